@@ -1,0 +1,225 @@
+//! CloudFormation values: literals and the intrinsic functions, as a typed
+//! tree. Nothing here is spliced into strings; the emitters decide how each
+//! intrinsic is spelled.
+
+use indexmap::IndexMap;
+
+/// A value anywhere in a template: a literal or an intrinsic function.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Expr {
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    String(String),
+    List(Vec<Expr>),
+    Map(IndexMap<String, Expr>),
+    /// `Ref`: a parameter, a resource or a pseudo parameter.
+    Ref(String),
+    /// `Fn::GetAtt` of a resource's attribute (`Outputs.X` style names included).
+    GetAtt {
+        resource: String,
+        attribute: String,
+    },
+    /// `Fn::Sub` with its optional variable map.
+    Sub {
+        template: String,
+        variables: IndexMap<String, Expr>,
+    },
+    Base64(Box<Expr>),
+    Join {
+        delimiter: String,
+        items: Box<Expr>,
+    },
+    If {
+        condition: String,
+        then: Box<Expr>,
+        otherwise: Box<Expr>,
+    },
+    Select {
+        index: Box<Expr>,
+        list: Box<Expr>,
+    },
+    Split {
+        delimiter: String,
+        source: Box<Expr>,
+    },
+    GetAZs(Box<Expr>),
+    ImportValue(Box<Expr>),
+    FindInMap {
+        map: String,
+        top_key: Box<Expr>,
+        second_key: Box<Expr>,
+    },
+    Cidr {
+        block: Box<Expr>,
+        count: Box<Expr>,
+        bits: Box<Expr>,
+    },
+    Equals(Box<Expr>, Box<Expr>),
+    And(Vec<Expr>),
+    Or(Vec<Expr>),
+    Not(Box<Expr>),
+    /// `{"Condition": name}`: a reference to a named condition inside
+    /// `Fn::And`, `Fn::Or` and `Fn::Not`.
+    Condition(String),
+}
+
+/// The pseudo parameters CloudFormation defines in every stack.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pseudo {
+    AccountId,
+    NotificationArns,
+    NoValue,
+    Partition,
+    Region,
+    StackId,
+    StackName,
+    UrlSuffix,
+}
+
+impl Pseudo {
+    pub const ALL: [Pseudo; 8] = [
+        Pseudo::AccountId,
+        Pseudo::NotificationArns,
+        Pseudo::NoValue,
+        Pseudo::Partition,
+        Pseudo::Region,
+        Pseudo::StackId,
+        Pseudo::StackName,
+        Pseudo::UrlSuffix,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Pseudo::AccountId => "AWS::AccountId",
+            Pseudo::NotificationArns => "AWS::NotificationARNs",
+            Pseudo::NoValue => "AWS::NoValue",
+            Pseudo::Partition => "AWS::Partition",
+            Pseudo::Region => "AWS::Region",
+            Pseudo::StackId => "AWS::StackId",
+            Pseudo::StackName => "AWS::StackName",
+            Pseudo::UrlSuffix => "AWS::URLSuffix",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Pseudo> {
+        Pseudo::ALL.into_iter().find(|p| p.name() == name)
+    }
+}
+
+impl Expr {
+    pub fn str(s: impl Into<String>) -> Expr {
+        Expr::String(s.into())
+    }
+
+    pub fn reference(name: impl Into<String>) -> Expr {
+        Expr::Ref(name.into())
+    }
+
+    pub fn pseudo(pseudo: Pseudo) -> Expr {
+        Expr::Ref(pseudo.name().to_string())
+    }
+
+    pub fn get_att(resource: impl Into<String>, attribute: impl Into<String>) -> Expr {
+        Expr::GetAtt {
+            resource: resource.into(),
+            attribute: attribute.into(),
+        }
+    }
+
+    /// `Fn::Sub` without a variable map.
+    pub fn sub(template: impl Into<String>) -> Expr {
+        Expr::Sub {
+            template: template.into(),
+            variables: IndexMap::new(),
+        }
+    }
+
+    pub fn base64(inner: Expr) -> Expr {
+        Expr::Base64(Box::new(inner))
+    }
+
+    pub fn import_value(name: Expr) -> Expr {
+        Expr::ImportValue(Box::new(name))
+    }
+
+    pub fn join(delimiter: impl Into<String>, items: Vec<Expr>) -> Expr {
+        Expr::Join {
+            delimiter: delimiter.into(),
+            items: Box::new(Expr::List(items)),
+        }
+    }
+
+    pub fn select(index: i64, list: Expr) -> Expr {
+        Expr::Select {
+            index: Box::new(Expr::Int(index)),
+            list: Box::new(list),
+        }
+    }
+
+    pub fn split(delimiter: impl Into<String>, source: Expr) -> Expr {
+        Expr::Split {
+            delimiter: delimiter.into(),
+            source: Box::new(source),
+        }
+    }
+
+    pub fn list(items: impl IntoIterator<Item = Expr>) -> Expr {
+        Expr::List(items.into_iter().collect())
+    }
+
+    /// A mapping from `(key, value)` pairs, in the order given.
+    pub fn map<K: Into<String>>(entries: impl IntoIterator<Item = (K, Expr)>) -> Expr {
+        Expr::Map(entries.into_iter().map(|(k, v)| (k.into(), v)).collect())
+    }
+
+    /// True when the value is an intrinsic function rather than a literal.
+    pub fn is_intrinsic(&self) -> bool {
+        !matches!(
+            self,
+            Expr::Bool(_)
+                | Expr::Int(_)
+                | Expr::Float(_)
+                | Expr::String(_)
+                | Expr::List(_)
+                | Expr::Map(_)
+        )
+    }
+
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Expr::String(s) => Some(s),
+            _ => None,
+        }
+    }
+}
+
+impl From<&str> for Expr {
+    fn from(s: &str) -> Expr {
+        Expr::String(s.to_string())
+    }
+}
+
+impl From<String> for Expr {
+    fn from(s: String) -> Expr {
+        Expr::String(s)
+    }
+}
+
+impl From<bool> for Expr {
+    fn from(b: bool) -> Expr {
+        Expr::Bool(b)
+    }
+}
+
+impl From<i64> for Expr {
+    fn from(i: i64) -> Expr {
+        Expr::Int(i)
+    }
+}
+
+impl From<u32> for Expr {
+    fn from(i: u32) -> Expr {
+        Expr::Int(i64::from(i))
+    }
+}

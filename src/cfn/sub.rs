@@ -1,0 +1,168 @@
+//! Building `Fn::Sub` from text that embeds template values.
+//!
+//! Text such as user data is rendered first with placeholders standing in
+//! for template values (a parameter, an import, the stack name). `finish`
+//! then escapes every literal `${` so that CloudFormation leaves shell
+//! variables alone, and turns each placeholder into `${Name}`, adding a
+//! variable to the `Fn::Sub` map only where the value is not a plain `Ref` or
+//! `GetAtt`.
+
+use indexmap::IndexMap;
+
+use super::expr::Expr;
+
+/// Marks a placeholder in rendered text. Blueprint text cannot contain it:
+/// the loader refuses control characters in strings.
+const MARK: char = '\u{1}';
+
+#[derive(Debug, Default)]
+pub struct SubBuilder {
+    /// What each placeholder becomes inside `${...}`, by placeholder index.
+    names: Vec<String>,
+    variables: IndexMap<String, Expr>,
+}
+
+impl SubBuilder {
+    pub fn new() -> SubBuilder {
+        SubBuilder::default()
+    }
+
+    /// Returns the placeholder to write into the text for `value`. A `Ref`
+    /// or `GetAtt` is written as itself; anything else becomes a variable
+    /// named after `hint`. Literal strings are returned as they are.
+    pub fn placeholder(&mut self, hint: &str, value: &Expr) -> String {
+        let name = match value {
+            Expr::String(s) => return s.clone(),
+            Expr::Int(i) => return i.to_string(),
+            Expr::Ref(name) => name.clone(),
+            Expr::GetAtt {
+                resource,
+                attribute,
+            } => format!("{resource}.{attribute}"),
+            other => {
+                let existing = self
+                    .variables
+                    .iter()
+                    .find(|(_, v)| *v == other)
+                    .map(|(k, _)| k.clone());
+                match existing {
+                    Some(name) => name,
+                    None => {
+                        let mut name = hint.to_string();
+                        let mut n = 2;
+                        while self.variables.contains_key(&name) {
+                            name = format!("{hint}{n}");
+                            n += 1;
+                        }
+                        self.variables.insert(name.clone(), other.clone());
+                        name
+                    }
+                }
+            }
+        };
+        let index = match self.names.iter().position(|n| *n == name) {
+            Some(index) => index,
+            None => {
+                self.names.push(name);
+                self.names.len() - 1
+            }
+        };
+        format!("{MARK}{index}{MARK}")
+    }
+
+    /// Turns rendered text into `Fn::Sub`, or into a plain string when it
+    /// refers to no template value.
+    pub fn finish(self, text: &str) -> Expr {
+        let mut out = String::with_capacity(text.len() + 64);
+        let mut used = false;
+        let mut rest = text;
+        while let Some(start) = rest.find(MARK) {
+            out.push_str(&escape(&rest[..start]));
+            let after = &rest[start + MARK.len_utf8()..];
+            let Some(end) = after.find(MARK) else {
+                out.push_str(&escape(&rest[start..]));
+                rest = "";
+                break;
+            };
+            match after[..end].parse::<usize>().ok().and_then(|i| self.names.get(i)) {
+                Some(name) => {
+                    out.push_str("${");
+                    out.push_str(name);
+                    out.push('}');
+                    used = true;
+                }
+                None => out.push_str(&escape(&after[..end])),
+            }
+            rest = &after[end + MARK.len_utf8()..];
+        }
+        out.push_str(&escape(rest));
+        if !used {
+            return Expr::String(text.to_string());
+        }
+        Expr::Sub {
+            template: out,
+            variables: self.variables,
+        }
+    }
+}
+
+/// Escapes literal text for `Fn::Sub`: `${` becomes `${!`.
+pub fn escape(text: &str) -> String {
+    text.replace("${", "${!")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_without_placeholders_stays_a_plain_string() {
+        let builder = SubBuilder::new();
+        assert_eq!(
+            builder.finish("echo ${HOME}\n"),
+            Expr::String("echo ${HOME}\n".into())
+        );
+    }
+
+    #[test]
+    fn shell_variables_are_escaped_and_refs_are_substituted() {
+        let mut builder = SubBuilder::new();
+        let stack = builder.placeholder("StackName", &Expr::reference("AWS::StackName"));
+        let text = format!("echo ${{HOME}} {stack}\n");
+        assert_eq!(
+            builder.finish(&text),
+            Expr::sub("echo ${!HOME} ${AWS::StackName}\n")
+        );
+    }
+
+    #[test]
+    fn complex_values_become_named_variables_once() {
+        let mut builder = SubBuilder::new();
+        let import = Expr::import_value(Expr::str("net-VpcId"));
+        let a = builder.placeholder("Vpc", &import);
+        let b = builder.placeholder("Vpc", &import);
+        assert_eq!(a, b);
+        let other = builder.placeholder("Vpc", &Expr::import_value(Expr::str("other")));
+        let expr = builder.finish(&format!("{a} {b} {other}"));
+        let Expr::Sub {
+            template,
+            variables,
+        } = expr
+        else {
+            panic!("expected Fn::Sub, got {expr:?}");
+        };
+        assert_eq!(template, "${Vpc} ${Vpc} ${Vpc2}");
+        assert_eq!(variables.keys().collect::<Vec<_>>(), ["Vpc", "Vpc2"]);
+    }
+
+    #[test]
+    fn literal_values_are_inlined_and_escaped() {
+        let mut builder = SubBuilder::new();
+        let literal = builder.placeholder("Name", &Expr::str("a${b}"));
+        let stack = builder.placeholder("S", &Expr::reference("AWS::StackName"));
+        assert_eq!(
+            builder.finish(&format!("{literal} {stack}")),
+            Expr::sub("a${!b} ${AWS::StackName}")
+        );
+    }
+}

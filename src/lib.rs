@@ -1,0 +1,13 @@
+//! eksynth compiles a blueprint of Amazon EKS worker node groups into a
+//! deployable AWS CloudFormation template.
+//!
+//! The stages: [`syntax`] (YAML with spans) → [`blueprint`] (typed, checked
+//! model) → [`eks`] (lowering to CloudFormation resources) → [`cfn`]
+//! (template model and emitters).
+
+pub mod blueprint;
+pub mod cfn;
+pub mod diagnostic;
+pub mod eks;
+pub mod source;
+pub mod syntax;

@@ -1,0 +1,253 @@
+//! The syntax tree every input is read into first: YAML (or JSON, which is
+//! YAML) as nodes that keep their source span and their tag. The blueprint
+//! loader and the template reader both walk this tree, so neither deals with
+//! the YAML library directly.
+
+use std::fmt;
+use std::sync::Arc;
+
+use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_saphyr::{Spanned, Tagged};
+
+use crate::diagnostic::Diagnostic;
+use crate::source::{SourceFile, Span};
+
+/// One YAML node with its location and, for `!Ref x` and the like, its tag.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Node {
+    pub span: Span,
+    pub tag: Option<String>,
+    pub value: Value,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    String(String),
+    Seq(Vec<Node>),
+    Map(Vec<(Key, Node)>),
+}
+
+/// A mapping key: always a string here, with its own span so that an
+/// unknown field can be pointed at exactly.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Key {
+    pub span: Span,
+    pub name: String,
+}
+
+impl Node {
+    /// What the node is, in words, for "expected X, found Y" messages.
+    pub fn kind(&self) -> &'static str {
+        match self.value {
+            Value::Null => "nothing (null)",
+            Value::Bool(_) => "a boolean",
+            Value::Int(_) => "an integer",
+            Value::Float(_) => "a number",
+            Value::String(_) => "a string",
+            Value::Seq(_) => "a list",
+            Value::Map(_) => "a mapping",
+        }
+    }
+
+    pub fn as_str(&self) -> Option<&str> {
+        match &self.value {
+            Value::String(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn as_map(&self) -> Option<&[(Key, Node)]> {
+        match &self.value {
+            Value::Map(entries) => Some(entries),
+            _ => None,
+        }
+    }
+
+    pub fn as_seq(&self) -> Option<&[Node]> {
+        match &self.value {
+            Value::Seq(items) => Some(items),
+            _ => None,
+        }
+    }
+}
+
+/// Parses YAML (or JSON) text into a tree. A syntax error becomes a located
+/// diagnostic.
+pub fn parse(file: &Arc<SourceFile>) -> Result<Node, Diagnostic> {
+    if file.text.trim().is_empty() {
+        return Err(Diagnostic::error(file, Some(Span::new(1, 1, 0)), "the file is empty")
+            .with_help("a blueprint starts with `apiVersion: eksynth.io/v1` and `kind: NodeBlueprint`"));
+    }
+    let options = serde_saphyr::options! {
+        strict_booleans: true,
+    };
+    match serde_saphyr::from_str_with_options::<RawNode>(&file.text, options) {
+        Ok(raw) => Ok(raw.into_node()),
+        Err(error) => {
+            let span = error.location().map(|location| {
+                Span::new(location.line() as usize, location.column() as usize, 1)
+            });
+            let message = error.without_snippet().to_string();
+            let message = message
+                .split_once(": ")
+                .filter(|(head, _)| head.starts_with("line "))
+                .map_or(message.as_str(), |(_, rest)| rest)
+                .to_string();
+            Err(Diagnostic::error(file, span, format!("invalid YAML: {message}")).with_label("here"))
+        }
+    }
+}
+
+/// What serde-saphyr produces: a spanned, tagged node with raw children.
+struct RawNode(Spanned<Tagged<RawValue>>);
+
+enum RawValue {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    String(String),
+    Seq(Vec<RawNode>),
+    Map(Vec<(Spanned<String>, RawNode)>),
+}
+
+fn span_of<T>(spanned: &Spanned<T>) -> Span {
+    let location = spanned.referenced;
+    Span::new(
+        location.line() as usize,
+        location.column() as usize,
+        location.span().len() as usize,
+    )
+}
+
+impl RawNode {
+    fn into_node(self) -> Node {
+        let span = span_of(&self.0);
+        let Tagged(value, tag) = self.0.value;
+        let value = match value {
+            RawValue::Null => Value::Null,
+            RawValue::Bool(b) => Value::Bool(b),
+            RawValue::Int(i) => Value::Int(i),
+            RawValue::Float(f) => Value::Float(f),
+            RawValue::String(s) => Value::String(s),
+            RawValue::Seq(items) => Value::Seq(items.into_iter().map(RawNode::into_node).collect()),
+            RawValue::Map(entries) => Value::Map(
+                entries
+                    .into_iter()
+                    .map(|(key, node)| {
+                        let span = span_of(&key);
+                        (
+                            Key {
+                                span,
+                                name: key.value,
+                            },
+                            node.into_node(),
+                        )
+                    })
+                    .collect(),
+            ),
+        };
+        // A scalar's span from the parser covers the value; keep at least one
+        // column so that a caret is always drawn.
+        let span = Span {
+            len: span.len.max(1),
+            ..span
+        };
+        Node { span, tag, value }
+    }
+}
+
+impl<'de> Deserialize<'de> for RawNode {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Ok(RawNode(Deserialize::deserialize(deserializer)?))
+    }
+}
+
+impl<'de> Deserialize<'de> for RawValue {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(RawVisitor)
+    }
+}
+
+struct RawVisitor;
+
+impl<'de> Visitor<'de> for RawVisitor {
+    type Value = RawValue;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a YAML value")
+    }
+
+    fn visit_unit<E>(self) -> Result<RawValue, E> {
+        Ok(RawValue::Null)
+    }
+
+    fn visit_none<E>(self) -> Result<RawValue, E> {
+        Ok(RawValue::Null)
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<RawValue, D::Error> {
+        deserializer.deserialize_any(RawVisitor)
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<RawValue, E> {
+        Ok(RawValue::Bool(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<RawValue, E> {
+        Ok(RawValue::Int(v))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<RawValue, E> {
+        Ok(match i64::try_from(v) {
+            Ok(i) => RawValue::Int(i),
+            Err(_) => RawValue::String(v.to_string()),
+        })
+    }
+
+    fn visit_i128<E>(self, v: i128) -> Result<RawValue, E> {
+        Ok(match i64::try_from(v) {
+            Ok(i) => RawValue::Int(i),
+            Err(_) => RawValue::String(v.to_string()),
+        })
+    }
+
+    fn visit_u128<E>(self, v: u128) -> Result<RawValue, E> {
+        Ok(match i64::try_from(v) {
+            Ok(i) => RawValue::Int(i),
+            Err(_) => RawValue::String(v.to_string()),
+        })
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<RawValue, E> {
+        Ok(RawValue::Float(v))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<RawValue, E> {
+        Ok(RawValue::String(v.to_string()))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<RawValue, E> {
+        Ok(RawValue::String(v))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<RawValue, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element()? {
+            items.push(item);
+        }
+        Ok(RawValue::Seq(items))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawValue, A::Error> {
+        let mut entries = Vec::new();
+        while let Some(entry) = map.next_entry()? {
+            entries.push(entry);
+        }
+        Ok(RawValue::Map(entries))
+    }
+}
