@@ -1,1 +1,3 @@
-//! placeholder
+//! EKS knowledge: how node groups become CloudFormation resources.
+
+pub mod userdata;
