@@ -1,0 +1,290 @@
+//! Decoding the syntax tree into typed values, collecting every error in
+//! one pass instead of stopping at the first.
+
+use std::sync::Arc;
+
+use crate::diagnostic::Diagnostic;
+use crate::source::{SourceFile, Span};
+use crate::syntax::{Key, Node, Value};
+
+/// A value together with where it was written.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Located<T> {
+    pub value: T,
+    pub span: Span,
+}
+
+impl<T> Located<T> {
+    pub fn new(value: T, span: Span) -> Located<T> {
+        Located { value, span }
+    }
+}
+
+/// Collects diagnostics while typed values are read from the tree.
+pub struct Decoder {
+    pub file: Arc<SourceFile>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Decoder {
+    pub fn new(file: &Arc<SourceFile>) -> Decoder {
+        Decoder {
+            file: Arc::clone(file),
+            diagnostics: Vec::new(),
+        }
+    }
+
+    pub fn error(&mut self, span: Span, message: impl Into<String>) -> &mut Diagnostic {
+        self.diagnostics
+            .push(Diagnostic::error(&self.file, Some(span), message));
+        let last = self.diagnostics.len() - 1;
+        &mut self.diagnostics[last]
+    }
+
+    pub fn warning(&mut self, span: Span, message: impl Into<String>) -> &mut Diagnostic {
+        self.diagnostics
+            .push(Diagnostic::warning(&self.file, Some(span), message));
+        let last = self.diagnostics.len() - 1;
+        &mut self.diagnostics[last]
+    }
+
+    /// Reports "expected X, found Y" for `field`.
+    pub fn wrong_type(&mut self, field: &str, node: &Node, expected: &str) {
+        let found = node.kind();
+        let message = format!("`{field}` must be {expected}, found {found}");
+        let diagnostic = self.error(node.span, message);
+        diagnostic.label = Some(format!("expected {expected}"));
+    }
+
+    /// Opens a mapping whose keys must all be in `known`.
+    pub fn fields<'n>(
+        &mut self,
+        field: &str,
+        node: &'n Node,
+        known: &'static [&'static str],
+    ) -> Option<Fields<'n>> {
+        match &node.value {
+            Value::Map(entries) => Some(Fields {
+                entries,
+                known,
+                taken: vec![false; entries.len()],
+            }),
+            _ => {
+                self.wrong_type(field, node, "a mapping");
+                None
+            }
+        }
+    }
+
+    pub fn string(&mut self, field: &str, node: &Node) -> Option<Located<String>> {
+        if node.tag.is_some() {
+            self.unexpected_tag(node);
+            return None;
+        }
+        match &node.value {
+            Value::String(s) => {
+                if let Some(bad) = s.chars().find(|c| c.is_control() && *c != '\n' && *c != '\t') {
+                    let message = format!(
+                        "`{field}` contains the control character U+{:04X}",
+                        u32::from(bad)
+                    );
+                    self.error(node.span, message);
+                    return None;
+                }
+                Some(Located::new(s.clone(), node.span))
+            }
+            _ => {
+                self.wrong_type(field, node, "a string");
+                None
+            }
+        }
+    }
+
+    /// A string, also accepting a number written without quotes (`1.31`,
+    /// `8`), which YAML would otherwise turn into a number.
+    pub fn string_or_number(&mut self, field: &str, node: &Node) -> Option<Located<String>> {
+        match &node.value {
+            Value::Int(i) => Some(Located::new(i.to_string(), node.span)),
+            Value::Float(f) => {
+                let text = self.file.line_text(node.span.line);
+                let start = node.span.column.saturating_sub(1);
+                let raw: String = text
+                    .chars()
+                    .skip(start)
+                    .take_while(|c| c.is_ascii_digit() || *c == '.')
+                    .collect();
+                let raw = if raw.is_empty() { f.to_string() } else { raw };
+                Some(Located::new(raw, node.span))
+            }
+            _ => self.string(field, node),
+        }
+    }
+
+    pub fn integer(&mut self, field: &str, node: &Node, min: i64, max: i64) -> Option<Located<i64>> {
+        match node.value {
+            Value::Int(i) if (min..=max).contains(&i) => Some(Located::new(i, node.span)),
+            Value::Int(i) => {
+                let message = format!("`{field}` is {i}, outside the allowed range {min} to {max}");
+                let diagnostic = self.error(node.span, message);
+                diagnostic.label = Some(format!("expected {min} to {max}"));
+                None
+            }
+            _ => {
+                self.wrong_type(field, node, "an integer");
+                None
+            }
+        }
+    }
+
+    pub fn boolean(&mut self, field: &str, node: &Node) -> Option<Located<bool>> {
+        match node.value {
+            Value::Bool(b) => Some(Located::new(b, node.span)),
+            _ => {
+                self.wrong_type(field, node, "`true` or `false`");
+                None
+            }
+        }
+    }
+
+    pub fn list<'n>(&mut self, field: &str, node: &'n Node) -> &'n [Node] {
+        match &node.value {
+            Value::Seq(items) => items,
+            _ => {
+                self.wrong_type(field, node, "a list");
+                &[]
+            }
+        }
+    }
+
+    pub fn string_list(&mut self, field: &str, node: &Node) -> Vec<Located<String>> {
+        self.list(field, node)
+            .iter()
+            .filter_map(|item| self.string(field, item))
+            .collect()
+    }
+
+    /// A mapping of strings to strings (labels, tags), in written order.
+    pub fn string_map(&mut self, field: &str, node: &Node) -> Vec<(Located<String>, Located<String>)> {
+        let Value::Map(entries) = &node.value else {
+            self.wrong_type(field, node, "a mapping of names to strings");
+            return Vec::new();
+        };
+        entries
+            .iter()
+            .filter_map(|(key, value)| {
+                let value = match &value.value {
+                    Value::Bool(b) => {
+                        let hint = format!("quote it: `\"{b}\"`");
+                        let message = format!("`{field}.{}` must be a string, found a boolean", key.name);
+                        self.error(value.span, message).help = Some(hint);
+                        return None;
+                    }
+                    _ => self.string_or_number(&format!("{field}.{}", key.name), value)?,
+                };
+                Some((Located::new(key.name.clone(), key.span), value))
+            })
+            .collect()
+    }
+
+    /// Picks one of `choices`, reporting the closest when the value is not one.
+    pub fn choice<T: Copy>(&mut self, field: &str, node: &Node, choices: &[(&str, T)]) -> Option<Located<T>> {
+        let text = self.string_or_number(field, node)?;
+        if let Some((_, value)) = choices.iter().find(|(name, _)| *name == text.value) {
+            return Some(Located::new(*value, text.span));
+        }
+        let names: Vec<&str> = choices.iter().map(|(name, _)| *name).collect();
+        let listed = names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ");
+        let message = format!("`{field}` cannot be `{}`", text.value);
+        let diagnostic = self.error(text.span, message);
+        diagnostic.label = Some(format!("expected one of {listed}"));
+        if let Some(best) = closest(&text.value, &names) {
+            diagnostic.help = Some(format!("did you mean `{best}`?"));
+        }
+        None
+    }
+
+    fn unexpected_tag(&mut self, node: &Node) {
+        let tag = node.tag.clone().unwrap_or_default();
+        let message = format!("a blueprint does not use YAML tags such as `{tag}`");
+        self.error(node.span, message).help = Some(
+            "template values are written `{parameter: Name}` or `{import: ExportName}`".to_string(),
+        );
+    }
+}
+
+/// The entries of one mapping, with the fields the schema knows.
+pub struct Fields<'n> {
+    entries: &'n [(Key, Node)],
+    known: &'static [&'static str],
+    taken: Vec<bool>,
+}
+
+impl<'n> Fields<'n> {
+    /// The node for `name`, if present.
+    pub fn get(&mut self, name: &str) -> Option<&'n Node> {
+        debug_assert!(self.known.contains(&name), "field {name} is not declared");
+        let index = self.entries.iter().position(|(key, _)| key.name == name)?;
+        self.taken[index] = true;
+        let node = &self.entries[index].1;
+        // `field:` with no value means "not set", as in most YAML tools.
+        (!matches!(node.value, Value::Null)).then_some(node)
+    }
+
+    /// Reports every key that is not a known field, with a suggestion.
+    pub fn finish(self, decoder: &mut Decoder, context: &str) {
+        for ((key, _), taken) in self.entries.iter().zip(&self.taken) {
+            if *taken || self.known.contains(&key.name.as_str()) {
+                continue;
+            }
+            let message = format!("unknown field `{}` in {context}", key.name);
+            let diagnostic = decoder.error(key.span, message);
+            diagnostic.label = Some("unknown field".to_string());
+            diagnostic.help = Some(match closest(&key.name, self.known) {
+                Some(best) => format!("did you mean `{best}`?"),
+                None => format!(
+                    "the fields of {context} are: {}",
+                    self.known.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
+                ),
+            });
+        }
+    }
+}
+
+/// The candidate closest to `word`, when it is close enough to be a likely typo.
+pub fn closest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
+    let lower = word.to_ascii_lowercase();
+    candidates
+        .iter()
+        .map(|c| (edit_distance(&lower, &c.to_ascii_lowercase()), *c))
+        .filter(|(distance, candidate)| *distance <= (candidate.len().max(3) / 3).max(1) + usize::from(lower.len() > 6))
+        .min_by_key(|(distance, _)| *distance)
+        .map(|(_, candidate)| candidate)
+}
+
+/// Levenshtein distance over characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut previous: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut current = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let substitution = previous[j] + usize::from(ca != *cb);
+            current[j + 1] = substitution.min(previous[j + 1] + 1).min(current[j] + 1);
+        }
+        previous = current;
+    }
+    previous[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_close_typo_gets_a_suggestion_and_a_distant_word_none() {
+        let known = ["instanceType", "instanceTypes", "minSize", "maxSize"];
+        assert_eq!(closest("instanceTyp", &known), Some("instanceType"));
+        assert_eq!(closest("minsize", &known), Some("minSize"));
+        assert_eq!(closest("colour", &known), None);
+    }
+}

@@ -1,0 +1,1205 @@
+//! Loading a blueprint: the syntax tree is decoded field by field, defaults
+//! are merged into each node group, and every rule is checked. All errors of
+//! a file are collected in one run.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use super::decode::{Decoder, Located};
+use super::rules;
+use super::*;
+use crate::diagnostic::Diagnostic;
+use crate::source::{SourceFile, Span};
+use crate::syntax::{self, Node, Value};
+
+/// A loaded blueprint and the warnings found on the way.
+#[derive(Debug)]
+pub struct Loaded {
+    pub blueprint: Blueprint,
+    pub warnings: Vec<Diagnostic>,
+}
+
+/// Loads and checks a blueprint. On failure, every diagnostic found is
+/// returned (errors and warnings).
+pub fn load(file: &Arc<SourceFile>) -> Result<Loaded, Vec<Diagnostic>> {
+    let root = syntax::parse(file).map_err(|diagnostic| vec![diagnostic])?;
+    let mut decoder = Decoder::new(file);
+    let blueprint = decode_blueprint(&mut decoder, &root);
+    let diagnostics = decoder.diagnostics;
+    match blueprint {
+        Some(blueprint) if !diagnostics.iter().any(Diagnostic::is_error) => Ok(Loaded {
+            blueprint,
+            warnings: diagnostics,
+        }),
+        _ => Err(diagnostics),
+    }
+}
+
+const TOP_FIELDS: &[&str] = &["apiVersion", "kind", "description", "cluster", "defaults", "nodeGroups"];
+const CLUSTER_FIELDS: &[&str] = &[
+    "name",
+    "kubernetesVersion",
+    "endpoint",
+    "certificateAuthority",
+    "serviceIpv4Cidr",
+    "controlPlaneSecurityGroup",
+    "vpc",
+    "authenticationMode",
+];
+const GROUP_FIELDS: &[&str] = &[
+    "name",
+    "amiFamily",
+    "ami",
+    "instanceType",
+    "instanceTypes",
+    "minSize",
+    "maxSize",
+    "desiredCapacity",
+    "subnets",
+    "labels",
+    "taints",
+    "maxPods",
+    "kubelet",
+    "rootVolume",
+    "imds",
+    "preBootstrapCommands",
+    "efsMounts",
+    "tags",
+    "iam",
+    "securityGroups",
+    "keyName",
+    "detailedMonitoring",
+    "clusterAutoscaler",
+    "updatePolicy",
+    "signalTimeout",
+];
+const KUBELET_FIELDS: &[&str] = &[
+    "imageGCHighThresholdPercent",
+    "imageGCLowThresholdPercent",
+    "evictionHard",
+    "kubeReserved",
+    "systemReserved",
+    "podPidsLimit",
+    "cpuManagerPolicy",
+    "containerLogMaxSize",
+    "containerLogMaxFiles",
+    "serializeImagePulls",
+];
+const VOLUME_FIELDS: &[&str] = &["size", "type", "iops", "throughput", "encrypted", "kmsKeyId"];
+const IMDS_FIELDS: &[&str] = &["httpTokens", "hopLimit", "blockPods"];
+const IAM_FIELDS: &[&str] = &[
+    "cniUsesIrsa",
+    "ssmManagedInstance",
+    "extraManagedPolicies",
+    "roleName",
+    "instanceProfileArn",
+];
+const UPDATE_FIELDS: &[&str] = &["maxBatchSize", "minInstancesInService", "pauseTime"];
+const TAINT_FIELDS: &[&str] = &["key", "value", "effect"];
+const EFS_FIELDS: &[&str] = &["fileSystemId", "mountPoint"];
+const SOURCE_FIELDS: &[&str] = &["parameter", "default", "import"];
+
+type Opt<T> = Option<Located<T>>;
+
+/// Node group settings as written, before defaults are merged in.
+#[derive(Clone, Default)]
+struct GroupSpec {
+    name: Opt<String>,
+    ami_family: Opt<AmiFamily>,
+    ami: Opt<Ami>,
+    instance_type: Opt<String>,
+    instance_types: Opt<Vec<Located<String>>>,
+    min_size: Opt<u32>,
+    max_size: Opt<u32>,
+    desired_capacity: Opt<u32>,
+    subnets: Opt<Subnets>,
+    labels: Vec<(Located<String>, Located<String>)>,
+    taints: Opt<Vec<Located<Taint>>>,
+    max_pods: Opt<u32>,
+    kubelet: Vec<(Located<String>, serde_json::Value)>,
+    root_volume: VolumeSpec,
+    imds: ImdsSpec,
+    pre_bootstrap_commands: Opt<Vec<String>>,
+    efs_mounts: Opt<Vec<EfsMount>>,
+    tags: Vec<(Located<String>, Located<String>)>,
+    iam: IamSpec,
+    security_groups: Opt<Vec<String>>,
+    key_name: Opt<String>,
+    detailed_monitoring: Opt<bool>,
+    cluster_autoscaler: Opt<bool>,
+    update: UpdateSpec,
+    signal_timeout: Opt<String>,
+}
+
+#[derive(Clone, Default)]
+struct VolumeSpec {
+    size: Opt<u32>,
+    volume_type: Opt<String>,
+    iops: Opt<u32>,
+    throughput: Opt<u32>,
+    encrypted: Opt<bool>,
+    kms_key_id: Opt<String>,
+}
+
+#[derive(Clone, Default)]
+struct ImdsSpec {
+    tokens_required: Opt<bool>,
+    hop_limit: Opt<u32>,
+    block_pods: Opt<bool>,
+}
+
+#[derive(Clone, Default)]
+struct IamSpec {
+    cni_uses_irsa: Opt<bool>,
+    ssm_managed_instance: Opt<bool>,
+    extra_managed_policies: Opt<Vec<String>>,
+    role_name: Opt<String>,
+    instance_profile_arn: Opt<String>,
+}
+
+#[derive(Clone, Default)]
+struct UpdateSpec {
+    max_batch_size: Opt<u32>,
+    min_instances_in_service: Opt<u32>,
+    pause_time: Opt<String>,
+}
+
+/// Merges two maps written as key/value lists: `over` wins per key, and
+/// keys keep their first-written position.
+fn merge_pairs<V: Clone>(base: &[(Located<String>, V)], over: &[(Located<String>, V)]) -> Vec<(Located<String>, V)> {
+    let mut merged: Vec<(Located<String>, V)> = base.to_vec();
+    for (key, value) in over {
+        match merged.iter_mut().find(|(k, _)| k.value == key.value) {
+            Some(slot) => *slot = (key.clone(), value.clone()),
+            None => merged.push((key.clone(), value.clone())),
+        }
+    }
+    merged
+}
+
+impl GroupSpec {
+    /// The group's own settings over the blueprint defaults. Scalars and
+    /// lists are replaced; maps (labels, tags, kubelet settings) merge key by
+    /// key; nested sections merge field by field.
+    fn over(self, defaults: &GroupSpec) -> GroupSpec {
+        let d = defaults.clone();
+        GroupSpec {
+            name: self.name,
+            ami_family: self.ami_family.or(d.ami_family),
+            ami: self.ami.or(d.ami),
+            instance_type: self.instance_type.or(d.instance_type),
+            instance_types: self.instance_types.or(d.instance_types),
+            min_size: self.min_size.or(d.min_size),
+            max_size: self.max_size.or(d.max_size),
+            desired_capacity: self.desired_capacity.or(d.desired_capacity),
+            subnets: self.subnets.or(d.subnets),
+            labels: merge_pairs(&d.labels, &self.labels),
+            taints: self.taints.or(d.taints),
+            max_pods: self.max_pods.or(d.max_pods),
+            kubelet: merge_pairs(&d.kubelet, &self.kubelet),
+            root_volume: VolumeSpec {
+                size: self.root_volume.size.or(d.root_volume.size),
+                volume_type: self.root_volume.volume_type.or(d.root_volume.volume_type),
+                iops: self.root_volume.iops.or(d.root_volume.iops),
+                throughput: self.root_volume.throughput.or(d.root_volume.throughput),
+                encrypted: self.root_volume.encrypted.or(d.root_volume.encrypted),
+                kms_key_id: self.root_volume.kms_key_id.or(d.root_volume.kms_key_id),
+            },
+            imds: ImdsSpec {
+                tokens_required: self.imds.tokens_required.or(d.imds.tokens_required),
+                hop_limit: self.imds.hop_limit.or(d.imds.hop_limit),
+                block_pods: self.imds.block_pods.or(d.imds.block_pods),
+            },
+            pre_bootstrap_commands: self.pre_bootstrap_commands.or(d.pre_bootstrap_commands),
+            efs_mounts: self.efs_mounts.or(d.efs_mounts),
+            tags: merge_pairs(&d.tags, &self.tags),
+            iam: IamSpec {
+                cni_uses_irsa: self.iam.cni_uses_irsa.or(d.iam.cni_uses_irsa),
+                ssm_managed_instance: self.iam.ssm_managed_instance.or(d.iam.ssm_managed_instance),
+                extra_managed_policies: self.iam.extra_managed_policies.or(d.iam.extra_managed_policies),
+                role_name: self.iam.role_name.or(d.iam.role_name),
+                instance_profile_arn: self.iam.instance_profile_arn.or(d.iam.instance_profile_arn),
+            },
+            security_groups: self.security_groups.or(d.security_groups),
+            key_name: self.key_name.or(d.key_name),
+            detailed_monitoring: self.detailed_monitoring.or(d.detailed_monitoring),
+            cluster_autoscaler: self.cluster_autoscaler.or(d.cluster_autoscaler),
+            update: UpdateSpec {
+                max_batch_size: self.update.max_batch_size.or(d.update.max_batch_size),
+                min_instances_in_service: self.update.min_instances_in_service.or(d.update.min_instances_in_service),
+                pause_time: self.update.pause_time.or(d.update.pause_time),
+            },
+            signal_timeout: self.signal_timeout.or(d.signal_timeout),
+        }
+    }
+}
+
+fn decode_blueprint(d: &mut Decoder, root: &Node) -> Option<Blueprint> {
+    let mut top = d.fields("blueprint", root, TOP_FIELDS)?;
+    check_header(d, root, &mut top);
+    let description = top.get("description").and_then(|n| d.string("description", n)).map(|s| s.value);
+    let cluster = match top.get("cluster") {
+        Some(node) => decode_cluster(d, node),
+        None => {
+            missing(d, root.span, "cluster", "the blueprint", "a `cluster` section with the cluster's name, version and endpoint");
+            None
+        }
+    };
+    let defaults = top
+        .get("defaults")
+        .map(|node| decode_group_spec(d, node, "defaults"))
+        .unwrap_or_default();
+    let group_nodes: &[Node] = match top.get("nodeGroups") {
+        Some(node) => d.list("nodeGroups", node),
+        None => {
+            missing(d, root.span, "nodeGroups", "the blueprint", "a list of node groups, each with at least a `name`");
+            &[]
+        }
+    };
+    if let (Some(node), true) = (top.get("nodeGroups"), group_nodes.is_empty()) {
+        if node.as_seq().is_some() {
+            d.error(node.span, "`nodeGroups` is empty").help = Some("add at least one node group".into());
+        }
+    }
+    let specs: Vec<(Span, GroupSpec)> = group_nodes
+        .iter()
+        .map(|node| (node.span, decode_group_spec(d, node, "node group")))
+        .collect();
+    top.finish(d, "the blueprint");
+
+    let cluster = cluster?;
+    let mut groups = Vec::new();
+    let mut names: HashMap<String, Span> = HashMap::new();
+    let mut ids: HashMap<String, (String, Span)> = HashMap::new();
+    for (span, spec) in specs {
+        let Some(name) = spec.name.clone() else {
+            d.error(span, "node group has no `name`").help =
+                Some("every node group needs a `name`, e.g. `name: general`".into());
+            continue;
+        };
+        let Some(logical_id) = check_group_name(d, &name) else {
+            continue;
+        };
+        if let Some(first) = names.get(&name.value) {
+            let message = format!("node group `{}` is defined twice", name.value);
+            let help = format!("the first definition is at line {}; node group names must be unique", first.line);
+            d.error(name.span, message).help = Some(help);
+            continue;
+        }
+        names.insert(name.value.clone(), name.span);
+        if let Some((other, first)) = ids.get(&logical_id) {
+            let message = format!("node groups `{}` and `{other}` make the same logical ID `{logical_id}`", name.value);
+            let help = format!("`{other}` is at line {}; rename one so that the names differ in more than case or dashes", first.line);
+            d.error(name.span, message).help = Some(help);
+            continue;
+        }
+        ids.insert(logical_id.clone(), (name.value.clone(), name.span));
+        if let Some(group) = resolve_group(d, &cluster, span, spec.over(&defaults), logical_id) {
+            groups.push(group);
+        }
+    }
+    Some(Blueprint {
+        description,
+        cluster,
+        node_groups: groups,
+    })
+}
+
+fn missing(d: &mut Decoder, span: Span, field: &str, context: &str, help: &str) {
+    let message = format!("missing field `{field}` in {context}");
+    let diagnostic = d.error(Span { len: 1, ..span }, message);
+    diagnostic.help = Some(format!("add {help}"));
+}
+
+fn check_header(d: &mut Decoder, root: &Node, top: &mut super::decode::Fields<'_>) {
+    for (field, expected) in [("apiVersion", API_VERSION), ("kind", KIND)] {
+        match top.get(field) {
+            Some(node) => {
+                if let Some(value) = d.string(field, node) {
+                    if value.value != expected {
+                        let message = format!("`{field}` is `{}`; this version of eksynth reads `{expected}`", value.value);
+                        d.error(value.span, message).help = Some(format!("write `{field}: {expected}`"));
+                    }
+                }
+            }
+            None => missing(d, root.span, field, "the blueprint", &format!("`{field}: {expected}` at the top")),
+        }
+    }
+}
+
+fn decode_source(d: &mut Decoder, field: &str, node: &Node) -> Option<Located<Source>> {
+    if let Value::Map(_) = node.value {
+        let mut fields = d.fields(field, node, SOURCE_FIELDS)?;
+        let parameter = fields.get("parameter").and_then(|n| d.string(&format!("{field}.parameter"), n));
+        let default = fields.get("default").and_then(|n| d.string_or_number(&format!("{field}.default"), n));
+        let import = fields.get("import").and_then(|n| d.string(&format!("{field}.import"), n));
+        fields.finish(d, &format!("`{field}`"));
+        return match (parameter, import) {
+            (Some(name), None) => {
+                if !name.value.chars().all(|c| c.is_ascii_alphanumeric()) || name.value.is_empty() || name.value.len() > 255 {
+                    let message = format!("parameter name `{}` is not a valid CloudFormation logical ID", name.value);
+                    d.error(name.span, message).help = Some("use letters and digits only, e.g. `ClusterName`".into());
+                    return None;
+                }
+                Some(Located::new(
+                    Source::Parameter {
+                        name: name.value,
+                        default: default.map(|v| v.value),
+                    },
+                    node.span,
+                ))
+            }
+            (None, Some(export)) => Some(Located::new(Source::Import(export.value), node.span)),
+            (Some(_), Some(_)) => {
+                d.error(node.span, format!("`{field}` has both `parameter` and `import`")).help =
+                    Some("a value comes from either a parameter or an import".into());
+                None
+            }
+            (None, None) => {
+                d.error(node.span, format!("`{field}` needs `parameter: Name` or `import: ExportName`")).help =
+                    Some("or write the value itself as a string".into());
+                None
+            }
+        };
+    }
+    d.string_or_number(field, node).map(|s| Located::new(Source::Literal(s.value), s.span))
+}
+
+fn decode_cluster(d: &mut Decoder, node: &Node) -> Option<Cluster> {
+    let mut fields = d.fields("cluster", node, CLUSTER_FIELDS)?;
+    let mut required = |d: &mut Decoder, field: &str, help: &str| -> Option<Located<Source>> {
+        match fields.get(field) {
+            Some(value) => decode_source(d, &format!("cluster.{field}"), value),
+            None => {
+                missing(d, node.span, field, "`cluster`", help);
+                None
+            }
+        }
+    };
+    let name = required(d, "name", "the cluster name, e.g. `name: prod`");
+    let endpoint = required(d, "endpoint", "the API server endpoint (`aws eks describe-cluster --query cluster.endpoint`)");
+    let certificate_authority = required(
+        d,
+        "certificateAuthority",
+        "the certificate authority data (`aws eks describe-cluster --query cluster.certificateAuthority.data`)",
+    );
+    let service_ipv4_cidr = required(d, "serviceIpv4Cidr", "the service CIDR, e.g. `serviceIpv4Cidr: 10.100.0.0/16`");
+    let control_plane_security_group = required(
+        d,
+        "controlPlaneSecurityGroup",
+        "the control plane security group ID, e.g. `controlPlaneSecurityGroup: sg-0123456789abcdef0`",
+    );
+    let vpc = required(d, "vpc", "the VPC ID, e.g. `vpc: vpc-0123456789abcdef0`");
+    let version = match fields.get("kubernetesVersion") {
+        Some(value) => decode_version(d, value),
+        None => {
+            missing(d, node.span, "kubernetesVersion", "`cluster`", "the cluster's Kubernetes version, e.g. `kubernetesVersion: \"1.33\"`");
+            None
+        }
+    };
+    let authentication_mode = match fields.get("authenticationMode") {
+        Some(value) => d
+            .choice(
+                "cluster.authenticationMode",
+                value,
+                &[
+                    ("API", AuthenticationMode::Api),
+                    ("API_AND_CONFIG_MAP", AuthenticationMode::ApiAndConfigMap),
+                    ("CONFIG_MAP", AuthenticationMode::ConfigMap),
+                ],
+            )
+            .map(|m| m.value),
+        None => Some(AuthenticationMode::ApiAndConfigMap),
+    };
+    fields.finish(d, "`cluster`");
+    let name = name?;
+    let endpoint = endpoint?;
+    let certificate_authority = certificate_authority?;
+    let service_ipv4_cidr = service_ipv4_cidr?;
+    check_literal(d, &endpoint, "cluster.endpoint", |v| {
+        (!v.starts_with("https://")).then(|| "must be an https:// URL".to_string())
+    });
+    check_literal(d, &service_ipv4_cidr, "cluster.serviceIpv4Cidr", |v| rules::service_cidr_dns_ip(v).err());
+    check_literal(d, &name, "cluster.name", |v| {
+        let ok = !v.is_empty()
+            && v.len() <= 100
+            && v.starts_with(|c: char| c.is_ascii_alphanumeric())
+            && v.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+        (!ok).then(|| "must be 1 to 100 letters, digits, `-` or `_`, starting with a letter or digit".to_string())
+    });
+    check_literal(d, &certificate_authority, "cluster.certificateAuthority", |v| {
+        let ok = !v.is_empty() && v.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '/' | '='));
+        (!ok).then(|| "must be base64 data".to_string())
+    });
+    Some(Cluster {
+        name,
+        kubernetes_version: version?,
+        endpoint,
+        certificate_authority,
+        service_ipv4_cidr,
+        control_plane_security_group: control_plane_security_group?,
+        vpc: vpc?,
+        authentication_mode: authentication_mode?,
+    })
+}
+
+fn check_literal(d: &mut Decoder, value: &Located<Source>, field: &str, problem: impl Fn(&str) -> Option<String>) {
+    if let Source::Literal(text) = &value.value {
+        if let Some(problem) = problem(text) {
+            d.error(value.span, format!("`{field}` `{text}` {problem}"));
+        }
+    }
+}
+
+fn decode_version(d: &mut Decoder, node: &Node) -> Option<Located<KubernetesVersion>> {
+    let text = d.string_or_number("cluster.kubernetesVersion", node)?;
+    let parsed = text
+        .value
+        .split_once('.')
+        .and_then(|(major, minor)| Some((major.parse::<u32>().ok()?, minor.parse::<u32>().ok()?)));
+    match parsed {
+        Some((1, minor)) if (23..=99).contains(&minor) => Some(Located::new(KubernetesVersion { major: 1, minor }, text.span)),
+        _ => {
+            let message = format!("`cluster.kubernetesVersion` `{}` is not a Kubernetes version EKS runs", text.value);
+            d.error(text.span, message).help = Some("write it quoted as `major.minor`, e.g. `\"1.33\"`".into());
+            None
+        }
+    }
+}
+
+fn opt_u32(d: &mut Decoder, fields: &mut super::decode::Fields<'_>, prefix: &str, field: &str, min: i64, max: i64) -> Opt<u32> {
+    let node = fields.get(field)?;
+    d.integer(&format!("{prefix}{field}"), node, min, max)
+        .map(|v| Located::new(v.value as u32, v.span))
+}
+
+fn opt_bool(d: &mut Decoder, fields: &mut super::decode::Fields<'_>, prefix: &str, field: &str) -> Opt<bool> {
+    let node = fields.get(field)?;
+    d.boolean(&format!("{prefix}{field}"), node)
+}
+
+fn opt_string(d: &mut Decoder, fields: &mut super::decode::Fields<'_>, prefix: &str, field: &str) -> Opt<String> {
+    let node = fields.get(field)?;
+    d.string(&format!("{prefix}{field}"), node)
+}
+
+fn opt_strings(d: &mut Decoder, fields: &mut super::decode::Fields<'_>, prefix: &str, field: &str) -> Opt<Vec<String>> {
+    let node = fields.get(field)?;
+    let items = d.string_list(&format!("{prefix}{field}"), node);
+    Some(Located::new(items.into_iter().map(|s| s.value).collect(), node.span))
+}
+
+fn decode_group_spec(d: &mut Decoder, node: &Node, context: &str) -> GroupSpec {
+    let Some(mut f) = d.fields(context, node, GROUP_FIELDS) else {
+        return GroupSpec::default();
+    };
+    let mut spec = GroupSpec::default();
+    if let Some(name_node) = f.get("name") {
+        if context == "defaults" {
+            d.error(name_node.span, "`defaults` cannot set `name`").help =
+                Some("names belong to each node group".into());
+        } else {
+            spec.name = d.string("name", name_node);
+        }
+    }
+    let context_name = match &spec.name {
+        Some(name) => format!("node group `{}`", name.value),
+        None => context.to_string(),
+    };
+    spec.ami_family = f.get("amiFamily").and_then(|n| {
+        d.choice(
+            "amiFamily",
+            n,
+            &[
+                ("AmazonLinux2023", AmiFamily::AmazonLinux2023),
+                ("AmazonLinux2", AmiFamily::AmazonLinux2),
+            ],
+        )
+    });
+    spec.ami = f.get("ami").and_then(|n| {
+        let text = d.string("ami", n)?;
+        if text.value == "recommended" {
+            return Some(Located::new(Ami::Recommended, text.span));
+        }
+        let ok = text.value.strip_prefix("ami-").is_some_and(|hex| {
+            (hex.len() == 8 || hex.len() == 17) && hex.chars().all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase())
+        });
+        if !ok {
+            let message = format!("`ami` `{}` is neither `recommended` nor an AMI ID", text.value);
+            d.error(text.span, message).help =
+                Some("write `recommended` for the EKS-optimized image, or a pinned ID like `ami-0123456789abcdef0`".into());
+            return None;
+        }
+        Some(Located::new(Ami::Pinned(text.value), text.span))
+    });
+    spec.instance_type = f.get("instanceType").and_then(|n| d.string("instanceType", n));
+    spec.instance_types = f.get("instanceTypes").map(|n| Located::new(d.string_list("instanceTypes", n), n.span));
+    spec.min_size = opt_u32(d, &mut f, "", "minSize", 0, 10_000);
+    spec.max_size = opt_u32(d, &mut f, "", "maxSize", 1, 10_000);
+    spec.desired_capacity = opt_u32(d, &mut f, "", "desiredCapacity", 0, 10_000);
+    spec.subnets = f.get("subnets").and_then(|n| decode_subnets(d, n));
+    if let Some(n) = f.get("labels") {
+        spec.labels = d.string_map("labels", n);
+        for (key, value) in &spec.labels {
+            check_label(d, key, value);
+        }
+    }
+    spec.taints = f.get("taints").map(|n| {
+        let taints = d.list("taints", n).iter().filter_map(|t| decode_taint(d, t)).collect();
+        Located::new(taints, n.span)
+    });
+    spec.max_pods = opt_u32(d, &mut f, "", "maxPods", 1, 737);
+    if let Some(n) = f.get("kubelet") {
+        spec.kubelet = decode_kubelet(d, n);
+    }
+    if let Some(n) = f.get("rootVolume") {
+        spec.root_volume = decode_volume(d, n);
+    }
+    if let Some(n) = f.get("imds") {
+        spec.imds = decode_imds(d, n);
+    }
+    spec.pre_bootstrap_commands = opt_strings(d, &mut f, "", "preBootstrapCommands");
+    spec.efs_mounts = f.get("efsMounts").map(|n| {
+        let mounts = d.list("efsMounts", n).iter().filter_map(|m| decode_efs(d, m)).collect();
+        Located::new(mounts, n.span)
+    });
+    if let Some(n) = f.get("tags") {
+        spec.tags = d.string_map("tags", n);
+        for (key, value) in &spec.tags {
+            check_tag(d, key, value);
+        }
+    }
+    if let Some(n) = f.get("iam") {
+        spec.iam = decode_iam(d, n);
+    }
+    spec.security_groups = opt_strings(d, &mut f, "", "securityGroups");
+    spec.key_name = opt_string(d, &mut f, "", "keyName");
+    spec.detailed_monitoring = opt_bool(d, &mut f, "", "detailedMonitoring");
+    spec.cluster_autoscaler = opt_bool(d, &mut f, "", "clusterAutoscaler");
+    if let Some(n) = f.get("updatePolicy") {
+        spec.update = decode_update(d, n);
+    }
+    spec.signal_timeout = f.get("signalTimeout").and_then(|n| duration(d, "signalTimeout", n, 60, 43_200));
+    f.finish(d, &context_name);
+    spec
+}
+
+fn duration(d: &mut Decoder, field: &str, node: &Node, min: u64, max: u64) -> Opt<String> {
+    let text = d.string(field, node)?;
+    match rules::iso_duration_seconds(&text.value) {
+        Some(seconds) if (min..=max).contains(&seconds) => Some(text),
+        Some(seconds) => {
+            let message = format!("`{field}` is {seconds} seconds; it must be between {min} and {max}");
+            d.error(text.span, message);
+            None
+        }
+        None => {
+            let message = format!("`{field}` `{}` is not an ISO 8601 duration", text.value);
+            d.error(text.span, message).help = Some("write it like `PT15M` or `PT1H30M`".into());
+            None
+        }
+    }
+}
+
+fn decode_subnets(d: &mut Decoder, node: &Node) -> Opt<Subnets> {
+    match &node.value {
+        Value::Seq(_) => {
+            let items = d.string_list("subnets", node);
+            if items.is_empty() {
+                d.error(node.span, "`subnets` is empty").help = Some("list at least one subnet ID".into());
+                return None;
+            }
+            for item in &items {
+                if !item.value.starts_with("subnet-") {
+                    d.error(item.span, format!("`{}` is not a subnet ID", item.value)).help =
+                        Some("subnet IDs look like `subnet-0123456789abcdef0`".into());
+                }
+            }
+            Some(Located::new(Subnets::List(items.into_iter().map(|s| s.value).collect()), node.span))
+        }
+        Value::Map(_) => {
+            let source = decode_source(d, "subnets", node)?;
+            match source.value {
+                Source::Parameter { name, default } => Some(Located::new(Subnets::Parameter { name, default }, source.span)),
+                Source::Import(name) => Some(Located::new(Subnets::Import(name), source.span)),
+                Source::Literal(_) => None,
+            }
+        }
+        _ => {
+            d.wrong_type("subnets", node, "a list of subnet IDs, `{parameter: Name}` or `{import: ExportName}`");
+            None
+        }
+    }
+}
+
+fn check_label(d: &mut Decoder, key: &Located<String>, value: &Located<String>) {
+    if let Some(problem) = rules::label_key_problem(&key.value) {
+        let message = format!("label key `{}` is not a valid Kubernetes label key: {problem}", key.value);
+        d.error(key.span, message).help =
+            Some("a label key is an optional DNS prefix and a name of up to 63 letters, digits, `-`, `_` or `.`".into());
+    } else if let Some(problem) = rules::kubelet_refuses_label(&key.value) {
+        let message = format!("label `{}` cannot be set by kubelet", key.value);
+        d.error(key.span, message).help = Some(format!("{problem}; use another prefix such as `node.kubernetes.io/` or your own domain"));
+    }
+    if let Some(problem) = rules::label_value_problem(&value.value) {
+        let message = format!("label value `{}` for `{}` is not valid: it {problem}", value.value, key.value);
+        d.error(value.span, message).help = Some("a label value has up to 63 letters, digits, `-`, `_` or `.`".into());
+    }
+}
+
+fn check_tag(d: &mut Decoder, key: &Located<String>, value: &Located<String>) {
+    if key.value.is_empty() || key.value.len() > 128 || key.value.starts_with("aws:") {
+        d.error(key.span, format!("tag key `{}` is not allowed", key.value)).help =
+            Some("tag keys have 1 to 128 characters and cannot start with `aws:`".into());
+    }
+    if value.value.len() > 256 {
+        d.error(value.span, "tag value is longer than 256 characters");
+    }
+}
+
+fn decode_taint(d: &mut Decoder, node: &Node) -> Option<Located<Taint>> {
+    if let Value::String(text) = &node.value {
+        let message = format!("taint `{text}` must be a mapping with `key`, `value` and `effect`");
+        d.error(node.span, message).help = Some("write `- {key: dedicated, value: gpu, effect: NoSchedule}`".into());
+        return None;
+    }
+    let mut f = d.fields("taints[]", node, TAINT_FIELDS)?;
+    let key = match f.get("key") {
+        Some(n) => d.string("taints[].key", n),
+        None => {
+            missing(d, node.span, "key", "taint", "the taint's `key`");
+            None
+        }
+    };
+    let value = f.get("value").and_then(|n| d.string_or_number("taints[].value", n));
+    let effect = match f.get("effect") {
+        Some(n) => d.choice(
+            "taints[].effect",
+            n,
+            &[
+                ("NoSchedule", TaintEffect::NoSchedule),
+                ("PreferNoSchedule", TaintEffect::PreferNoSchedule),
+                ("NoExecute", TaintEffect::NoExecute),
+                ("NO_SCHEDULE", TaintEffect::NoSchedule),
+                ("PREFER_NO_SCHEDULE", TaintEffect::PreferNoSchedule),
+                ("NO_EXECUTE", TaintEffect::NoExecute),
+            ],
+        ),
+        None => {
+            missing(d, node.span, "effect", "taint", "`effect: NoSchedule`, `PreferNoSchedule` or `NoExecute`");
+            None
+        }
+    };
+    f.finish(d, "a taint");
+    let key = key?;
+    if let Some(problem) = rules::label_key_problem(&key.value) {
+        d.error(key.span, format!("taint key `{}` is not valid: {problem}", key.value));
+        return None;
+    }
+    if let Some(value) = &value {
+        if let Some(problem) = rules::label_value_problem(&value.value) {
+            d.error(value.span, format!("taint value `{}` is not valid: it {problem}", value.value));
+            return None;
+        }
+    }
+    Some(Located::new(
+        Taint {
+            key: key.value,
+            value: value.map(|v| v.value),
+            effect: effect?.value,
+        },
+        node.span,
+    ))
+}
+
+fn decode_kubelet(d: &mut Decoder, node: &Node) -> Vec<(Located<String>, serde_json::Value)> {
+    let Some(mut f) = d.fields("kubelet", node, KUBELET_FIELDS) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for field in KUBELET_FIELDS {
+        let Some(value) = f.get(field) else { continue };
+        let path = format!("kubelet.{field}");
+        let json = match *field {
+            "imageGCHighThresholdPercent" | "imageGCLowThresholdPercent" => d.integer(&path, value, 0, 100).map(|v| v.value.into()),
+            "podPidsLimit" => d.integer(&path, value, -1, 4_194_304).map(|v| v.value.into()),
+            "containerLogMaxFiles" => d.integer(&path, value, 2, 1000).map(|v| v.value.into()),
+            "serializeImagePulls" => d.boolean(&path, value).map(|v| v.value.into()),
+            "cpuManagerPolicy" => d.choice(&path, value, &[("none", "none"), ("static", "static")]).map(|v| v.value.into()),
+            "containerLogMaxSize" => d.string(&path, value).map(|v| v.value.into()),
+            _ => {
+                let pairs = d.string_map(&path, value);
+                Some(serde_json::Value::Object(pairs.into_iter().map(|(k, v)| (k.value, v.value.into())).collect()))
+            }
+        };
+        if let Some(json) = json {
+            out.push((Located::new(field.to_string(), value.span), json));
+        }
+    }
+    f.finish(d, "`kubelet`");
+    let percent = |name: &str| out.iter().find(|(k, _)| k.value == name).and_then(|(k, v)| Some((k.span, v.as_i64()?)));
+    if let (Some((_, high)), Some((span, low))) = (percent("imageGCHighThresholdPercent"), percent("imageGCLowThresholdPercent")) {
+        if low >= high {
+            let message = format!("`kubelet.imageGCLowThresholdPercent` ({low}) must be lower than `imageGCHighThresholdPercent` ({high})");
+            d.error(span, message);
+        }
+    }
+    out
+}
+
+fn decode_volume(d: &mut Decoder, node: &Node) -> VolumeSpec {
+    let Some(mut f) = d.fields("rootVolume", node, VOLUME_FIELDS) else {
+        return VolumeSpec::default();
+    };
+    let spec = VolumeSpec {
+        size: opt_u32(d, &mut f, "rootVolume.", "size", 1, 16_384),
+        volume_type: f.get("type").and_then(|n| {
+            let choices = [("gp3", "gp3"), ("gp2", "gp2"), ("io1", "io1"), ("io2", "io2"), ("st1", "st1"), ("sc1", "sc1"), ("standard", "standard")];
+            d.choice("rootVolume.type", n, &choices).map(|c| Located::new(c.value.to_string(), c.span))
+        }),
+        iops: opt_u32(d, &mut f, "rootVolume.", "iops", 100, 256_000),
+        throughput: opt_u32(d, &mut f, "rootVolume.", "throughput", 125, 2_000),
+        encrypted: opt_bool(d, &mut f, "rootVolume.", "encrypted"),
+        kms_key_id: opt_string(d, &mut f, "rootVolume.", "kmsKeyId"),
+    };
+    f.finish(d, "`rootVolume`");
+    spec
+}
+
+fn decode_imds(d: &mut Decoder, node: &Node) -> ImdsSpec {
+    let Some(mut f) = d.fields("imds", node, IMDS_FIELDS) else {
+        return ImdsSpec::default();
+    };
+    let tokens = f
+        .get("httpTokens")
+        .and_then(|n| d.choice("imds.httpTokens", n, &[("required", true), ("optional", false)]));
+    if let Some(tokens) = &tokens {
+        if !tokens.value {
+            d.warning(tokens.span, "`imds.httpTokens: optional` allows IMDSv1, which SSRF bugs can exploit to steal node credentials")
+                .help = Some("keep the default `required` unless an agent on the node cannot use IMDSv2".into());
+        }
+    }
+    let hop_limit = f.get("hopLimit").and_then(|n| {
+        let value = d.integer("imds.hopLimit", n, 1, 3);
+        if value.is_none() {
+            if let Some(last) = d.diagnostics.last_mut() {
+                last.help = Some("1 keeps pods away from node credentials; 2 or 3 only for agents in containers that need IMDS".into());
+            }
+        }
+        value.map(|v| Located::new(v.value as u32, v.span))
+    });
+    let spec = ImdsSpec {
+        tokens_required: tokens,
+        hop_limit,
+        block_pods: opt_bool(d, &mut f, "imds.", "blockPods"),
+    };
+    f.finish(d, "`imds`");
+    spec
+}
+
+fn decode_efs(d: &mut Decoder, node: &Node) -> Option<EfsMount> {
+    let mut f = d.fields("efsMounts[]", node, EFS_FIELDS)?;
+    let id = f.get("fileSystemId").and_then(|n| d.string("efsMounts[].fileSystemId", n));
+    let mount_point = f.get("mountPoint").and_then(|n| d.string("efsMounts[].mountPoint", n));
+    f.finish(d, "an EFS mount");
+    let Some(id) = id else {
+        missing(d, node.span, "fileSystemId", "EFS mount", "the file system ID, e.g. `fileSystemId: fs-0123456789abcdef0`");
+        return None;
+    };
+    let Some(mount_point) = mount_point else {
+        missing(d, node.span, "mountPoint", "EFS mount", "where to mount it, e.g. `mountPoint: /mnt/efs`");
+        return None;
+    };
+    let id_ok = id.value.strip_prefix("fs-").is_some_and(|hex| !hex.is_empty() && hex.chars().all(|c| c.is_ascii_hexdigit()));
+    if !id_ok {
+        d.error(id.span, format!("`{}` is not an EFS file system ID", id.value)).help = Some("EFS IDs look like `fs-0123456789abcdef0`".into());
+        return None;
+    }
+    let path_ok = mount_point.value.starts_with('/')
+        && mount_point.value.len() > 1
+        && mount_point.value.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '/' | '-' | '_' | '.'));
+    if !path_ok {
+        d.error(mount_point.span, format!("mount point `{}` must be an absolute path", mount_point.value)).help =
+            Some("use letters, digits, `/`, `-`, `_` and `.`, e.g. `/mnt/efs`".into());
+        return None;
+    }
+    Some(EfsMount {
+        file_system_id: id.value,
+        mount_point: mount_point.value,
+    })
+}
+
+fn decode_iam(d: &mut Decoder, node: &Node) -> IamSpec {
+    let Some(mut f) = d.fields("iam", node, IAM_FIELDS) else {
+        return IamSpec::default();
+    };
+    let spec = IamSpec {
+        cni_uses_irsa: opt_bool(d, &mut f, "iam.", "cniUsesIrsa"),
+        ssm_managed_instance: opt_bool(d, &mut f, "iam.", "ssmManagedInstance"),
+        extra_managed_policies: opt_strings(d, &mut f, "iam.", "extraManagedPolicies"),
+        role_name: opt_string(d, &mut f, "iam.", "roleName"),
+        instance_profile_arn: opt_string(d, &mut f, "iam.", "instanceProfileArn"),
+    };
+    f.finish(d, "`iam`");
+    if let Some(policies) = &spec.extra_managed_policies {
+        for policy in &policies.value {
+            if !policy.starts_with("arn:") {
+                d.error(policies.span, format!("`{policy}` is not a policy ARN")).help =
+                    Some("write the full ARN; `arn:${AWS::Partition}:` is accepted for portability".into());
+            }
+        }
+    }
+    spec
+}
+
+fn decode_update(d: &mut Decoder, node: &Node) -> UpdateSpec {
+    let Some(mut f) = d.fields("updatePolicy", node, UPDATE_FIELDS) else {
+        return UpdateSpec::default();
+    };
+    let spec = UpdateSpec {
+        max_batch_size: opt_u32(d, &mut f, "updatePolicy.", "maxBatchSize", 1, 10_000),
+        min_instances_in_service: opt_u32(d, &mut f, "updatePolicy.", "minInstancesInService", 0, 10_000),
+        pause_time: f.get("pauseTime").and_then(|n| duration(d, "updatePolicy.pauseTime", n, 0, 3_600)),
+    };
+    f.finish(d, "`updatePolicy`");
+    spec
+}
+
+/// Node group names become logical IDs (`staging-1` → `Staging1`) and tag
+/// values, so they are restricted to what both accept.
+fn check_group_name(d: &mut Decoder, name: &Located<String>) -> Option<String> {
+    let text = &name.value;
+    let valid = text.starts_with(|c: char| c.is_ascii_alphabetic())
+        && text.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+        && !text.ends_with('-')
+        && !text.contains("--");
+    if !valid {
+        let message = format!("node group name `{text}` cannot make a CloudFormation logical ID");
+        d.error(name.span, message).help =
+            Some("use letters, digits and single dashes, starting with a letter, e.g. `staging-workers-1`".into());
+        return None;
+    }
+    if text.len() > 63 {
+        let message = format!("node group name `{text}` is {} characters long; the limit is 63", text.len());
+        d.error(name.span, message).help = Some("AWS limits node group names to 63 characters".into());
+        return None;
+    }
+    Some(text.split('-').map(capitalize).collect())
+}
+
+fn capitalize(part: &str) -> String {
+    let mut chars = part.chars();
+    match chars.next() {
+        Some(first) => first.to_ascii_uppercase().to_string() + chars.as_str(),
+        None => String::new(),
+    }
+}
+
+/// Applies defaults and checks the rules that span several fields.
+fn resolve_group(d: &mut Decoder, cluster: &Cluster, span: Span, spec: GroupSpec, logical_id: String) -> Option<NodeGroup> {
+    let name = spec.name.clone()?;
+    let errors_before = d.diagnostics.iter().filter(|x| x.is_error()).count();
+    let ami_family = spec.ami_family.as_ref().map_or(AmiFamily::AmazonLinux2023, |f| f.value);
+    if ami_family == AmiFamily::AmazonLinux2 && cluster.kubernetes_version.value >= (KubernetesVersion { major: 1, minor: 33 }) {
+        let at = spec.ami_family.as_ref().map_or(name.span, |f| f.span);
+        let message = format!(
+            "`AmazonLinux2` has no EKS-optimized AMI for Kubernetes {}",
+            cluster.kubernetes_version.value
+        );
+        d.error(at, message).help = Some("AL2 images end with Kubernetes 1.32; use `amiFamily: AmazonLinux2023`".into());
+    }
+
+    let instance_types: Vec<Located<String>> = match (&spec.instance_type, &spec.instance_types) {
+        (Some(single), None) => vec![single.clone()],
+        (None, Some(list)) if !list.value.is_empty() => list.value.clone(),
+        (None, Some(list)) => {
+            d.error(list.span, "`instanceTypes` is empty").help = Some("list at least one instance type".into());
+            Vec::new()
+        }
+        (Some(single), Some(_)) => {
+            let message = "both `instanceType` and `instanceTypes` are set";
+            d.error(single.span, message).help = Some("use `instanceType` for one type or `instanceTypes` for several".into());
+            Vec::new()
+        }
+        (None, None) => {
+            d.error(name.span, format!("node group `{}` has no instance type", name.value)).help =
+                Some("add `instanceType: m6i.large` (or set it in `defaults`)".into());
+            Vec::new()
+        }
+    };
+    if instance_types.len() > 20 {
+        d.error(instance_types[20].span, "more than 20 instance types").help = Some("an Auto Scaling group accepts at most 20 overrides".into());
+    }
+    let mut arch = None;
+    let mut gpu = false;
+    for instance_type in &instance_types {
+        let Some(info) = instance_info(&instance_type.value) else {
+            let message = format!("`{}` is not an EC2 instance type", instance_type.value);
+            let diagnostic = d.error(instance_type.span, message);
+            diagnostic.help = Some("instance types look like `m6i.large` or `m7g.2xlarge`".into());
+            continue;
+        };
+        gpu |= info.gpu;
+        match arch {
+            None => arch = Some((info.arch, instance_type.value.clone())),
+            Some((first, ref first_name)) if first != info.arch => {
+                let message = format!(
+                    "`{}` is {} but `{first_name}` is {}; one group cannot mix architectures",
+                    instance_type.value,
+                    arch_name(info.arch),
+                    arch_name(first)
+                );
+                d.error(instance_type.span, message).help = Some("put each architecture in its own node group".into());
+            }
+            Some(_) => {}
+        }
+    }
+    let arch = arch.map_or(Arch::X86_64, |(arch, _)| arch);
+
+    let min_size = spec.min_size.as_ref().map_or(1, |v| v.value);
+    let max_size = match &spec.max_size {
+        Some(v) => v.value,
+        None => {
+            d.error(name.span, format!("node group `{}` has no `maxSize`", name.value)).help =
+                Some("add `maxSize` (and `minSize`, 1 by default)".into());
+            min_size.max(1)
+        }
+    };
+    if let (Some(min), Some(max)) = (&spec.min_size, &spec.max_size) {
+        if min.value > max.value {
+            let message = format!("`minSize` ({}) is greater than `maxSize` ({})", min.value, max.value);
+            d.error(min.span, message).help = Some(format!("lower `minSize` or raise `maxSize` (line {})", max.span.line));
+        }
+    } else if let (None, Some(max)) = (&spec.min_size, &spec.max_size) {
+        if max.value < min_size {
+            d.error(max.span, "`maxSize` is lower than the default `minSize` of 1");
+        }
+    }
+    if let Some(desired) = &spec.desired_capacity {
+        if desired.value < min_size || desired.value > max_size {
+            let message = format!("`desiredCapacity` ({}) is outside [minSize, maxSize] = [{min_size}, {max_size}]", desired.value);
+            d.error(desired.span, message).help =
+                Some("or leave `desiredCapacity` out so that the cluster autoscaler owns it".into());
+        }
+    }
+
+    let subnets = match spec.subnets.clone() {
+        Some(subnets) => subnets,
+        None => {
+            d.error(name.span, format!("node group `{}` has no `subnets`", name.value)).help =
+                Some("add `subnets: [subnet-...]`, `subnets: {parameter: Subnets}`, or set them in `defaults`".into());
+            Located::new(Subnets::List(Vec::new()), name.span)
+        }
+    };
+
+    let root = &spec.root_volume;
+    let volume_type = root.volume_type.as_ref().map_or("gp3".to_string(), |t| t.value.clone());
+    if let Some(iops) = &root.iops {
+        let range = match volume_type.as_str() {
+            "gp3" => Some((3_000, 80_000)),
+            "io1" => Some((100, 64_000)),
+            "io2" => Some((100, 256_000)),
+            _ => None,
+        };
+        match range {
+            Some((low, high)) if !(low..=high).contains(&iops.value) => {
+                let message = format!("`rootVolume.iops` ({}) is outside {low} to {high} for {volume_type}", iops.value);
+                d.error(iops.span, message);
+            }
+            None => {
+                d.error(iops.span, format!("`rootVolume.iops` cannot be set for {volume_type} volumes")).help =
+                    Some("IOPS are set only for gp3, io1 and io2".into());
+            }
+            Some(_) => {}
+        }
+    } else if volume_type == "io1" || volume_type == "io2" {
+        let at = root.volume_type.as_ref().map_or(name.span, |t| t.span);
+        d.error(at, format!("{volume_type} volumes need `rootVolume.iops`"));
+    }
+    if let Some(throughput) = &root.throughput {
+        if volume_type != "gp3" {
+            d.error(throughput.span, "`rootVolume.throughput` can only be set for gp3 volumes");
+        }
+    }
+    let encrypted = root.encrypted.as_ref().is_none_or(|e| e.value);
+    if let Some(flag) = &root.encrypted {
+        if !flag.value {
+            d.warning(flag.span, "the root volume is not encrypted").help =
+                Some("leave `encrypted` at its default `true`; the account's default EBS key is used when no `kmsKeyId` is given".into());
+            if let Some(key) = &root.kms_key_id {
+                d.error(key.span, "`kmsKeyId` is set but `encrypted` is false");
+            }
+        }
+    }
+    let root_volume = Volume {
+        size_gib: root.size.as_ref().map_or(20, |s| s.value),
+        volume_type,
+        iops: root.iops.as_ref().map(|v| v.value),
+        throughput: root.throughput.as_ref().map(|v| v.value),
+        encrypted,
+        kms_key_id: root.kms_key_id.as_ref().map(|k| k.value.clone()),
+    };
+
+    let signal_timeout = spec.signal_timeout.as_ref().map_or("PT15M".to_string(), |t| t.value.clone());
+    let signal_timeout_seconds = rules::iso_duration_seconds(&signal_timeout).unwrap_or(900) as u32;
+    let initial = spec.desired_capacity.as_ref().map_or(min_size, |v| v.value);
+    let min_in_service = match &spec.update.min_instances_in_service {
+        Some(value) => {
+            if value.value >= max_size {
+                let message = format!("`updatePolicy.minInstancesInService` ({}) must be lower than `maxSize` ({max_size})", value.value);
+                d.error(value.span, message).help =
+                    Some("CloudFormation needs room above it to launch replacement instances".into());
+            }
+            value.value
+        }
+        None => initial.min(max_size.saturating_sub(1)),
+    };
+    let update = RollingUpdate {
+        max_batch_size: spec.update.max_batch_size.as_ref().map_or(1, |v| v.value),
+        min_instances_in_service: min_in_service,
+        pause_time: spec.update.pause_time.as_ref().map_or_else(|| signal_timeout.clone(), |p| p.value.clone()),
+    };
+
+    let existing = match (&spec.iam.role_name, &spec.iam.instance_profile_arn) {
+        (Some(role), profile) => Some(ExistingIdentity {
+            role_name: role.value.clone(),
+            instance_profile_arn: profile.as_ref().map(|p| p.value.clone()),
+        }),
+        (None, Some(profile)) => {
+            d.error(profile.span, "`iam.instanceProfileArn` needs `iam.roleName` too").help =
+                Some("name the profile's role so that the stack can grant it the permission to signal CloudFormation".into());
+            None
+        }
+        (None, None) => None,
+    };
+    if existing.is_some() {
+        for (flag, field) in [(&spec.iam.cni_uses_irsa, "cniUsesIrsa"), (&spec.iam.ssm_managed_instance, "ssmManagedInstance")] {
+            if let Some(flag) = flag {
+                d.error(flag.span, format!("`iam.{field}` has no effect on an existing role")).help =
+                    Some("the managed policies of an existing role are managed where the role is".into());
+            }
+        }
+    }
+
+    let imds = Imds {
+        tokens_required: spec.imds.tokens_required.as_ref().is_none_or(|t| t.value),
+        hop_limit: spec.imds.hop_limit.as_ref().map_or(1, |h| h.value),
+        block_pods: spec.imds.block_pods.as_ref().is_some_and(|b| b.value),
+    };
+
+    let errors_after = d.diagnostics.iter().filter(|x| x.is_error()).count();
+    if errors_after > errors_before {
+        return None;
+    }
+    Some(NodeGroup {
+        logical_id,
+        ami_family,
+        ami: spec.ami.map_or(Ami::Recommended, |a| a.value),
+        arch,
+        gpu,
+        instance_types,
+        min_size,
+        max_size,
+        desired_capacity: spec.desired_capacity.map(|v| v.value),
+        subnets,
+        labels: spec.labels.into_iter().map(|(k, v)| (k.value, v.value)).collect(),
+        taints: spec.taints.map(|t| t.value.into_iter().map(|t| t.value).collect()).unwrap_or_default(),
+        max_pods: spec.max_pods.map(|v| v.value),
+        kubelet_config: spec.kubelet.into_iter().map(|(k, v)| (k.value, v)).collect(),
+        root_volume,
+        imds,
+        pre_bootstrap_commands: spec.pre_bootstrap_commands.map(|c| c.value).unwrap_or_default(),
+        efs_mounts: spec.efs_mounts.map(|m| m.value).unwrap_or_default(),
+        tags: spec.tags.into_iter().map(|(k, v)| (k.value, v.value)).collect(),
+        iam: Iam {
+            cni_uses_irsa: spec.iam.cni_uses_irsa.is_some_and(|v| v.value),
+            ssm_managed_instance: spec.iam.ssm_managed_instance.is_some_and(|v| v.value),
+            extra_managed_policies: spec.iam.extra_managed_policies.map(|p| p.value).unwrap_or_default(),
+            existing,
+        },
+        security_groups: spec.security_groups.map(|s| s.value).unwrap_or_default(),
+        key_name: spec.key_name.map(|k| k.value),
+        detailed_monitoring: spec.detailed_monitoring.is_some_and(|v| v.value),
+        cluster_autoscaler: spec.cluster_autoscaler.is_none_or(|v| v.value),
+        update,
+        signal_timeout,
+        signal_timeout_seconds,
+        span,
+        name,
+    })
+}
+
+fn arch_name(arch: Arch) -> &'static str {
+    match arch {
+        Arch::X86_64 => "x86_64",
+        Arch::Arm64 => "arm64",
+    }
+}
+
+struct InstanceInfo {
+    arch: Arch,
+    gpu: bool,
+}
+
+/// What an instance type name says about its processor: Graviton families
+/// carry a `g` among their attribute letters (`m7g`, `c6gn`, `r8gd`), and
+/// `p` and `g` families (other than Graviton `g5g`) carry NVIDIA GPUs.
+fn instance_info(instance_type: &str) -> Option<InstanceInfo> {
+    let (family, size) = instance_type.split_once('.')?;
+    if size.is_empty() || !size.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit()) {
+        return None;
+    }
+    let family = family.split('-').next()?;
+    let letters: String = family.chars().take_while(|c| c.is_ascii_lowercase()).collect();
+    let rest = &family[letters.len()..];
+    let generation: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
+    let attributes = &rest[generation.len()..];
+    if letters.is_empty() || generation.is_empty() || !attributes.chars().all(|c| c.is_ascii_lowercase()) {
+        return None;
+    }
+    let arm = family == "a1" || attributes.contains('g');
+    let gpu = (letters == "p" || letters == "g") && !arm;
+    Some(InstanceInfo {
+        arch: if arm { Arch::Arm64 } else { Arch::X86_64 },
+        gpu,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::decode::closest;
+    use super::*;
+
+    #[test]
+    fn instance_types_reveal_architecture_and_gpus() {
+        let arch = |t: &str| instance_info(t).map(|i| (i.arch, i.gpu));
+        assert_eq!(arch("m5.large"), Some((Arch::X86_64, false)));
+        assert_eq!(arch("m6g.2xlarge"), Some((Arch::Arm64, false)));
+        assert_eq!(arch("c6gn.xlarge"), Some((Arch::Arm64, false)));
+        assert_eq!(arch("r8gd.metal"), Some((Arch::Arm64, false)));
+        assert_eq!(arch("a1.large"), Some((Arch::Arm64, false)));
+        assert_eq!(arch("g4dn.xlarge"), Some((Arch::X86_64, true)));
+        assert_eq!(arch("p4d.24xlarge"), Some((Arch::X86_64, true)));
+        assert_eq!(arch("g5g.xlarge"), Some((Arch::Arm64, false)));
+        assert_eq!(arch("m7i-flex.large"), Some((Arch::X86_64, false)));
+        assert!(instance_info("m5").is_none());
+        assert!(instance_info("large").is_none());
+    }
+
+    #[test]
+    fn group_names_become_pascal_case_logical_ids() {
+        let file = SourceFile::new("t.yaml", "x");
+        let mut d = Decoder::new(&file);
+        let name = |s: &str| Located::new(s.to_string(), Span::new(1, 1, 1));
+        assert_eq!(check_group_name(&mut d, &name("staging-1")).as_deref(), Some("Staging1"));
+        assert_eq!(check_group_name(&mut d, &name("gpu")).as_deref(), Some("Gpu"));
+        assert_eq!(check_group_name(&mut d, &name("a_b")), None);
+        assert_eq!(check_group_name(&mut d, &name("1abc")), None);
+        assert_eq!(check_group_name(&mut d, &name(&"a".repeat(64))), None);
+    }
+
+    #[test]
+    fn the_closest_field_is_suggested() {
+        assert_eq!(closest("instanceTyp", GROUP_FIELDS), Some("instanceType"));
+    }
+}
