@@ -7,6 +7,7 @@
 
 pub mod blueprint;
 pub mod cfn;
+pub mod compile;
 pub mod diagnostic;
 pub mod eks;
 pub mod source;

@@ -1,0 +1,125 @@
+//! Cluster values as template expressions: a literal stays a literal, a
+//! parameter becomes a `Ref` (and a declared parameter), an import becomes
+//! `Fn::ImportValue`.
+
+use crate::blueprint::{Cluster, Source, Subnets};
+use crate::cfn::{Expr, Parameter, Template};
+
+/// The CloudFormation type of each kind of cluster value, for parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    String,
+    SecurityGroupId,
+    VpcId,
+    SubnetIds,
+}
+
+impl Kind {
+    pub fn parameter_type(self) -> &'static str {
+        match self {
+            Kind::String => "String",
+            Kind::SecurityGroupId => "AWS::EC2::SecurityGroup::Id",
+            Kind::VpcId => "AWS::EC2::VPC::Id",
+            Kind::SubnetIds => "List<AWS::EC2::Subnet::Id>",
+        }
+    }
+}
+
+/// The expression for a cluster value, declaring its parameter if needed.
+pub fn value(template: &mut Template, source: &Source, kind: Kind, description: &str) -> Expr {
+    match source {
+        Source::Literal(text) => Expr::str(text),
+        Source::Parameter { name, default } => {
+            declare(template, name, kind, description, default.as_deref());
+            Expr::reference(name)
+        }
+        Source::Import(export) => Expr::import_value(export_name(export)),
+    }
+}
+
+/// An export name; one that mentions `${AWS::...}` or another value is a `Fn::Sub`.
+fn export_name(export: &str) -> Expr {
+    if export.contains("${") {
+        Expr::sub(export)
+    } else {
+        Expr::str(export)
+    }
+}
+
+fn declare(template: &mut Template, name: &str, kind: Kind, description: &str, default: Option<&str>) {
+    template.parameters.entry(name.to_string()).or_insert_with(|| {
+        let mut parameter = Parameter::new(kind.parameter_type()).described(description);
+        if let Some(default) = default {
+            parameter.default = Some(Expr::str(default));
+        }
+        parameter
+    });
+}
+
+/// The subnets of a node group: a list, a list parameter, or an import of a
+/// comma-separated list.
+pub fn subnets(template: &mut Template, subnets: &Subnets) -> Expr {
+    match subnets {
+        Subnets::List(ids) => Expr::list(ids.iter().map(Expr::str)),
+        Subnets::Parameter { name, default } => {
+            declare(template, name, Kind::SubnetIds, "Subnets the nodes are launched in", default.as_deref());
+            Expr::reference(name)
+        }
+        Subnets::Import(export) => Expr::split(",", Expr::import_value(export_name(export))),
+    }
+}
+
+/// The cluster's values, resolved once per template.
+pub struct ClusterValues {
+    pub name: Expr,
+    pub endpoint: Expr,
+    pub certificate_authority: Expr,
+    pub service_ipv4_cidr: Expr,
+    pub dns_cluster_ip: Expr,
+    pub control_plane_security_group: Expr,
+    pub vpc: Expr,
+}
+
+impl ClusterValues {
+    pub fn resolve(template: &mut Template, cluster: &Cluster) -> ClusterValues {
+        let service_ipv4_cidr = value(
+            template,
+            &cluster.service_ipv4_cidr.value,
+            Kind::String,
+            "The cluster's Kubernetes service IPv4 CIDR",
+        );
+        ClusterValues {
+            name: value(template, &cluster.name.value, Kind::String, "The EKS cluster name"),
+            endpoint: value(template, &cluster.endpoint.value, Kind::String, "The cluster's API server endpoint"),
+            certificate_authority: value(
+                template,
+                &cluster.certificate_authority.value,
+                Kind::String,
+                "The cluster's certificate authority data (base64)",
+            ),
+            dns_cluster_ip: dns_cluster_ip(&service_ipv4_cidr),
+            service_ipv4_cidr,
+            control_plane_security_group: value(
+                template,
+                &cluster.control_plane_security_group.value,
+                Kind::SecurityGroupId,
+                "The cluster control plane security group",
+            ),
+            vpc: value(template, &cluster.vpc.value, Kind::VpcId, "The VPC of the cluster"),
+        }
+    }
+}
+
+/// The cluster DNS IP is the `.10` address of the service CIDR. For a
+/// literal CIDR it is computed now; otherwise at deploy time from the first
+/// three octets (EKS service CIDRs are /12 to /24, so their network address
+/// ends in `.0` and the DNS IP differs only in the last octet).
+fn dns_cluster_ip(cidr: &Expr) -> Expr {
+    if let Some(text) = cidr.as_str() {
+        if let Ok(ip) = crate::blueprint::rules::service_cidr_dns_ip(text) {
+            return Expr::str(ip);
+        }
+    }
+    let octet = |i| Expr::select(i, Expr::split(".", cidr.clone()));
+    Expr::join(".", vec![octet(0), octet(1), octet(2), Expr::str("10")])
+}

@@ -1,0 +1,106 @@
+//! The node security group and its rules, equivalent to those of the
+//! official `amazon-eks-nodegroup.yaml`: nodes talk to each other freely,
+//! the control plane reaches kubelets and pods on 1025-65535 and 443, and
+//! nodes reach the API server on 443.
+
+use super::inputs::ClusterValues;
+use crate::cfn::{Expr, Resource, Template};
+
+pub const NODE_SECURITY_GROUP: &str = "NodeSecurityGroup";
+
+pub fn lower(template: &mut Template, cluster: &ClusterValues, cluster_tag_key: &Expr) {
+    let node = || Expr::reference(NODE_SECURITY_GROUP);
+    let control_plane = || cluster.control_plane_security_group.clone();
+    template.resources.insert(
+        NODE_SECURITY_GROUP.to_string(),
+        Resource::new("AWS::EC2::SecurityGroup")
+            .prop("GroupDescription", "Security group for all nodes in the cluster")
+            .prop("VpcId", cluster.vpc.clone())
+            .prop(
+                "Tags",
+                Expr::list([Expr::map([("Key", cluster_tag_key.clone()), ("Value", Expr::str("owned"))])]),
+            ),
+    );
+    let rule = |kind: &str, description: &str, group: Expr, peer_key: &str, peer: Expr, protocol: &str, ports: Option<(i64, i64)>| {
+        let resource = Resource::new(kind)
+            .prop("Description", description)
+            .prop("GroupId", group)
+            .prop(peer_key, peer)
+            .prop("IpProtocol", protocol);
+        match ports {
+            Some((from, to)) => resource.prop("FromPort", from).prop("ToPort", to),
+            None => resource,
+        }
+    };
+    let ingress = "AWS::EC2::SecurityGroupIngress";
+    let egress = "AWS::EC2::SecurityGroupEgress";
+    let rules = [
+        (
+            "NodeSecurityGroupIngress",
+            rule(ingress, "Allow nodes to communicate with each other", node(), "SourceSecurityGroupId", node(), "-1", None),
+        ),
+        (
+            "NodeSecurityGroupFromControlPlaneIngress",
+            rule(
+                ingress,
+                "Allow kubelets and pods to receive communication from the cluster control plane",
+                node(),
+                "SourceSecurityGroupId",
+                control_plane(),
+                "tcp",
+                Some((1025, 65535)),
+            ),
+        ),
+        (
+            "NodeSecurityGroupFromControlPlaneOn443Ingress",
+            rule(
+                ingress,
+                "Allow pods running extension API servers on port 443 to receive communication from the cluster control plane",
+                node(),
+                "SourceSecurityGroupId",
+                control_plane(),
+                "tcp",
+                Some((443, 443)),
+            ),
+        ),
+        (
+            "ClusterControlPlaneSecurityGroupIngress",
+            rule(
+                ingress,
+                "Allow pods to communicate with the cluster API server",
+                control_plane(),
+                "SourceSecurityGroupId",
+                node(),
+                "tcp",
+                Some((443, 443)),
+            ),
+        ),
+        (
+            "ControlPlaneEgressToNodeSecurityGroup",
+            rule(
+                egress,
+                "Allow the cluster control plane to communicate with kubelets and pods",
+                control_plane(),
+                "DestinationSecurityGroupId",
+                node(),
+                "tcp",
+                Some((1025, 65535)),
+            ),
+        ),
+        (
+            "ControlPlaneEgressToNodeSecurityGroupOn443",
+            rule(
+                egress,
+                "Allow the cluster control plane to communicate with pods running extension API servers on port 443",
+                control_plane(),
+                "DestinationSecurityGroupId",
+                node(),
+                "tcp",
+                Some((443, 443)),
+            ),
+        ),
+    ];
+    for (id, resource) in rules {
+        template.resources.insert(id.to_string(), resource);
+    }
+}
