@@ -298,11 +298,54 @@ fn decode_blueprint(d: &mut Decoder, root: &Node) -> Option<Blueprint> {
             groups.push(group);
         }
     }
+    check_parameters(d, &cluster, &groups);
     Some(Blueprint {
         description,
         cluster,
         node_groups: groups,
     })
+}
+
+/// One template parameter may serve several fields only when they need the
+/// same parameter type.
+fn check_parameters(d: &mut Decoder, cluster: &Cluster, groups: &[NodeGroup]) {
+    let mut seen: HashMap<String, (&'static str, Span)> = HashMap::new();
+    let mut uses: Vec<(String, &'static str, Span)> = Vec::new();
+    let string = "String";
+    for (source, kind) in [
+        (&cluster.name, string),
+        (&cluster.endpoint, string),
+        (&cluster.certificate_authority, string),
+        (&cluster.service_ipv4_cidr, string),
+        (&cluster.control_plane_security_group, "AWS::EC2::SecurityGroup::Id"),
+        (&cluster.vpc, "AWS::EC2::VPC::Id"),
+    ] {
+        if let Source::Parameter { name, .. } = &source.value {
+            uses.push((name.clone(), kind, source.span));
+        }
+    }
+    for group in groups {
+        if let Subnets::Parameter { name, .. } = &group.subnets.value {
+            uses.push((name.clone(), "List<AWS::EC2::Subnet::Id>", group.subnets.span));
+        }
+    }
+    for (name, kind, span) in uses {
+        if name.starts_with("ImageId") {
+            let message = format!("parameter name `{name}` is reserved for node images");
+            d.error(span, message).help = Some("choose a name that does not start with `ImageId`".into());
+            continue;
+        }
+        match seen.get(&name) {
+            Some((other, first)) if *other != kind => {
+                let message = format!("parameter `{name}` is used as {kind} here and as {other} at line {}", first.line);
+                d.error(span, message).help = Some("a parameter has one type; give each use its own name".into());
+            }
+            Some(_) => {}
+            None => {
+                seen.insert(name, (kind, span));
+            }
+        }
+    }
 }
 
 fn missing(d: &mut Decoder, span: Span, field: &str, context: &str, help: &str) {
@@ -1054,6 +1097,12 @@ fn resolve_group(d: &mut Decoder, cluster: &Cluster, span: Span, spec: GroupSpec
         }
         None => initial.min(max_size.saturating_sub(1)),
     };
+    if let Some(batch) = &spec.update.max_batch_size {
+        if batch.value > max_size {
+            let message = format!("`updatePolicy.maxBatchSize` ({}) is greater than `maxSize` ({max_size})", batch.value);
+            d.error(batch.span, message);
+        }
+    }
     let update = RollingUpdate {
         max_batch_size: spec.update.max_batch_size.as_ref().map_or(1, |v| v.value),
         min_instances_in_service: min_in_service,
@@ -1086,6 +1135,23 @@ fn resolve_group(d: &mut Decoder, cluster: &Cluster, span: Span, spec: GroupSpec
         hop_limit: spec.imds.hop_limit.as_ref().map_or(1, |h| h.value),
         block_pods: spec.imds.block_pods.as_ref().is_some_and(|b| b.value),
     };
+
+    // The Auto Scaling group carries the Name and cluster tags, the user's
+    // tags and, for the cluster autoscaler, two discovery tags and one tag
+    // per label and taint; AWS allows 50.
+    let autoscaler = spec.cluster_autoscaler.as_ref().is_none_or(|v| v.value);
+    let tag_count = 2
+        + spec.tags.len()
+        + if autoscaler {
+            2 + spec.labels.len() + spec.taints.as_ref().map_or(0, |t| t.value.len())
+        } else {
+            0
+        };
+    if tag_count > 50 {
+        let message = format!("node group `{}` needs {tag_count} Auto Scaling group tags; AWS allows 50", name.value);
+        d.error(name.span, message).help =
+            Some("remove tags or labels, or set `clusterAutoscaler: false` to drop the node-template tags".into());
+    }
 
     let errors_after = d.diagnostics.iter().filter(|x| x.is_error()).count();
     if errors_after > errors_before {

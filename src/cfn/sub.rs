@@ -74,7 +74,7 @@ impl SubBuilder {
     /// refers to no template value.
     pub fn finish(self, text: &str) -> Expr {
         let mut out = String::with_capacity(text.len() + 64);
-        let mut used = false;
+        let mut used: Vec<&str> = Vec::new();
         let mut rest = text;
         while let Some(start) = rest.find(MARK) {
             out.push_str(&escape(&rest[..start]));
@@ -89,19 +89,23 @@ impl SubBuilder {
                     out.push_str("${");
                     out.push_str(name);
                     out.push('}');
-                    used = true;
+                    used.push(name);
                 }
                 None => out.push_str(&escape(&after[..end])),
             }
             rest = &after[end + MARK.len_utf8()..];
         }
         out.push_str(&escape(rest));
-        if !used {
+        if used.is_empty() {
             return Expr::String(text.to_string());
         }
+        // A value may have been given a placeholder that the text did not
+        // end up using; CloudFormation rejects unused variables.
+        let mut variables = self.variables;
+        variables.retain(|name, _| used.contains(&name.as_str()));
         Expr::Sub {
             template: out,
-            variables: self.variables,
+            variables,
         }
     }
 }
@@ -153,6 +157,14 @@ mod tests {
         };
         assert_eq!(template, "${Vpc} ${Vpc} ${Vpc2}");
         assert_eq!(variables.keys().collect::<Vec<_>>(), ["Vpc", "Vpc2"]);
+    }
+
+    #[test]
+    fn variables_the_text_does_not_use_are_dropped() {
+        let mut builder = SubBuilder::new();
+        let _unused = builder.placeholder("Dns", &Expr::import_value(Expr::str("x")));
+        let stack = builder.placeholder("S", &Expr::reference("AWS::StackName"));
+        assert_eq!(builder.finish(&stack), Expr::sub("${AWS::StackName}"));
     }
 
     #[test]

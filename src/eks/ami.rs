@@ -23,6 +23,11 @@ pub fn image_id(template: &mut Template, group: &NodeGroup, version: KubernetesV
     }
 }
 
+/// Whether a template parameter is one of the image parameters made here.
+pub fn is_image_parameter(name: &str) -> bool {
+    name.starts_with("ImageId")
+}
+
 /// The template parameter name and SSM path of an EKS-optimized image.
 pub fn ssm_parameter(family: AmiFamily, arch: Arch, gpu: bool, version: KubernetesVersion) -> (String, String) {
     let arch_id = match arch {

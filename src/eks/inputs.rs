@@ -82,6 +82,16 @@ pub struct ClusterValues {
 
 impl ClusterValues {
     pub fn resolve(template: &mut Template, cluster: &Cluster) -> ClusterValues {
+        // Declared in the order the blueprint lists them, so that parameters
+        // appear in that order in the template.
+        let name = value(template, &cluster.name.value, Kind::String, "The EKS cluster name");
+        let endpoint = value(template, &cluster.endpoint.value, Kind::String, "The cluster's API server endpoint");
+        let certificate_authority = value(
+            template,
+            &cluster.certificate_authority.value,
+            Kind::String,
+            "The cluster's certificate authority data (base64)",
+        );
         let service_ipv4_cidr = value(
             template,
             &cluster.service_ipv4_cidr.value,
@@ -89,14 +99,9 @@ impl ClusterValues {
             "The cluster's Kubernetes service IPv4 CIDR",
         );
         ClusterValues {
-            name: value(template, &cluster.name.value, Kind::String, "The EKS cluster name"),
-            endpoint: value(template, &cluster.endpoint.value, Kind::String, "The cluster's API server endpoint"),
-            certificate_authority: value(
-                template,
-                &cluster.certificate_authority.value,
-                Kind::String,
-                "The cluster's certificate authority data (base64)",
-            ),
+            name,
+            endpoint,
+            certificate_authority,
             dns_cluster_ip: dns_cluster_ip(&service_ipv4_cidr),
             service_ipv4_cidr,
             control_plane_security_group: value(

@@ -110,6 +110,10 @@ pub fn lower(blueprint: &Blueprint) -> Result<Template, Error> {
         "The security group shared by all nodes of the stack",
         Expr::reference(security_group::NODE_SECURITY_GROUP),
     );
+    // Image parameters last: they have defaults and are rarely overridden.
+    template
+        .parameters
+        .sort_by(|a, _, b, _| ami::is_image_parameter(a).cmp(&ami::is_image_parameter(b)));
     Ok(template)
 }
 
