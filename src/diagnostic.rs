@@ -1,11 +1,12 @@
 //! Diagnostics: one error or warning with a source location, rendered in
 //! the style of rustc (file:line:column, the offending line, a caret and a
-//! `help:` line) through miette.
+//! `help:` line). They also implement `miette::Diagnostic`, so a program
+//! using eksynth as a library can hand them to any miette reporter.
 
 use std::fmt;
 use std::sync::Arc;
 
-use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, SourceCode};
+use miette::{LabeledSpan, SourceCode};
 
 use crate::source::{SourceFile, Span};
 
@@ -59,14 +60,51 @@ impl Diagnostic {
         self.severity == Severity::Error
     }
 
-    /// Renders the diagnostic for a terminal or a log, without colour.
+    /// Renders the diagnostic the way rustc does: the message, the
+    /// location, the offending line with a caret under the marked text, and
+    /// the help.
     pub fn render(&self) -> String {
-        let handler = GraphicalReportHandler::new_themed(GraphicalTheme::unicode_nocolor())
-            .with_width(120)
-            .with_context_lines(1);
-        let mut out = String::new();
-        if handler.render_report(&mut out, self).is_err() {
-            out = self.to_string();
+        let severity = match self.severity {
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        };
+        let mut out = format!("{severity}: {}\n", self.message);
+        let Some(span) = self.span else {
+            out.push_str(&format!(" --> {}\n", self.file.name));
+            if let Some(help) = &self.help {
+                out.push_str(&format!("  = help: {help}\n"));
+            }
+            return out;
+        };
+        let number = span.line.to_string();
+        let gutter = " ".repeat(number.len());
+        out.push_str(&format!(
+            "{gutter}--> {}:{}:{}\n",
+            self.file.name, span.line, span.column
+        ));
+        out.push_str(&format!("{gutter} |\n"));
+        let line = self.file.line_text(span.line);
+        let expand = |text: &str| text.replace('\t', "    ");
+        let before: String = line.chars().take(span.column.saturating_sub(1)).collect();
+        let marked: String = line
+            .chars()
+            .skip(span.column.saturating_sub(1))
+            .take(span.len.max(1))
+            .collect();
+        let carets = expand(&marked).chars().count().max(1);
+        out.push_str(&format!("{number} | {}\n", expand(line)));
+        out.push_str(&format!(
+            "{gutter} | {}{}",
+            " ".repeat(expand(&before).chars().count()),
+            "^".repeat(carets)
+        ));
+        if let Some(label) = &self.label {
+            out.push(' ');
+            out.push_str(label);
+        }
+        out.push('\n');
+        if let Some(help) = &self.help {
+            out.push_str(&format!("{gutter} |\n{gutter} = help: {help}\n"));
         }
         out
     }

@@ -56,9 +56,15 @@ fn main() -> ExitCode {
 fn read_input(path: &str) -> Result<Arc<SourceFile>, String> {
     let mut text = String::new();
     let (name, result) = if path == "-" {
-        ("<stdin>".to_string(), std::io::stdin().read_to_string(&mut text).map(|_| ()))
+        (
+            "<stdin>".to_string(),
+            std::io::stdin().read_to_string(&mut text).map(|_| ()),
+        )
     } else {
-        (path.to_string(), std::fs::read_to_string(path).map(|t| text = t))
+        (
+            path.to_string(),
+            std::fs::read_to_string(path).map(|t| text = t),
+        )
     };
     match result {
         Ok(()) => Ok(SourceFile::new(name, text)),
@@ -92,11 +98,13 @@ fn synth(path: &str, format: Format) -> ExitCode {
                 Format::Json => cfn::json::emit(&compiled.template),
             };
             let mut stdout = std::io::stdout().lock();
-            if let Err(error) = stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()) {
-                if error.kind() != std::io::ErrorKind::BrokenPipe {
-                    eprintln!("error: cannot write the template: {error}");
-                    return ExitCode::from(USAGE_OR_IO);
-                }
+            if let Err(error) = stdout
+                .write_all(text.as_bytes())
+                .and_then(|()| stdout.flush())
+                && error.kind() != std::io::ErrorKind::BrokenPipe
+            {
+                eprintln!("error: cannot write the template: {error}");
+                return ExitCode::from(USAGE_OR_IO);
             }
             ExitCode::SUCCESS
         }
@@ -104,7 +112,10 @@ fn synth(path: &str, format: Format) -> ExitCode {
             report(&diagnostics);
             let errors = diagnostics.iter().filter(|d| d.is_error()).count();
             let plural = if errors == 1 { "" } else { "s" };
-            eprintln!("error: `{}` has {errors} error{plural}; no template was written", file.name);
+            eprintln!(
+                "error: `{}` has {errors} error{plural}; no template was written",
+                file.name
+            );
             ExitCode::from(FINDINGS)
         }
         Err(error @ CompileError::Internal(_)) => {

@@ -79,8 +79,11 @@ impl Node {
 /// diagnostic.
 pub fn parse(file: &Arc<SourceFile>) -> Result<Node, Diagnostic> {
     if file.text.trim().is_empty() {
-        return Err(Diagnostic::error(file, Some(Span::new(1, 1, 0)), "the file is empty")
-            .with_help("a blueprint starts with `apiVersion: eksynth.io/v1` and `kind: NodeBlueprint`"));
+        return Err(
+            Diagnostic::error(file, Some(Span::new(1, 1, 0)), "the file is empty").with_help(
+                "a blueprint starts with `apiVersion: eksynth.io/v1` and `kind: NodeBlueprint`",
+            ),
+        );
     }
     let options = serde_saphyr::options! {
         strict_booleans: true,
@@ -88,16 +91,19 @@ pub fn parse(file: &Arc<SourceFile>) -> Result<Node, Diagnostic> {
     match serde_saphyr::from_str_with_options::<RawNode>(&file.text, options) {
         Ok(raw) => Ok(raw.into_node()),
         Err(error) => {
-            let span = error.location().map(|location| {
-                Span::new(location.line() as usize, location.column() as usize, 1)
-            });
+            let span = error
+                .location()
+                .map(|location| Span::new(location.line() as usize, location.column() as usize, 1));
             let message = error.without_snippet().to_string();
             let message = message
                 .split_once(": ")
                 .filter(|(head, _)| head.starts_with("line "))
                 .map_or(message.as_str(), |(_, rest)| rest)
                 .to_string();
-            Err(Diagnostic::error(file, span, format!("invalid YAML: {message}")).with_label("here"))
+            Err(
+                Diagnostic::error(file, span, format!("invalid YAML: {message}"))
+                    .with_label("here"),
+            )
         }
     }
 }

@@ -83,7 +83,10 @@ impl Decoder {
         }
         match &node.value {
             Value::String(s) => {
-                if let Some(bad) = s.chars().find(|c| c.is_control() && *c != '\n' && *c != '\t') {
+                if let Some(bad) = s
+                    .chars()
+                    .find(|c| c.is_control() && *c != '\n' && *c != '\t')
+                {
                     let message = format!(
                         "`{field}` contains the control character U+{:04X}",
                         u32::from(bad)
@@ -120,7 +123,13 @@ impl Decoder {
         }
     }
 
-    pub fn integer(&mut self, field: &str, node: &Node, min: i64, max: i64) -> Option<Located<i64>> {
+    pub fn integer(
+        &mut self,
+        field: &str,
+        node: &Node,
+        min: i64,
+        max: i64,
+    ) -> Option<Located<i64>> {
         match node.value {
             Value::Int(i) if (min..=max).contains(&i) => Some(Located::new(i, node.span)),
             Value::Int(i) => {
@@ -164,7 +173,11 @@ impl Decoder {
     }
 
     /// A mapping of strings to strings (labels, tags), in written order.
-    pub fn string_map(&mut self, field: &str, node: &Node) -> Vec<(Located<String>, Located<String>)> {
+    pub fn string_map(
+        &mut self,
+        field: &str,
+        node: &Node,
+    ) -> Vec<(Located<String>, Located<String>)> {
         let Value::Map(entries) = &node.value else {
             self.wrong_type(field, node, "a mapping of names to strings");
             return Vec::new();
@@ -175,7 +188,8 @@ impl Decoder {
                 let value = match &value.value {
                     Value::Bool(b) => {
                         let hint = format!("quote it: `\"{b}\"`");
-                        let message = format!("`{field}.{}` must be a string, found a boolean", key.name);
+                        let message =
+                            format!("`{field}.{}` must be a string, found a boolean", key.name);
                         self.error(value.span, message).help = Some(hint);
                         return None;
                     }
@@ -187,13 +201,22 @@ impl Decoder {
     }
 
     /// Picks one of `choices`, reporting the closest when the value is not one.
-    pub fn choice<T: Copy>(&mut self, field: &str, node: &Node, choices: &[(&str, T)]) -> Option<Located<T>> {
+    pub fn choice<T: Copy>(
+        &mut self,
+        field: &str,
+        node: &Node,
+        choices: &[(&str, T)],
+    ) -> Option<Located<T>> {
         let text = self.string_or_number(field, node)?;
         if let Some((_, value)) = choices.iter().find(|(name, _)| *name == text.value) {
             return Some(Located::new(*value, text.span));
         }
         let names: Vec<&str> = choices.iter().map(|(name, _)| *name).collect();
-        let listed = names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ");
+        let listed = names
+            .iter()
+            .map(|n| format!("`{n}`"))
+            .collect::<Vec<_>>()
+            .join(", ");
         let message = format!("`{field}` cannot be `{}`", text.value);
         let diagnostic = self.error(text.span, message);
         diagnostic.label = Some(format!("expected one of {listed}"));
@@ -230,8 +253,19 @@ impl<'n> Fields<'n> {
         (!matches!(node.value, Value::Null)).then_some(node)
     }
 
+    /// Where the key `name` is written, if present.
+    pub fn key_span(&self, name: &str) -> Option<Span> {
+        self.entries
+            .iter()
+            .find(|(key, _)| key.name == name)
+            .map(|(key, _)| key.span)
+    }
+
     /// Reports every key that is not a known field, with a suggestion.
-    pub fn finish(self, decoder: &mut Decoder, context: &str) {
+    /// Returns the fields suggested, so that a misspelt field is not also
+    /// reported as missing.
+    pub fn finish(&self, decoder: &mut Decoder, context: &str) -> Vec<&'static str> {
+        let mut suggested = Vec::new();
         for ((key, _), taken) in self.entries.iter().zip(&self.taken) {
             if *taken || self.known.contains(&key.name.as_str()) {
                 continue;
@@ -240,13 +274,21 @@ impl<'n> Fields<'n> {
             let diagnostic = decoder.error(key.span, message);
             diagnostic.label = Some("unknown field".to_string());
             diagnostic.help = Some(match closest(&key.name, self.known) {
-                Some(best) => format!("did you mean `{best}`?"),
+                Some(best) => {
+                    suggested.push(best);
+                    format!("did you mean `{best}`?")
+                }
                 None => format!(
                     "the fields of {context} are: {}",
-                    self.known.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
+                    self.known
+                        .iter()
+                        .map(|k| format!("`{k}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
             });
         }
+        suggested
     }
 }
 
@@ -256,7 +298,9 @@ pub fn closest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
     candidates
         .iter()
         .map(|c| (edit_distance(&lower, &c.to_ascii_lowercase()), *c))
-        .filter(|(distance, candidate)| *distance <= (candidate.len().max(3) / 3).max(1) + usize::from(lower.len() > 6))
+        .filter(|(distance, candidate)| {
+            *distance <= (candidate.len().max(3) / 3).max(1) + usize::from(lower.len() > 6)
+        })
         .min_by_key(|(distance, _)| *distance)
         .map(|(_, candidate)| candidate)
 }

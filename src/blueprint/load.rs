@@ -25,7 +25,8 @@ pub fn load(file: &Arc<SourceFile>) -> Result<Loaded, Vec<Diagnostic>> {
     let root = syntax::parse(file).map_err(|diagnostic| vec![diagnostic])?;
     let mut decoder = Decoder::new(file);
     let blueprint = decode_blueprint(&mut decoder, &root);
-    let diagnostics = decoder.diagnostics;
+    let mut diagnostics = decoder.diagnostics;
+    diagnostics.sort_by_key(|d| d.span.map(|s| (s.line, s.column)));
     match blueprint {
         Some(blueprint) if !diagnostics.iter().any(Diagnostic::is_error) => Ok(Loaded {
             blueprint,
@@ -35,7 +36,14 @@ pub fn load(file: &Arc<SourceFile>) -> Result<Loaded, Vec<Diagnostic>> {
     }
 }
 
-const TOP_FIELDS: &[&str] = &["apiVersion", "kind", "description", "cluster", "defaults", "nodeGroups"];
+const TOP_FIELDS: &[&str] = &[
+    "apiVersion",
+    "kind",
+    "description",
+    "cluster",
+    "defaults",
+    "nodeGroups",
+];
 const CLUSTER_FIELDS: &[&str] = &[
     "name",
     "kubernetesVersion",
@@ -85,7 +93,14 @@ const KUBELET_FIELDS: &[&str] = &[
     "containerLogMaxFiles",
     "serializeImagePulls",
 ];
-const VOLUME_FIELDS: &[&str] = &["size", "type", "iops", "throughput", "encrypted", "kmsKeyId"];
+const VOLUME_FIELDS: &[&str] = &[
+    "size",
+    "type",
+    "iops",
+    "throughput",
+    "encrypted",
+    "kmsKeyId",
+];
 const IMDS_FIELDS: &[&str] = &["httpTokens", "hopLimit", "blockPods"];
 const IAM_FIELDS: &[&str] = &[
     "cniUsesIrsa",
@@ -129,6 +144,8 @@ struct GroupSpec {
     cluster_autoscaler: Opt<bool>,
     update: UpdateSpec,
     signal_timeout: Opt<String>,
+    /// Fields suggested for misspelt keys: not reported again as missing.
+    misspelt: Vec<&'static str>,
 }
 
 #[derive(Clone, Default)]
@@ -166,7 +183,10 @@ struct UpdateSpec {
 
 /// Merges two maps written as key/value lists: `over` wins per key, and
 /// keys keep their first-written position.
-fn merge_pairs<V: Clone>(base: &[(Located<String>, V)], over: &[(Located<String>, V)]) -> Vec<(Located<String>, V)> {
+fn merge_pairs<V: Clone>(
+    base: &[(Located<String>, V)],
+    over: &[(Located<String>, V)],
+) -> Vec<(Located<String>, V)> {
     let mut merged: Vec<(Located<String>, V)> = base.to_vec();
     for (key, value) in over {
         match merged.iter_mut().find(|(k, _)| k.value == key.value) {
@@ -216,7 +236,10 @@ impl GroupSpec {
             iam: IamSpec {
                 cni_uses_irsa: self.iam.cni_uses_irsa.or(d.iam.cni_uses_irsa),
                 ssm_managed_instance: self.iam.ssm_managed_instance.or(d.iam.ssm_managed_instance),
-                extra_managed_policies: self.iam.extra_managed_policies.or(d.iam.extra_managed_policies),
+                extra_managed_policies: self
+                    .iam
+                    .extra_managed_policies
+                    .or(d.iam.extra_managed_policies),
                 role_name: self.iam.role_name.or(d.iam.role_name),
                 instance_profile_arn: self.iam.instance_profile_arn.or(d.iam.instance_profile_arn),
             },
@@ -226,22 +249,44 @@ impl GroupSpec {
             cluster_autoscaler: self.cluster_autoscaler.or(d.cluster_autoscaler),
             update: UpdateSpec {
                 max_batch_size: self.update.max_batch_size.or(d.update.max_batch_size),
-                min_instances_in_service: self.update.min_instances_in_service.or(d.update.min_instances_in_service),
+                min_instances_in_service: self
+                    .update
+                    .min_instances_in_service
+                    .or(d.update.min_instances_in_service),
                 pause_time: self.update.pause_time.or(d.update.pause_time),
             },
             signal_timeout: self.signal_timeout.or(d.signal_timeout),
+            misspelt: [self.misspelt, d.misspelt].concat(),
         }
     }
 }
 
 fn decode_blueprint(d: &mut Decoder, root: &Node) -> Option<Blueprint> {
     let mut top = d.fields("blueprint", root, TOP_FIELDS)?;
-    check_header(d, root, &mut top);
-    let description = top.get("description").and_then(|n| d.string("description", n)).map(|s| s.value);
+    if !check_header(d, root, &mut top) {
+        // Not a blueprint of this version: its other fields mean nothing here.
+        return None;
+    }
+    let misspelt = top.finish(d, "the blueprint");
+    let description = top
+        .get("description")
+        .and_then(|n| d.string("description", n))
+        .map(|s| s.value);
     let cluster = match top.get("cluster") {
-        Some(node) => decode_cluster(d, node),
+        Some(node) => {
+            let at = top.key_span("cluster").unwrap_or(node.span);
+            decode_cluster(d, node, at)
+        }
         None => {
-            missing(d, root.span, "cluster", "the blueprint", "a `cluster` section with the cluster's name, version and endpoint");
+            if !misspelt.contains(&"cluster") {
+                missing(
+                    d,
+                    first_column(root.span),
+                    "cluster",
+                    "the blueprint",
+                    "a `cluster` section with the cluster's name, version and endpoint",
+                );
+            }
             None
         }
     };
@@ -252,20 +297,28 @@ fn decode_blueprint(d: &mut Decoder, root: &Node) -> Option<Blueprint> {
     let group_nodes: &[Node] = match top.get("nodeGroups") {
         Some(node) => d.list("nodeGroups", node),
         None => {
-            missing(d, root.span, "nodeGroups", "the blueprint", "a list of node groups, each with at least a `name`");
+            if !misspelt.contains(&"nodeGroups") {
+                missing(
+                    d,
+                    first_column(root.span),
+                    "nodeGroups",
+                    "the blueprint",
+                    "a list of node groups, each with at least a `name`",
+                );
+            }
             &[]
         }
     };
-    if let (Some(node), true) = (top.get("nodeGroups"), group_nodes.is_empty()) {
-        if node.as_seq().is_some() {
-            d.error(node.span, "`nodeGroups` is empty").help = Some("add at least one node group".into());
-        }
+    if let (Some(node), true) = (top.get("nodeGroups"), group_nodes.is_empty())
+        && node.as_seq().is_some()
+    {
+        d.error(node.span, "`nodeGroups` is empty").help =
+            Some("add at least one node group".into());
     }
     let specs: Vec<(Span, GroupSpec)> = group_nodes
         .iter()
         .map(|node| (node.span, decode_group_spec(d, node, "node group")))
         .collect();
-    top.finish(d, "the blueprint");
 
     let cluster = cluster?;
     let mut groups = Vec::new();
@@ -282,14 +335,23 @@ fn decode_blueprint(d: &mut Decoder, root: &Node) -> Option<Blueprint> {
         };
         if let Some(first) = names.get(&name.value) {
             let message = format!("node group `{}` is defined twice", name.value);
-            let help = format!("the first definition is at line {}; node group names must be unique", first.line);
+            let help = format!(
+                "the first definition is at line {}; node group names must be unique",
+                first.line
+            );
             d.error(name.span, message).help = Some(help);
             continue;
         }
         names.insert(name.value.clone(), name.span);
         if let Some((other, first)) = ids.get(&logical_id) {
-            let message = format!("node groups `{}` and `{other}` make the same logical ID `{logical_id}`", name.value);
-            let help = format!("`{other}` is at line {}; rename one so that the names differ in more than case or dashes", first.line);
+            let message = format!(
+                "node groups `{}` and `{other}` make the same logical ID `{logical_id}`",
+                name.value
+            );
+            let help = format!(
+                "`{other}` is at line {}; rename one so that the names differ in more than case or dashes",
+                first.line
+            );
             d.error(name.span, message).help = Some(help);
             continue;
         }
@@ -317,7 +379,10 @@ fn check_parameters(d: &mut Decoder, cluster: &Cluster, groups: &[NodeGroup]) {
         (&cluster.endpoint, string),
         (&cluster.certificate_authority, string),
         (&cluster.service_ipv4_cidr, string),
-        (&cluster.control_plane_security_group, "AWS::EC2::SecurityGroup::Id"),
+        (
+            &cluster.control_plane_security_group,
+            "AWS::EC2::SecurityGroup::Id",
+        ),
         (&cluster.vpc, "AWS::EC2::VPC::Id"),
     ] {
         if let Source::Parameter { name, .. } = &source.value {
@@ -326,19 +391,28 @@ fn check_parameters(d: &mut Decoder, cluster: &Cluster, groups: &[NodeGroup]) {
     }
     for group in groups {
         if let Subnets::Parameter { name, .. } = &group.subnets.value {
-            uses.push((name.clone(), "List<AWS::EC2::Subnet::Id>", group.subnets.span));
+            uses.push((
+                name.clone(),
+                "List<AWS::EC2::Subnet::Id>",
+                group.subnets.span,
+            ));
         }
     }
     for (name, kind, span) in uses {
         if name.starts_with("ImageId") {
             let message = format!("parameter name `{name}` is reserved for node images");
-            d.error(span, message).help = Some("choose a name that does not start with `ImageId`".into());
+            d.error(span, message).help =
+                Some("choose a name that does not start with `ImageId`".into());
             continue;
         }
         match seen.get(&name) {
             Some((other, first)) if *other != kind => {
-                let message = format!("parameter `{name}` is used as {kind} here and as {other} at line {}", first.line);
-                d.error(span, message).help = Some("a parameter has one type; give each use its own name".into());
+                let message = format!(
+                    "parameter `{name}` is used as {kind} here and as {other} at line {}",
+                    first.line
+                );
+                d.error(span, message).help =
+                    Some("a parameter has one type; give each use its own name".into());
             }
             Some(_) => {}
             None => {
@@ -348,40 +422,73 @@ fn check_parameters(d: &mut Decoder, cluster: &Cluster, groups: &[NodeGroup]) {
     }
 }
 
+/// The first character of a span: a mapping's own span runs to its end.
+fn first_column(span: Span) -> Span {
+    Span { len: 1, ..span }
+}
+
 fn missing(d: &mut Decoder, span: Span, field: &str, context: &str, help: &str) {
     let message = format!("missing field `{field}` in {context}");
-    let diagnostic = d.error(Span { len: 1, ..span }, message);
+    let diagnostic = d.error(span, message);
     diagnostic.help = Some(format!("add {help}"));
 }
 
-fn check_header(d: &mut Decoder, root: &Node, top: &mut super::decode::Fields<'_>) {
+/// Checks `apiVersion` and `kind`; false when the file is not a blueprint
+/// this version reads.
+fn check_header(d: &mut Decoder, root: &Node, top: &mut super::decode::Fields<'_>) -> bool {
+    let mut ok = true;
     for (field, expected) in [("apiVersion", API_VERSION), ("kind", KIND)] {
         match top.get(field) {
-            Some(node) => {
-                if let Some(value) = d.string(field, node) {
-                    if value.value != expected {
-                        let message = format!("`{field}` is `{}`; this version of eksynth reads `{expected}`", value.value);
-                        d.error(value.span, message).help = Some(format!("write `{field}: {expected}`"));
-                    }
+            Some(node) => match d.string(field, node) {
+                Some(value) if value.value != expected => {
+                    let message = format!(
+                        "`{field}` is `{}`; this version of eksynth reads `{expected}`",
+                        value.value
+                    );
+                    d.error(value.span, message).help =
+                        Some(format!("write `{field}: {expected}`"));
+                    ok = false;
                 }
-            }
-            None => missing(d, root.span, field, "the blueprint", &format!("`{field}: {expected}` at the top")),
+                Some(_) => {}
+                None => ok = false,
+            },
+            None => missing(
+                d,
+                first_column(root.span),
+                field,
+                "the blueprint",
+                &format!("`{field}: {expected}` at the top"),
+            ),
         }
     }
+    ok
 }
 
 fn decode_source(d: &mut Decoder, field: &str, node: &Node) -> Option<Located<Source>> {
     if let Value::Map(_) = node.value {
         let mut fields = d.fields(field, node, SOURCE_FIELDS)?;
-        let parameter = fields.get("parameter").and_then(|n| d.string(&format!("{field}.parameter"), n));
-        let default = fields.get("default").and_then(|n| d.string_or_number(&format!("{field}.default"), n));
-        let import = fields.get("import").and_then(|n| d.string(&format!("{field}.import"), n));
+        let parameter = fields
+            .get("parameter")
+            .and_then(|n| d.string(&format!("{field}.parameter"), n));
+        let default = fields
+            .get("default")
+            .and_then(|n| d.string_or_number(&format!("{field}.default"), n));
+        let import = fields
+            .get("import")
+            .and_then(|n| d.string(&format!("{field}.import"), n));
         fields.finish(d, &format!("`{field}`"));
         return match (parameter, import) {
             (Some(name), None) => {
-                if !name.value.chars().all(|c| c.is_ascii_alphanumeric()) || name.value.is_empty() || name.value.len() > 255 {
-                    let message = format!("parameter name `{}` is not a valid CloudFormation logical ID", name.value);
-                    d.error(name.span, message).help = Some("use letters and digits only, e.g. `ClusterName`".into());
+                if !name.value.chars().all(|c| c.is_ascii_alphanumeric())
+                    || name.value.is_empty()
+                    || name.value.len() > 255
+                {
+                    let message = format!(
+                        "parameter name `{}` is not a valid CloudFormation logical ID",
+                        name.value
+                    );
+                    d.error(name.span, message).help =
+                        Some("use letters and digits only, e.g. `ClusterName`".into());
                     return None;
                 }
                 Some(Located::new(
@@ -394,39 +501,54 @@ fn decode_source(d: &mut Decoder, field: &str, node: &Node) -> Option<Located<So
             }
             (None, Some(export)) => Some(Located::new(Source::Import(export.value), node.span)),
             (Some(_), Some(_)) => {
-                d.error(node.span, format!("`{field}` has both `parameter` and `import`")).help =
-                    Some("a value comes from either a parameter or an import".into());
+                d.error(
+                    node.span,
+                    format!("`{field}` has both `parameter` and `import`"),
+                )
+                .help = Some("a value comes from either a parameter or an import".into());
                 None
             }
             (None, None) => {
-                d.error(node.span, format!("`{field}` needs `parameter: Name` or `import: ExportName`")).help =
-                    Some("or write the value itself as a string".into());
+                d.error(
+                    node.span,
+                    format!("`{field}` needs `parameter: Name` or `import: ExportName`"),
+                )
+                .help = Some("or write the value itself as a string".into());
                 None
             }
         };
     }
-    d.string_or_number(field, node).map(|s| Located::new(Source::Literal(s.value), s.span))
+    d.string_or_number(field, node)
+        .map(|s| Located::new(Source::Literal(s.value), s.span))
 }
 
-fn decode_cluster(d: &mut Decoder, node: &Node) -> Option<Cluster> {
+fn decode_cluster(d: &mut Decoder, node: &Node, at: Span) -> Option<Cluster> {
     let mut fields = d.fields("cluster", node, CLUSTER_FIELDS)?;
     let mut required = |d: &mut Decoder, field: &str, help: &str| -> Option<Located<Source>> {
         match fields.get(field) {
             Some(value) => decode_source(d, &format!("cluster.{field}"), value),
             None => {
-                missing(d, node.span, field, "`cluster`", help);
+                missing(d, at, field, "`cluster`", help);
                 None
             }
         }
     };
     let name = required(d, "name", "the cluster name, e.g. `name: prod`");
-    let endpoint = required(d, "endpoint", "the API server endpoint (`aws eks describe-cluster --query cluster.endpoint`)");
+    let endpoint = required(
+        d,
+        "endpoint",
+        "the API server endpoint (`aws eks describe-cluster --query cluster.endpoint`)",
+    );
     let certificate_authority = required(
         d,
         "certificateAuthority",
         "the certificate authority data (`aws eks describe-cluster --query cluster.certificateAuthority.data`)",
     );
-    let service_ipv4_cidr = required(d, "serviceIpv4Cidr", "the service CIDR, e.g. `serviceIpv4Cidr: 10.100.0.0/16`");
+    let service_ipv4_cidr = required(
+        d,
+        "serviceIpv4Cidr",
+        "the service CIDR, e.g. `serviceIpv4Cidr: 10.100.0.0/16`",
+    );
     let control_plane_security_group = required(
         d,
         "controlPlaneSecurityGroup",
@@ -436,7 +558,13 @@ fn decode_cluster(d: &mut Decoder, node: &Node) -> Option<Cluster> {
     let version = match fields.get("kubernetesVersion") {
         Some(value) => decode_version(d, value),
         None => {
-            missing(d, node.span, "kubernetesVersion", "`cluster`", "the cluster's Kubernetes version, e.g. `kubernetesVersion: \"1.33\"`");
+            missing(
+                d,
+                at,
+                "kubernetesVersion",
+                "`cluster`",
+                "the cluster's Kubernetes version, e.g. `kubernetesVersion: \"1.33\"`",
+            );
             None
         }
     };
@@ -455,25 +583,42 @@ fn decode_cluster(d: &mut Decoder, node: &Node) -> Option<Cluster> {
         None => Some(AuthenticationMode::ApiAndConfigMap),
     };
     fields.finish(d, "`cluster`");
+    if let Some(endpoint) = &endpoint {
+        check_literal(d, endpoint, "cluster.endpoint", |v| {
+            (!v.starts_with("https://")).then(|| "must be an https:// URL".to_string())
+        });
+    }
+    if let Some(cidr) = &service_ipv4_cidr {
+        check_literal(d, cidr, "cluster.serviceIpv4Cidr", |v| {
+            rules::service_cidr_dns_ip(v).err()
+        });
+    }
     let name = name?;
     let endpoint = endpoint?;
     let certificate_authority = certificate_authority?;
     let service_ipv4_cidr = service_ipv4_cidr?;
-    check_literal(d, &endpoint, "cluster.endpoint", |v| {
-        (!v.starts_with("https://")).then(|| "must be an https:// URL".to_string())
-    });
-    check_literal(d, &service_ipv4_cidr, "cluster.serviceIpv4Cidr", |v| rules::service_cidr_dns_ip(v).err());
     check_literal(d, &name, "cluster.name", |v| {
         let ok = !v.is_empty()
             && v.len() <= 100
             && v.starts_with(|c: char| c.is_ascii_alphanumeric())
-            && v.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
-        (!ok).then(|| "must be 1 to 100 letters, digits, `-` or `_`, starting with a letter or digit".to_string())
+            && v.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+        (!ok).then(|| {
+            "must be 1 to 100 letters, digits, `-` or `_`, starting with a letter or digit"
+                .to_string()
+        })
     });
-    check_literal(d, &certificate_authority, "cluster.certificateAuthority", |v| {
-        let ok = !v.is_empty() && v.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '/' | '='));
-        (!ok).then(|| "must be base64 data".to_string())
-    });
+    check_literal(
+        d,
+        &certificate_authority,
+        "cluster.certificateAuthority",
+        |v| {
+            let ok = !v.is_empty()
+                && v.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '/' | '='));
+            (!ok).then(|| "must be base64 data".to_string())
+        },
+    );
     Some(Cluster {
         name,
         kubernetes_version: version?,
@@ -486,11 +631,16 @@ fn decode_cluster(d: &mut Decoder, node: &Node) -> Option<Cluster> {
     })
 }
 
-fn check_literal(d: &mut Decoder, value: &Located<Source>, field: &str, problem: impl Fn(&str) -> Option<String>) {
-    if let Source::Literal(text) = &value.value {
-        if let Some(problem) = problem(text) {
-            d.error(value.span, format!("`{field}` `{text}` {problem}"));
-        }
+fn check_literal(
+    d: &mut Decoder,
+    value: &Located<Source>,
+    field: &str,
+    problem: impl Fn(&str) -> Option<String>,
+) {
+    if let Source::Literal(text) = &value.value
+        && let Some(problem) = problem(text)
+    {
+        d.error(value.span, format!("`{field}` `{text}` {problem}"));
     }
 }
 
@@ -501,35 +651,67 @@ fn decode_version(d: &mut Decoder, node: &Node) -> Option<Located<KubernetesVers
         .split_once('.')
         .and_then(|(major, minor)| Some((major.parse::<u32>().ok()?, minor.parse::<u32>().ok()?)));
     match parsed {
-        Some((1, minor)) if (23..=99).contains(&minor) => Some(Located::new(KubernetesVersion { major: 1, minor }, text.span)),
+        Some((1, minor)) if (23..=99).contains(&minor) => Some(Located::new(
+            KubernetesVersion { major: 1, minor },
+            text.span,
+        )),
         _ => {
-            let message = format!("`cluster.kubernetesVersion` `{}` is not a Kubernetes version EKS runs", text.value);
-            d.error(text.span, message).help = Some("write it quoted as `major.minor`, e.g. `\"1.33\"`".into());
+            let message = format!(
+                "`cluster.kubernetesVersion` `{}` is not a Kubernetes version EKS runs",
+                text.value
+            );
+            d.error(text.span, message).help =
+                Some("write it quoted as `major.minor`, e.g. `\"1.33\"`".into());
             None
         }
     }
 }
 
-fn opt_u32(d: &mut Decoder, fields: &mut super::decode::Fields<'_>, prefix: &str, field: &str, min: i64, max: i64) -> Opt<u32> {
+fn opt_u32(
+    d: &mut Decoder,
+    fields: &mut super::decode::Fields<'_>,
+    prefix: &str,
+    field: &str,
+    min: i64,
+    max: i64,
+) -> Opt<u32> {
     let node = fields.get(field)?;
     d.integer(&format!("{prefix}{field}"), node, min, max)
         .map(|v| Located::new(v.value as u32, v.span))
 }
 
-fn opt_bool(d: &mut Decoder, fields: &mut super::decode::Fields<'_>, prefix: &str, field: &str) -> Opt<bool> {
+fn opt_bool(
+    d: &mut Decoder,
+    fields: &mut super::decode::Fields<'_>,
+    prefix: &str,
+    field: &str,
+) -> Opt<bool> {
     let node = fields.get(field)?;
     d.boolean(&format!("{prefix}{field}"), node)
 }
 
-fn opt_string(d: &mut Decoder, fields: &mut super::decode::Fields<'_>, prefix: &str, field: &str) -> Opt<String> {
+fn opt_string(
+    d: &mut Decoder,
+    fields: &mut super::decode::Fields<'_>,
+    prefix: &str,
+    field: &str,
+) -> Opt<String> {
     let node = fields.get(field)?;
     d.string(&format!("{prefix}{field}"), node)
 }
 
-fn opt_strings(d: &mut Decoder, fields: &mut super::decode::Fields<'_>, prefix: &str, field: &str) -> Opt<Vec<String>> {
+fn opt_strings(
+    d: &mut Decoder,
+    fields: &mut super::decode::Fields<'_>,
+    prefix: &str,
+    field: &str,
+) -> Opt<Vec<String>> {
     let node = fields.get(field)?;
     let items = d.string_list(&format!("{prefix}{field}"), node);
-    Some(Located::new(items.into_iter().map(|s| s.value).collect(), node.span))
+    Some(Located::new(
+        items.into_iter().map(|s| s.value).collect(),
+        node.span,
+    ))
 }
 
 fn decode_group_spec(d: &mut Decoder, node: &Node, context: &str) -> GroupSpec {
@@ -575,8 +757,12 @@ fn decode_group_spec(d: &mut Decoder, node: &Node, context: &str) -> GroupSpec {
         }
         Some(Located::new(Ami::Pinned(text.value), text.span))
     });
-    spec.instance_type = f.get("instanceType").and_then(|n| d.string("instanceType", n));
-    spec.instance_types = f.get("instanceTypes").map(|n| Located::new(d.string_list("instanceTypes", n), n.span));
+    spec.instance_type = f
+        .get("instanceType")
+        .and_then(|n| d.string("instanceType", n));
+    spec.instance_types = f
+        .get("instanceTypes")
+        .map(|n| Located::new(d.string_list("instanceTypes", n), n.span));
     spec.min_size = opt_u32(d, &mut f, "", "minSize", 0, 10_000);
     spec.max_size = opt_u32(d, &mut f, "", "maxSize", 1, 10_000);
     spec.desired_capacity = opt_u32(d, &mut f, "", "desiredCapacity", 0, 10_000);
@@ -587,9 +773,23 @@ fn decode_group_spec(d: &mut Decoder, node: &Node, context: &str) -> GroupSpec {
             check_label(d, key, value);
         }
     }
-    spec.taints = f.get("taints").map(|n| {
-        let taints = d.list("taints", n).iter().filter_map(|t| decode_taint(d, t)).collect();
-        Located::new(taints, n.span)
+    spec.taints = f.get("taints").and_then(|n| {
+        if let Value::Map(_) = n.value {
+            d.wrong_type("taints", n, "a list");
+            if let Some(last) = d.diagnostics.last_mut() {
+                last.help = Some(
+                    "write each taint as `- {key: dedicated, value: gpu, effect: NoSchedule}`"
+                        .into(),
+                );
+            }
+            return None;
+        }
+        let taints = d
+            .list("taints", n)
+            .iter()
+            .filter_map(|t| decode_taint(d, t))
+            .collect();
+        Some(Located::new(taints, n.span))
     });
     spec.max_pods = opt_u32(d, &mut f, "", "maxPods", 1, 737);
     if let Some(n) = f.get("kubelet") {
@@ -603,7 +803,11 @@ fn decode_group_spec(d: &mut Decoder, node: &Node, context: &str) -> GroupSpec {
     }
     spec.pre_bootstrap_commands = opt_strings(d, &mut f, "", "preBootstrapCommands");
     spec.efs_mounts = f.get("efsMounts").map(|n| {
-        let mounts = d.list("efsMounts", n).iter().filter_map(|m| decode_efs(d, m)).collect();
+        let mounts = d
+            .list("efsMounts", n)
+            .iter()
+            .filter_map(|m| decode_efs(d, m))
+            .collect();
         Located::new(mounts, n.span)
     });
     if let Some(n) = f.get("tags") {
@@ -622,8 +826,10 @@ fn decode_group_spec(d: &mut Decoder, node: &Node, context: &str) -> GroupSpec {
     if let Some(n) = f.get("updatePolicy") {
         spec.update = decode_update(d, n);
     }
-    spec.signal_timeout = f.get("signalTimeout").and_then(|n| duration(d, "signalTimeout", n, 60, 43_200));
-    f.finish(d, &context_name);
+    spec.signal_timeout = f
+        .get("signalTimeout")
+        .and_then(|n| duration(d, "signalTimeout", n, 60, 43_200));
+    spec.misspelt = f.finish(d, &context_name);
     spec
 }
 
@@ -632,7 +838,8 @@ fn duration(d: &mut Decoder, field: &str, node: &Node, min: u64, max: u64) -> Op
     match rules::iso_duration_seconds(&text.value) {
         Some(seconds) if (min..=max).contains(&seconds) => Some(text),
         Some(seconds) => {
-            let message = format!("`{field}` is {seconds} seconds; it must be between {min} and {max}");
+            let message =
+                format!("`{field}` is {seconds} seconds; it must be between {min} and {max}");
             d.error(text.span, message);
             None
         }
@@ -649,27 +856,38 @@ fn decode_subnets(d: &mut Decoder, node: &Node) -> Opt<Subnets> {
         Value::Seq(_) => {
             let items = d.string_list("subnets", node);
             if items.is_empty() {
-                d.error(node.span, "`subnets` is empty").help = Some("list at least one subnet ID".into());
+                d.error(node.span, "`subnets` is empty").help =
+                    Some("list at least one subnet ID".into());
                 return None;
             }
             for item in &items {
                 if !item.value.starts_with("subnet-") {
-                    d.error(item.span, format!("`{}` is not a subnet ID", item.value)).help =
-                        Some("subnet IDs look like `subnet-0123456789abcdef0`".into());
+                    d.error(item.span, format!("`{}` is not a subnet ID", item.value))
+                        .help = Some("subnet IDs look like `subnet-0123456789abcdef0`".into());
                 }
             }
-            Some(Located::new(Subnets::List(items.into_iter().map(|s| s.value).collect()), node.span))
+            Some(Located::new(
+                Subnets::List(items.into_iter().map(|s| s.value).collect()),
+                node.span,
+            ))
         }
         Value::Map(_) => {
             let source = decode_source(d, "subnets", node)?;
             match source.value {
-                Source::Parameter { name, default } => Some(Located::new(Subnets::Parameter { name, default }, source.span)),
+                Source::Parameter { name, default } => Some(Located::new(
+                    Subnets::Parameter { name, default },
+                    source.span,
+                )),
                 Source::Import(name) => Some(Located::new(Subnets::Import(name), source.span)),
                 Source::Literal(_) => None,
             }
         }
         _ => {
-            d.wrong_type("subnets", node, "a list of subnet IDs, `{parameter: Name}` or `{import: ExportName}`");
+            d.wrong_type(
+                "subnets",
+                node,
+                "a list of subnet IDs, `{parameter: Name}` or `{import: ExportName}`",
+            );
             None
         }
     }
@@ -677,23 +895,32 @@ fn decode_subnets(d: &mut Decoder, node: &Node) -> Opt<Subnets> {
 
 fn check_label(d: &mut Decoder, key: &Located<String>, value: &Located<String>) {
     if let Some(problem) = rules::label_key_problem(&key.value) {
-        let message = format!("label key `{}` is not a valid Kubernetes label key: {problem}", key.value);
+        let message = format!(
+            "label key `{}` is not a valid Kubernetes label key: {problem}",
+            key.value
+        );
         d.error(key.span, message).help =
             Some("a label key is an optional DNS prefix and a name of up to 63 letters, digits, `-`, `_` or `.`".into());
     } else if let Some(problem) = rules::kubelet_refuses_label(&key.value) {
         let message = format!("label `{}` cannot be set by kubelet", key.value);
-        d.error(key.span, message).help = Some(format!("{problem}; use another prefix such as `node.kubernetes.io/` or your own domain"));
+        d.error(key.span, message).help = Some(format!(
+            "{problem}; use another prefix such as `node.kubernetes.io/` or your own domain"
+        ));
     }
     if let Some(problem) = rules::label_value_problem(&value.value) {
-        let message = format!("label value `{}` for `{}` is not valid: it {problem}", value.value, key.value);
-        d.error(value.span, message).help = Some("a label value has up to 63 letters, digits, `-`, `_` or `.`".into());
+        let message = format!(
+            "label value `{}` for `{}` is not valid: it {problem}",
+            value.value, key.value
+        );
+        d.error(value.span, message).help =
+            Some("a label value has up to 63 letters, digits, `-`, `_` or `.`".into());
     }
 }
 
 fn check_tag(d: &mut Decoder, key: &Located<String>, value: &Located<String>) {
     if key.value.is_empty() || key.value.len() > 128 || key.value.starts_with("aws:") {
-        d.error(key.span, format!("tag key `{}` is not allowed", key.value)).help =
-            Some("tag keys have 1 to 128 characters and cannot start with `aws:`".into());
+        d.error(key.span, format!("tag key `{}` is not allowed", key.value))
+            .help = Some("tag keys have 1 to 128 characters and cannot start with `aws:`".into());
     }
     if value.value.len() > 256 {
         d.error(value.span, "tag value is longer than 256 characters");
@@ -703,18 +930,27 @@ fn check_tag(d: &mut Decoder, key: &Located<String>, value: &Located<String>) {
 fn decode_taint(d: &mut Decoder, node: &Node) -> Option<Located<Taint>> {
     if let Value::String(text) = &node.value {
         let message = format!("taint `{text}` must be a mapping with `key`, `value` and `effect`");
-        d.error(node.span, message).help = Some("write `- {key: dedicated, value: gpu, effect: NoSchedule}`".into());
+        d.error(node.span, message).help =
+            Some("write `- {key: dedicated, value: gpu, effect: NoSchedule}`".into());
         return None;
     }
     let mut f = d.fields("taints[]", node, TAINT_FIELDS)?;
     let key = match f.get("key") {
         Some(n) => d.string("taints[].key", n),
         None => {
-            missing(d, node.span, "key", "taint", "the taint's `key`");
+            missing(
+                d,
+                first_column(node.span),
+                "key",
+                "taint",
+                "the taint's `key`",
+            );
             None
         }
     };
-    let value = f.get("value").and_then(|n| d.string_or_number("taints[].value", n));
+    let value = f
+        .get("value")
+        .and_then(|n| d.string_or_number("taints[].value", n));
     let effect = match f.get("effect") {
         Some(n) => d.choice(
             "taints[].effect",
@@ -729,21 +965,33 @@ fn decode_taint(d: &mut Decoder, node: &Node) -> Option<Located<Taint>> {
             ],
         ),
         None => {
-            missing(d, node.span, "effect", "taint", "`effect: NoSchedule`, `PreferNoSchedule` or `NoExecute`");
+            missing(
+                d,
+                first_column(node.span),
+                "effect",
+                "taint",
+                "`effect: NoSchedule`, `PreferNoSchedule` or `NoExecute`",
+            );
             None
         }
     };
     f.finish(d, "a taint");
     let key = key?;
     if let Some(problem) = rules::label_key_problem(&key.value) {
-        d.error(key.span, format!("taint key `{}` is not valid: {problem}", key.value));
+        d.error(
+            key.span,
+            format!("taint key `{}` is not valid: {problem}", key.value),
+        );
         return None;
     }
-    if let Some(value) = &value {
-        if let Some(problem) = rules::label_value_problem(&value.value) {
-            d.error(value.span, format!("taint value `{}` is not valid: it {problem}", value.value));
-            return None;
-        }
+    if let Some(value) = &value
+        && let Some(problem) = rules::label_value_problem(&value.value)
+    {
+        d.error(
+            value.span,
+            format!("taint value `{}` is not valid: it {problem}", value.value),
+        );
+        return None;
     }
     Some(Located::new(
         Taint {
@@ -764,15 +1012,26 @@ fn decode_kubelet(d: &mut Decoder, node: &Node) -> Vec<(Located<String>, serde_j
         let Some(value) = f.get(field) else { continue };
         let path = format!("kubelet.{field}");
         let json = match *field {
-            "imageGCHighThresholdPercent" | "imageGCLowThresholdPercent" => d.integer(&path, value, 0, 100).map(|v| v.value.into()),
-            "podPidsLimit" => d.integer(&path, value, -1, 4_194_304).map(|v| v.value.into()),
+            "imageGCHighThresholdPercent" | "imageGCLowThresholdPercent" => {
+                d.integer(&path, value, 0, 100).map(|v| v.value.into())
+            }
+            "podPidsLimit" => d
+                .integer(&path, value, -1, 4_194_304)
+                .map(|v| v.value.into()),
             "containerLogMaxFiles" => d.integer(&path, value, 2, 1000).map(|v| v.value.into()),
             "serializeImagePulls" => d.boolean(&path, value).map(|v| v.value.into()),
-            "cpuManagerPolicy" => d.choice(&path, value, &[("none", "none"), ("static", "static")]).map(|v| v.value.into()),
+            "cpuManagerPolicy" => d
+                .choice(&path, value, &[("none", "none"), ("static", "static")])
+                .map(|v| v.value.into()),
             "containerLogMaxSize" => d.string(&path, value).map(|v| v.value.into()),
             _ => {
                 let pairs = d.string_map(&path, value);
-                Some(serde_json::Value::Object(pairs.into_iter().map(|(k, v)| (k.value, v.value.into())).collect()))
+                Some(serde_json::Value::Object(
+                    pairs
+                        .into_iter()
+                        .map(|(k, v)| (k.value, v.value.into()))
+                        .collect(),
+                ))
             }
         };
         if let Some(json) = json {
@@ -780,12 +1039,20 @@ fn decode_kubelet(d: &mut Decoder, node: &Node) -> Vec<(Located<String>, serde_j
         }
     }
     f.finish(d, "`kubelet`");
-    let percent = |name: &str| out.iter().find(|(k, _)| k.value == name).and_then(|(k, v)| Some((k.span, v.as_i64()?)));
-    if let (Some((_, high)), Some((span, low))) = (percent("imageGCHighThresholdPercent"), percent("imageGCLowThresholdPercent")) {
-        if low >= high {
-            let message = format!("`kubelet.imageGCLowThresholdPercent` ({low}) must be lower than `imageGCHighThresholdPercent` ({high})");
-            d.error(span, message);
-        }
+    let percent = |name: &str| {
+        out.iter()
+            .find(|(k, _)| k.value == name)
+            .and_then(|(k, v)| Some((k.span, v.as_i64()?)))
+    };
+    if let (Some((_, high)), Some((span, low))) = (
+        percent("imageGCHighThresholdPercent"),
+        percent("imageGCLowThresholdPercent"),
+    ) && low >= high
+    {
+        let message = format!(
+            "`kubelet.imageGCLowThresholdPercent` ({low}) must be lower than `imageGCHighThresholdPercent` ({high})"
+        );
+        d.error(span, message);
     }
     out
 }
@@ -797,8 +1064,17 @@ fn decode_volume(d: &mut Decoder, node: &Node) -> VolumeSpec {
     let spec = VolumeSpec {
         size: opt_u32(d, &mut f, "rootVolume.", "size", 1, 16_384),
         volume_type: f.get("type").and_then(|n| {
-            let choices = [("gp3", "gp3"), ("gp2", "gp2"), ("io1", "io1"), ("io2", "io2"), ("st1", "st1"), ("sc1", "sc1"), ("standard", "standard")];
-            d.choice("rootVolume.type", n, &choices).map(|c| Located::new(c.value.to_string(), c.span))
+            let choices = [
+                ("gp3", "gp3"),
+                ("gp2", "gp2"),
+                ("io1", "io1"),
+                ("io2", "io2"),
+                ("st1", "st1"),
+                ("sc1", "sc1"),
+                ("standard", "standard"),
+            ];
+            d.choice("rootVolume.type", n, &choices)
+                .map(|c| Located::new(c.value.to_string(), c.span))
         }),
         iops: opt_u32(d, &mut f, "rootVolume.", "iops", 100, 256_000),
         throughput: opt_u32(d, &mut f, "rootVolume.", "throughput", 125, 2_000),
@@ -813,22 +1089,25 @@ fn decode_imds(d: &mut Decoder, node: &Node) -> ImdsSpec {
     let Some(mut f) = d.fields("imds", node, IMDS_FIELDS) else {
         return ImdsSpec::default();
     };
-    let tokens = f
-        .get("httpTokens")
-        .and_then(|n| d.choice("imds.httpTokens", n, &[("required", true), ("optional", false)]));
-    if let Some(tokens) = &tokens {
-        if !tokens.value {
-            d.warning(tokens.span, "`imds.httpTokens: optional` allows IMDSv1, which SSRF bugs can exploit to steal node credentials")
+    let tokens = f.get("httpTokens").and_then(|n| {
+        d.choice(
+            "imds.httpTokens",
+            n,
+            &[("required", true), ("optional", false)],
+        )
+    });
+    if let Some(tokens) = &tokens
+        && !tokens.value
+    {
+        d.warning(tokens.span, "`imds.httpTokens: optional` allows IMDSv1, which SSRF bugs can exploit to steal node credentials")
                 .help = Some("keep the default `required` unless an agent on the node cannot use IMDSv2".into());
-        }
     }
     let hop_limit = f.get("hopLimit").and_then(|n| {
         let value = d.integer("imds.hopLimit", n, 1, 3);
-        if value.is_none() {
-            if let Some(last) = d.diagnostics.last_mut() {
+        if value.is_none()
+            && let Some(last) = d.diagnostics.last_mut() {
                 last.help = Some("1 keeps pods away from node credentials; 2 or 3 only for agents in containers that need IMDS".into());
             }
-        }
         value.map(|v| Located::new(v.value as u32, v.span))
     });
     let spec = ImdsSpec {
@@ -842,28 +1121,60 @@ fn decode_imds(d: &mut Decoder, node: &Node) -> ImdsSpec {
 
 fn decode_efs(d: &mut Decoder, node: &Node) -> Option<EfsMount> {
     let mut f = d.fields("efsMounts[]", node, EFS_FIELDS)?;
-    let id = f.get("fileSystemId").and_then(|n| d.string("efsMounts[].fileSystemId", n));
-    let mount_point = f.get("mountPoint").and_then(|n| d.string("efsMounts[].mountPoint", n));
+    let id = f
+        .get("fileSystemId")
+        .and_then(|n| d.string("efsMounts[].fileSystemId", n));
+    let mount_point = f
+        .get("mountPoint")
+        .and_then(|n| d.string("efsMounts[].mountPoint", n));
     f.finish(d, "an EFS mount");
     let Some(id) = id else {
-        missing(d, node.span, "fileSystemId", "EFS mount", "the file system ID, e.g. `fileSystemId: fs-0123456789abcdef0`");
+        missing(
+            d,
+            first_column(node.span),
+            "fileSystemId",
+            "EFS mount",
+            "the file system ID, e.g. `fileSystemId: fs-0123456789abcdef0`",
+        );
         return None;
     };
     let Some(mount_point) = mount_point else {
-        missing(d, node.span, "mountPoint", "EFS mount", "where to mount it, e.g. `mountPoint: /mnt/efs`");
+        missing(
+            d,
+            first_column(node.span),
+            "mountPoint",
+            "EFS mount",
+            "where to mount it, e.g. `mountPoint: /mnt/efs`",
+        );
         return None;
     };
-    let id_ok = id.value.strip_prefix("fs-").is_some_and(|hex| !hex.is_empty() && hex.chars().all(|c| c.is_ascii_hexdigit()));
+    let id_ok = id
+        .value
+        .strip_prefix("fs-")
+        .is_some_and(|hex| !hex.is_empty() && hex.chars().all(|c| c.is_ascii_hexdigit()));
     if !id_ok {
-        d.error(id.span, format!("`{}` is not an EFS file system ID", id.value)).help = Some("EFS IDs look like `fs-0123456789abcdef0`".into());
+        d.error(
+            id.span,
+            format!("`{}` is not an EFS file system ID", id.value),
+        )
+        .help = Some("EFS IDs look like `fs-0123456789abcdef0`".into());
         return None;
     }
     let path_ok = mount_point.value.starts_with('/')
         && mount_point.value.len() > 1
-        && mount_point.value.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '/' | '-' | '_' | '.'));
+        && mount_point
+            .value
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '/' | '-' | '_' | '.'));
     if !path_ok {
-        d.error(mount_point.span, format!("mount point `{}` must be an absolute path", mount_point.value)).help =
-            Some("use letters, digits, `/`, `-`, `_` and `.`, e.g. `/mnt/efs`".into());
+        d.error(
+            mount_point.span,
+            format!(
+                "mount point `{}` must be an absolute path",
+                mount_point.value
+            ),
+        )
+        .help = Some("use letters, digits, `/`, `-`, `_` and `.`, e.g. `/mnt/efs`".into());
         return None;
     }
     Some(EfsMount {
@@ -887,8 +1198,11 @@ fn decode_iam(d: &mut Decoder, node: &Node) -> IamSpec {
     if let Some(policies) = &spec.extra_managed_policies {
         for policy in &policies.value {
             if !policy.starts_with("arn:") {
-                d.error(policies.span, format!("`{policy}` is not a policy ARN")).help =
-                    Some("write the full ARN; `arn:${AWS::Partition}:` is accepted for portability".into());
+                d.error(policies.span, format!("`{policy}` is not a policy ARN"))
+                    .help = Some(
+                    "write the full ARN; `arn:${AWS::Partition}:` is accepted for portability"
+                        .into(),
+                );
             }
         }
     }
@@ -901,8 +1215,17 @@ fn decode_update(d: &mut Decoder, node: &Node) -> UpdateSpec {
     };
     let spec = UpdateSpec {
         max_batch_size: opt_u32(d, &mut f, "updatePolicy.", "maxBatchSize", 1, 10_000),
-        min_instances_in_service: opt_u32(d, &mut f, "updatePolicy.", "minInstancesInService", 0, 10_000),
-        pause_time: f.get("pauseTime").and_then(|n| duration(d, "updatePolicy.pauseTime", n, 0, 3_600)),
+        min_instances_in_service: opt_u32(
+            d,
+            &mut f,
+            "updatePolicy.",
+            "minInstancesInService",
+            0,
+            10_000,
+        ),
+        pause_time: f
+            .get("pauseTime")
+            .and_then(|n| duration(d, "updatePolicy.pauseTime", n, 0, 3_600)),
     };
     f.finish(d, "`updatePolicy`");
     spec
@@ -923,8 +1246,12 @@ fn check_group_name(d: &mut Decoder, name: &Located<String>) -> Option<String> {
         return None;
     }
     if text.len() > 63 {
-        let message = format!("node group name `{text}` is {} characters long; the limit is 63", text.len());
-        d.error(name.span, message).help = Some("AWS limits node group names to 63 characters".into());
+        let message = format!(
+            "node group name `{text}` is {} characters long; the limit is 63",
+            text.len()
+        );
+        d.error(name.span, message).help =
+            Some("AWS limits node group names to 63 characters".into());
         return None;
     }
     Some(text.split('-').map(capitalize).collect())
@@ -939,39 +1266,62 @@ fn capitalize(part: &str) -> String {
 }
 
 /// Applies defaults and checks the rules that span several fields.
-fn resolve_group(d: &mut Decoder, cluster: &Cluster, span: Span, spec: GroupSpec, logical_id: String) -> Option<NodeGroup> {
+fn resolve_group(
+    d: &mut Decoder,
+    cluster: &Cluster,
+    span: Span,
+    spec: GroupSpec,
+    logical_id: String,
+) -> Option<NodeGroup> {
     let name = spec.name.clone()?;
     let errors_before = d.diagnostics.iter().filter(|x| x.is_error()).count();
-    let ami_family = spec.ami_family.as_ref().map_or(AmiFamily::AmazonLinux2023, |f| f.value);
-    if ami_family == AmiFamily::AmazonLinux2 && cluster.kubernetes_version.value >= (KubernetesVersion { major: 1, minor: 33 }) {
+    let ami_family = spec
+        .ami_family
+        .as_ref()
+        .map_or(AmiFamily::AmazonLinux2023, |f| f.value);
+    if ami_family == AmiFamily::AmazonLinux2
+        && cluster.kubernetes_version.value
+            >= (KubernetesVersion {
+                major: 1,
+                minor: 33,
+            })
+    {
         let at = spec.ami_family.as_ref().map_or(name.span, |f| f.span);
         let message = format!(
             "`AmazonLinux2` has no EKS-optimized AMI for Kubernetes {}",
             cluster.kubernetes_version.value
         );
-        d.error(at, message).help = Some("AL2 images end with Kubernetes 1.32; use `amiFamily: AmazonLinux2023`".into());
+        d.error(at, message).help =
+            Some("AL2 images end with Kubernetes 1.32; use `amiFamily: AmazonLinux2023`".into());
     }
 
     let instance_types: Vec<Located<String>> = match (&spec.instance_type, &spec.instance_types) {
         (Some(single), None) => vec![single.clone()],
         (None, Some(list)) if !list.value.is_empty() => list.value.clone(),
         (None, Some(list)) => {
-            d.error(list.span, "`instanceTypes` is empty").help = Some("list at least one instance type".into());
+            d.error(list.span, "`instanceTypes` is empty").help =
+                Some("list at least one instance type".into());
             Vec::new()
         }
         (Some(single), Some(_)) => {
             let message = "both `instanceType` and `instanceTypes` are set";
-            d.error(single.span, message).help = Some("use `instanceType` for one type or `instanceTypes` for several".into());
+            d.error(single.span, message).help =
+                Some("use `instanceType` for one type or `instanceTypes` for several".into());
             Vec::new()
         }
+        (None, None) if spec.misspelt.iter().any(|f| f.starts_with("instanceType")) => Vec::new(),
         (None, None) => {
-            d.error(name.span, format!("node group `{}` has no instance type", name.value)).help =
-                Some("add `instanceType: m6i.large` (or set it in `defaults`)".into());
+            d.error(
+                name.span,
+                format!("node group `{}` has no instance type", name.value),
+            )
+            .help = Some("add `instanceType: m6i.large` (or set it in `defaults`)".into());
             Vec::new()
         }
     };
     if instance_types.len() > 20 {
-        d.error(instance_types[20].span, "more than 20 instance types").help = Some("an Auto Scaling group accepts at most 20 overrides".into());
+        d.error(instance_types[20].span, "more than 20 instance types")
+            .help = Some("an Auto Scaling group accepts at most 20 overrides".into());
     }
     let mut arch = None;
     let mut gpu = false;
@@ -992,7 +1342,8 @@ fn resolve_group(d: &mut Decoder, cluster: &Cluster, span: Span, spec: GroupSpec
                     arch_name(info.arch),
                     arch_name(first)
                 );
-                d.error(instance_type.span, message).help = Some("put each architecture in its own node group".into());
+                d.error(instance_type.span, message).help =
+                    Some("put each architecture in its own node group".into());
             }
             Some(_) => {}
         }
@@ -1002,32 +1353,51 @@ fn resolve_group(d: &mut Decoder, cluster: &Cluster, span: Span, spec: GroupSpec
     let min_size = spec.min_size.as_ref().map_or(1, |v| v.value);
     let max_size = match &spec.max_size {
         Some(v) => v.value,
+        None if spec.misspelt.contains(&"maxSize") => min_size.max(1),
         None => {
-            d.error(name.span, format!("node group `{}` has no `maxSize`", name.value)).help =
-                Some("add `maxSize` (and `minSize`, 1 by default)".into());
+            d.error(
+                name.span,
+                format!("node group `{}` has no `maxSize`", name.value),
+            )
+            .help = Some("add `maxSize` (and `minSize`, 1 by default)".into());
             min_size.max(1)
         }
     };
     if let (Some(min), Some(max)) = (&spec.min_size, &spec.max_size) {
         if min.value > max.value {
-            let message = format!("`minSize` ({}) is greater than `maxSize` ({})", min.value, max.value);
-            d.error(min.span, message).help = Some(format!("lower `minSize` or raise `maxSize` (line {})", max.span.line));
+            let message = format!(
+                "`minSize` ({}) is greater than `maxSize` ({})",
+                min.value, max.value
+            );
+            d.error(min.span, message).help = Some(format!(
+                "lower `minSize` or raise `maxSize` (line {})",
+                max.span.line
+            ));
         }
-    } else if let (None, Some(max)) = (&spec.min_size, &spec.max_size) {
-        if max.value < min_size {
-            d.error(max.span, "`maxSize` is lower than the default `minSize` of 1");
-        }
+    } else if let (None, Some(max)) = (&spec.min_size, &spec.max_size)
+        && max.value < min_size
+    {
+        d.error(
+            max.span,
+            "`maxSize` is lower than the default `minSize` of 1",
+        );
     }
-    if let Some(desired) = &spec.desired_capacity {
-        if desired.value < min_size || desired.value > max_size {
-            let message = format!("`desiredCapacity` ({}) is outside [minSize, maxSize] = [{min_size}, {max_size}]", desired.value);
-            d.error(desired.span, message).help =
-                Some("or leave `desiredCapacity` out so that the cluster autoscaler owns it".into());
-        }
+    if let Some(desired) = &spec.desired_capacity
+        && (desired.value < min_size || desired.value > max_size)
+    {
+        let message = format!(
+            "`desiredCapacity` ({}) is outside [minSize, maxSize] = [{min_size}, {max_size}]",
+            desired.value
+        );
+        d.error(desired.span, message).help =
+            Some("or leave `desiredCapacity` out so that the cluster autoscaler owns it".into());
     }
 
     let subnets = match spec.subnets.clone() {
         Some(subnets) => subnets,
+        None if spec.misspelt.contains(&"subnets") => {
+            Located::new(Subnets::List(Vec::new()), name.span)
+        }
         None => {
             d.error(name.span, format!("node group `{}` has no `subnets`", name.value)).help =
                 Some("add `subnets: [subnet-...]`, `subnets: {parameter: Subnets}`, or set them in `defaults`".into());
@@ -1036,7 +1406,10 @@ fn resolve_group(d: &mut Decoder, cluster: &Cluster, span: Span, spec: GroupSpec
     };
 
     let root = &spec.root_volume;
-    let volume_type = root.volume_type.as_ref().map_or("gp3".to_string(), |t| t.value.clone());
+    let volume_type = root
+        .volume_type
+        .as_ref()
+        .map_or("gp3".to_string(), |t| t.value.clone());
     if let Some(iops) = &root.iops {
         let range = match volume_type.as_str() {
             "gp3" => Some((3_000, 80_000)),
@@ -1046,12 +1419,18 @@ fn resolve_group(d: &mut Decoder, cluster: &Cluster, span: Span, spec: GroupSpec
         };
         match range {
             Some((low, high)) if !(low..=high).contains(&iops.value) => {
-                let message = format!("`rootVolume.iops` ({}) is outside {low} to {high} for {volume_type}", iops.value);
+                let message = format!(
+                    "`rootVolume.iops` ({}) is outside {low} to {high} for {volume_type}",
+                    iops.value
+                );
                 d.error(iops.span, message);
             }
             None => {
-                d.error(iops.span, format!("`rootVolume.iops` cannot be set for {volume_type} volumes")).help =
-                    Some("IOPS are set only for gp3, io1 and io2".into());
+                d.error(
+                    iops.span,
+                    format!("`rootVolume.iops` cannot be set for {volume_type} volumes"),
+                )
+                .help = Some("IOPS are set only for gp3, io1 and io2".into());
             }
             Some(_) => {}
         }
@@ -1059,19 +1438,22 @@ fn resolve_group(d: &mut Decoder, cluster: &Cluster, span: Span, spec: GroupSpec
         let at = root.volume_type.as_ref().map_or(name.span, |t| t.span);
         d.error(at, format!("{volume_type} volumes need `rootVolume.iops`"));
     }
-    if let Some(throughput) = &root.throughput {
-        if volume_type != "gp3" {
-            d.error(throughput.span, "`rootVolume.throughput` can only be set for gp3 volumes");
-        }
+    if let Some(throughput) = &root.throughput
+        && volume_type != "gp3"
+    {
+        d.error(
+            throughput.span,
+            "`rootVolume.throughput` can only be set for gp3 volumes",
+        );
     }
     let encrypted = root.encrypted.as_ref().is_none_or(|e| e.value);
-    if let Some(flag) = &root.encrypted {
-        if !flag.value {
-            d.warning(flag.span, "the root volume is not encrypted").help =
+    if let Some(flag) = &root.encrypted
+        && !flag.value
+    {
+        d.warning(flag.span, "the root volume is not encrypted").help =
                 Some("leave `encrypted` at its default `true`; the account's default EBS key is used when no `kmsKeyId` is given".into());
-            if let Some(key) = &root.kms_key_id {
-                d.error(key.span, "`kmsKeyId` is set but `encrypted` is false");
-            }
+        if let Some(key) = &root.kms_key_id {
+            d.error(key.span, "`kmsKeyId` is set but `encrypted` is false");
         }
     }
     let root_volume = Volume {
@@ -1083,30 +1465,44 @@ fn resolve_group(d: &mut Decoder, cluster: &Cluster, span: Span, spec: GroupSpec
         kms_key_id: root.kms_key_id.as_ref().map(|k| k.value.clone()),
     };
 
-    let signal_timeout = spec.signal_timeout.as_ref().map_or("PT15M".to_string(), |t| t.value.clone());
+    let signal_timeout = spec
+        .signal_timeout
+        .as_ref()
+        .map_or("PT15M".to_string(), |t| t.value.clone());
     let signal_timeout_seconds = rules::iso_duration_seconds(&signal_timeout).unwrap_or(900) as u32;
     let initial = spec.desired_capacity.as_ref().map_or(min_size, |v| v.value);
     let min_in_service = match &spec.update.min_instances_in_service {
         Some(value) => {
             if value.value >= max_size {
-                let message = format!("`updatePolicy.minInstancesInService` ({}) must be lower than `maxSize` ({max_size})", value.value);
-                d.error(value.span, message).help =
-                    Some("CloudFormation needs room above it to launch replacement instances".into());
+                let message = format!(
+                    "`updatePolicy.minInstancesInService` ({}) must be lower than `maxSize` ({max_size})",
+                    value.value
+                );
+                d.error(value.span, message).help = Some(
+                    "CloudFormation needs room above it to launch replacement instances".into(),
+                );
             }
             value.value
         }
         None => initial.min(max_size.saturating_sub(1)),
     };
-    if let Some(batch) = &spec.update.max_batch_size {
-        if batch.value > max_size {
-            let message = format!("`updatePolicy.maxBatchSize` ({}) is greater than `maxSize` ({max_size})", batch.value);
-            d.error(batch.span, message);
-        }
+    if let Some(batch) = &spec.update.max_batch_size
+        && batch.value > max_size
+    {
+        let message = format!(
+            "`updatePolicy.maxBatchSize` ({}) is greater than `maxSize` ({max_size})",
+            batch.value
+        );
+        d.error(batch.span, message);
     }
     let update = RollingUpdate {
         max_batch_size: spec.update.max_batch_size.as_ref().map_or(1, |v| v.value),
         min_instances_in_service: min_in_service,
-        pause_time: spec.update.pause_time.as_ref().map_or_else(|| signal_timeout.clone(), |p| p.value.clone()),
+        pause_time: spec
+            .update
+            .pause_time
+            .as_ref()
+            .map_or_else(|| signal_timeout.clone(), |p| p.value.clone()),
     };
 
     let existing = match (&spec.iam.role_name, &spec.iam.instance_profile_arn) {
@@ -1122,10 +1518,18 @@ fn resolve_group(d: &mut Decoder, cluster: &Cluster, span: Span, spec: GroupSpec
         (None, None) => None,
     };
     if existing.is_some() {
-        for (flag, field) in [(&spec.iam.cni_uses_irsa, "cniUsesIrsa"), (&spec.iam.ssm_managed_instance, "ssmManagedInstance")] {
+        for (flag, field) in [
+            (&spec.iam.cni_uses_irsa, "cniUsesIrsa"),
+            (&spec.iam.ssm_managed_instance, "ssmManagedInstance"),
+        ] {
             if let Some(flag) = flag {
-                d.error(flag.span, format!("`iam.{field}` has no effect on an existing role")).help =
-                    Some("the managed policies of an existing role are managed where the role is".into());
+                d.error(
+                    flag.span,
+                    format!("`iam.{field}` has no effect on an existing role"),
+                )
+                .help = Some(
+                    "the managed policies of an existing role are managed where the role is".into(),
+                );
             }
         }
     }
@@ -1148,7 +1552,10 @@ fn resolve_group(d: &mut Decoder, cluster: &Cluster, span: Span, spec: GroupSpec
             0
         };
     if tag_count > 50 {
-        let message = format!("node group `{}` needs {tag_count} Auto Scaling group tags; AWS allows 50", name.value);
+        let message = format!(
+            "node group `{}` needs {tag_count} Auto Scaling group tags; AWS allows 50",
+            name.value
+        );
         d.error(name.span, message).help =
             Some("remove tags or labels, or set `clusterAutoscaler: false` to drop the node-template tags".into());
     }
@@ -1168,19 +1575,41 @@ fn resolve_group(d: &mut Decoder, cluster: &Cluster, span: Span, spec: GroupSpec
         max_size,
         desired_capacity: spec.desired_capacity.map(|v| v.value),
         subnets,
-        labels: spec.labels.into_iter().map(|(k, v)| (k.value, v.value)).collect(),
-        taints: spec.taints.map(|t| t.value.into_iter().map(|t| t.value).collect()).unwrap_or_default(),
+        labels: spec
+            .labels
+            .into_iter()
+            .map(|(k, v)| (k.value, v.value))
+            .collect(),
+        taints: spec
+            .taints
+            .map(|t| t.value.into_iter().map(|t| t.value).collect())
+            .unwrap_or_default(),
         max_pods: spec.max_pods.map(|v| v.value),
-        kubelet_config: spec.kubelet.into_iter().map(|(k, v)| (k.value, v)).collect(),
+        kubelet_config: spec
+            .kubelet
+            .into_iter()
+            .map(|(k, v)| (k.value, v))
+            .collect(),
         root_volume,
         imds,
-        pre_bootstrap_commands: spec.pre_bootstrap_commands.map(|c| c.value).unwrap_or_default(),
+        pre_bootstrap_commands: spec
+            .pre_bootstrap_commands
+            .map(|c| c.value)
+            .unwrap_or_default(),
         efs_mounts: spec.efs_mounts.map(|m| m.value).unwrap_or_default(),
-        tags: spec.tags.into_iter().map(|(k, v)| (k.value, v.value)).collect(),
+        tags: spec
+            .tags
+            .into_iter()
+            .map(|(k, v)| (k.value, v.value))
+            .collect(),
         iam: Iam {
             cni_uses_irsa: spec.iam.cni_uses_irsa.is_some_and(|v| v.value),
             ssm_managed_instance: spec.iam.ssm_managed_instance.is_some_and(|v| v.value),
-            extra_managed_policies: spec.iam.extra_managed_policies.map(|p| p.value).unwrap_or_default(),
+            extra_managed_policies: spec
+                .iam
+                .extra_managed_policies
+                .map(|p| p.value)
+                .unwrap_or_default(),
             existing,
         },
         security_groups: spec.security_groups.map(|s| s.value).unwrap_or_default(),
@@ -1212,15 +1641,25 @@ struct InstanceInfo {
 /// `p` and `g` families (other than Graviton `g5g`) carry NVIDIA GPUs.
 fn instance_info(instance_type: &str) -> Option<InstanceInfo> {
     let (family, size) = instance_type.split_once('.')?;
-    if size.is_empty() || !size.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit()) {
+    if size.is_empty()
+        || !size
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+    {
         return None;
     }
     let family = family.split('-').next()?;
-    let letters: String = family.chars().take_while(|c| c.is_ascii_lowercase()).collect();
+    let letters: String = family
+        .chars()
+        .take_while(|c| c.is_ascii_lowercase())
+        .collect();
     let rest = &family[letters.len()..];
     let generation: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
     let attributes = &rest[generation.len()..];
-    if letters.is_empty() || generation.is_empty() || !attributes.chars().all(|c| c.is_ascii_lowercase()) {
+    if letters.is_empty()
+        || generation.is_empty()
+        || !attributes.chars().all(|c| c.is_ascii_lowercase())
+    {
         return None;
     }
     let arm = family == "a1" || attributes.contains('g');
@@ -1257,8 +1696,14 @@ mod tests {
         let file = SourceFile::new("t.yaml", "x");
         let mut d = Decoder::new(&file);
         let name = |s: &str| Located::new(s.to_string(), Span::new(1, 1, 1));
-        assert_eq!(check_group_name(&mut d, &name("staging-1")).as_deref(), Some("Staging1"));
-        assert_eq!(check_group_name(&mut d, &name("gpu")).as_deref(), Some("Gpu"));
+        assert_eq!(
+            check_group_name(&mut d, &name("staging-1")).as_deref(),
+            Some("Staging1")
+        );
+        assert_eq!(
+            check_group_name(&mut d, &name("gpu")).as_deref(),
+            Some("Gpu")
+        );
         assert_eq!(check_group_name(&mut d, &name("a_b")), None);
         assert_eq!(check_group_name(&mut d, &name("1abc")), None);
         assert_eq!(check_group_name(&mut d, &name(&"a".repeat(64))), None);

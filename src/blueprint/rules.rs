@@ -8,10 +8,10 @@ pub fn label_key_problem(key: &str) -> Option<String> {
         Some((prefix, name)) => (Some(prefix), name),
         None => (None, key),
     };
-    if let Some(prefix) = prefix {
-        if let Some(problem) = dns_subdomain_problem(prefix) {
-            return Some(format!("its prefix `{prefix}` {problem}"));
-        }
+    if let Some(prefix) = prefix
+        && let Some(problem) = dns_subdomain_problem(prefix)
+    {
+        return Some(format!("its prefix `{prefix}` {problem}"));
     }
     if name.is_empty() {
         return Some("its name part is empty".to_string());
@@ -30,11 +30,19 @@ pub fn label_value_problem(value: &str) -> Option<String> {
 /// `.` inside, beginning and ending alphanumeric.
 fn qualified_name_problem(name: &str) -> Option<String> {
     if name.len() > 63 {
-        return Some(format!("is {} characters long; the limit is 63", name.len()));
+        return Some(format!(
+            "is {} characters long; the limit is 63",
+            name.len()
+        ));
     }
     let alnum = |c: char| c.is_ascii_alphanumeric();
-    if let Some(bad) = name.chars().find(|c| !(alnum(*c) || matches!(c, '-' | '_' | '.'))) {
-        return Some(format!("contains `{bad}`; only letters, digits, `-`, `_` and `.` are allowed"));
+    if let Some(bad) = name
+        .chars()
+        .find(|c| !(alnum(*c) || matches!(c, '-' | '_' | '.')))
+    {
+        return Some(format!(
+            "contains `{bad}`; only letters, digits, `-`, `_` and `.` are allowed"
+        ));
     }
     if !name.starts_with(alnum) || !name.ends_with(alnum) {
         return Some("must begin and end with a letter or digit".to_string());
@@ -49,11 +57,15 @@ fn dns_subdomain_problem(prefix: &str) -> Option<String> {
     for part in prefix.split('.') {
         let ok = !part.is_empty()
             && part.len() <= 63
-            && part.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+            && part
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
             && !part.starts_with('-')
             && !part.ends_with('-');
         if !ok {
-            return Some("must be a DNS subdomain: lowercase letters, digits, `-` and `.`".to_string());
+            return Some(
+                "must be a DNS subdomain: lowercase letters, digits, `-` and `.`".to_string(),
+            );
         }
     }
     None
@@ -79,7 +91,8 @@ const KUBELET_ALLOWED_KEYS: &[&str] = &[
 /// Why kubelet would refuse to register a node with this label key.
 pub fn kubelet_refuses_label(key: &str) -> Option<String> {
     let (prefix, _) = key.rsplit_once('/')?;
-    let restricted = |namespace: &str| prefix == namespace || prefix.ends_with(&format!(".{namespace}"));
+    let restricted =
+        |namespace: &str| prefix == namespace || prefix.ends_with(&format!(".{namespace}"));
     if !(restricted("kubernetes.io") || restricted("k8s.io")) {
         return None;
     }
@@ -108,12 +121,17 @@ pub fn service_cidr_dns_ip(cidr: &str) -> Result<String, String> {
         .parse()
         .map_err(|_| format!("has the prefix length `{prefix}`, which is not a number"))?;
     if !(12..=24).contains(&prefix) {
-        return Err(format!("has the prefix length /{prefix}; EKS accepts /12 to /24"));
+        return Err(format!(
+            "has the prefix length /{prefix}; EKS accepts /12 to /24"
+        ));
     }
     let value = u32::from_be_bytes([octets[0], octets[1], octets[2], octets[3]]);
     let mask = u32::MAX << (32 - prefix);
     if value & !mask != 0 {
-        return Err(format!("has host bits set; the network address is {}", std::net::Ipv4Addr::from(value & mask)));
+        return Err(format!(
+            "has host bits set; the network address is {}",
+            std::net::Ipv4Addr::from(value & mask)
+        ));
     }
     Ok(std::net::Ipv4Addr::from(value + 10).to_string())
 }
@@ -185,8 +203,14 @@ mod tests {
 
     #[test]
     fn service_cidr_gives_the_dns_ip() {
-        assert_eq!(service_cidr_dns_ip("10.100.0.0/16").as_deref(), Ok("10.100.0.10"));
-        assert_eq!(service_cidr_dns_ip("172.20.0.0/16").as_deref(), Ok("172.20.0.10"));
+        assert_eq!(
+            service_cidr_dns_ip("10.100.0.0/16").as_deref(),
+            Ok("10.100.0.10")
+        );
+        assert_eq!(
+            service_cidr_dns_ip("172.20.0.0/16").as_deref(),
+            Ok("172.20.0.10")
+        );
         assert!(service_cidr_dns_ip("10.100.0.1/16").is_err());
         assert!(service_cidr_dns_ip("10.100.0.0/8").is_err());
         assert!(service_cidr_dns_ip("10.100.0.0").is_err());

@@ -84,7 +84,11 @@ impl SubBuilder {
                 rest = "";
                 break;
             };
-            match after[..end].parse::<usize>().ok().and_then(|i| self.names.get(i)) {
+            match after[..end]
+                .parse::<usize>()
+                .ok()
+                .and_then(|i| self.names.get(i))
+            {
                 Some(name) => {
                     out.push_str("${");
                     out.push_str(name);

@@ -29,7 +29,12 @@ pub fn is_image_parameter(name: &str) -> bool {
 }
 
 /// The template parameter name and SSM path of an EKS-optimized image.
-pub fn ssm_parameter(family: AmiFamily, arch: Arch, gpu: bool, version: KubernetesVersion) -> (String, String) {
+pub fn ssm_parameter(
+    family: AmiFamily,
+    arch: Arch,
+    gpu: bool,
+    version: KubernetesVersion,
+) -> (String, String) {
     let arch_id = match arch {
         Arch::X86_64 => "X86",
         Arch::Arm64 => "Arm64",
@@ -43,7 +48,9 @@ pub fn ssm_parameter(family: AmiFamily, arch: Arch, gpu: bool, version: Kubernet
             let variant = if gpu { "nvidia" } else { "standard" };
             (
                 format!("ImageIdAl2023{arch_id}{}", if gpu { "Nvidia" } else { "" }),
-                format!("/aws/service/eks/optimized-ami/{version}/amazon-linux-2023/{arch_path}/{variant}/recommended/image_id"),
+                format!(
+                    "/aws/service/eks/optimized-ami/{version}/amazon-linux-2023/{arch_path}/{variant}/recommended/image_id"
+                ),
             )
         }
         AmiFamily::AmazonLinux2 => {
@@ -54,7 +61,9 @@ pub fn ssm_parameter(family: AmiFamily, arch: Arch, gpu: bool, version: Kubernet
             };
             (
                 format!("ImageIdAl2{arch_id}{}", if gpu { "Gpu" } else { "" }),
-                format!("/aws/service/eks/optimized-ami/{version}/amazon-linux-2{suffix}/recommended/image_id"),
+                format!(
+                    "/aws/service/eks/optimized-ami/{version}/amazon-linux-2{suffix}/recommended/image_id"
+                ),
             )
         }
     }
@@ -64,7 +73,10 @@ pub fn ssm_parameter(family: AmiFamily, arch: Arch, gpu: bool, version: Kubernet
 mod tests {
     use super::*;
 
-    const V: KubernetesVersion = KubernetesVersion { major: 1, minor: 31 };
+    const V: KubernetesVersion = KubernetesVersion {
+        major: 1,
+        minor: 31,
+    };
 
     #[test]
     fn al2023_paths_name_architecture_and_variant() {

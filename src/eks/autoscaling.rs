@@ -38,7 +38,10 @@ pub fn lower(template: &mut Template, group: &NodeGroup, context: &Context<'_>) 
     let id = logical_id(group);
     let launch_template = Expr::map([
         ("LaunchTemplateId", Expr::reference(context.launch_template)),
-        ("Version", Expr::get_att(context.launch_template, "LatestVersionNumber")),
+        (
+            "Version",
+            Expr::get_att(context.launch_template, "LatestVersionNumber"),
+        ),
     ]);
 
     // Instance tags first; the cluster autoscaler's discovery and
@@ -55,19 +58,36 @@ pub fn lower(template: &mut Template, group: &NodeGroup, context: &Context<'_>) 
             .map(|(key, value)| tag(Expr::str(key), Expr::str(value), true)),
     );
     if group.cluster_autoscaler {
-        tags.push(tag(Expr::str("k8s.io/cluster-autoscaler/enabled"), Expr::str("true"), false));
-        tags.push(tag(context.autoscaler_tag_key.clone(), Expr::str("owned"), false));
+        tags.push(tag(
+            Expr::str("k8s.io/cluster-autoscaler/enabled"),
+            Expr::str("true"),
+            false,
+        ));
+        tags.push(tag(
+            context.autoscaler_tag_key.clone(),
+            Expr::str("owned"),
+            false,
+        ));
         for (key, value) in &group.labels {
             tags.push(tag(
-                Expr::str(format!("k8s.io/cluster-autoscaler/node-template/label/{key}")),
+                Expr::str(format!(
+                    "k8s.io/cluster-autoscaler/node-template/label/{key}"
+                )),
                 Expr::str(value),
                 false,
             ));
         }
         for taint in &group.taints {
-            let value = format!("{}:{}", taint.value.as_deref().unwrap_or(""), taint.effect.kubernetes_name());
+            let value = format!(
+                "{}:{}",
+                taint.value.as_deref().unwrap_or(""),
+                taint.effect.kubernetes_name()
+            );
             tags.push(tag(
-                Expr::str(format!("k8s.io/cluster-autoscaler/node-template/taint/{}", taint.key)),
+                Expr::str(format!(
+                    "k8s.io/cluster-autoscaler/node-template/taint/{}",
+                    taint.key
+                )),
                 Expr::str(value),
                 false,
             ));
@@ -77,7 +97,10 @@ pub fn lower(template: &mut Template, group: &NodeGroup, context: &Context<'_>) 
     let mut resource = Resource::new("AWS::AutoScaling::AutoScalingGroup")
         .prop("MinSize", Expr::str(group.min_size.to_string()))
         .prop("MaxSize", Expr::str(group.max_size.to_string()))
-        .prop_opt("DesiredCapacity", group.desired_capacity.map(|d| Expr::str(d.to_string())));
+        .prop_opt(
+            "DesiredCapacity",
+            group.desired_capacity.map(|d| Expr::str(d.to_string())),
+        );
     resource = if group.instance_types.len() == 1 {
         resource.prop("LaunchTemplate", launch_template)
     } else {
@@ -107,14 +130,20 @@ pub fn lower(template: &mut Template, group: &NodeGroup, context: &Context<'_>) 
         )
     };
     let mut resource = resource
-        .prop("VPCZoneIdentifier", inputs::subnets(template, &group.subnets.value))
+        .prop(
+            "VPCZoneIdentifier",
+            inputs::subnets(template, &group.subnets.value),
+        )
         .prop("Tags", Expr::List(tags));
 
     let count = group.initial_capacity();
     if count > 0 {
         resource.creation_policy = Some(Expr::map([(
             "ResourceSignal",
-            Expr::map([("Count", Expr::from(count)), ("Timeout", Expr::str(&group.signal_timeout))]),
+            Expr::map([
+                ("Count", Expr::from(count)),
+                ("Timeout", Expr::str(&group.signal_timeout)),
+            ]),
         )]));
     }
     resource.update_policy = Some(Expr::map([
@@ -122,7 +151,10 @@ pub fn lower(template: &mut Template, group: &NodeGroup, context: &Context<'_>) 
             "AutoScalingRollingUpdate",
             Expr::map([
                 ("MaxBatchSize", Expr::from(group.update.max_batch_size)),
-                ("MinInstancesInService", Expr::from(group.update.min_instances_in_service)),
+                (
+                    "MinInstancesInService",
+                    Expr::from(group.update.min_instances_in_service),
+                ),
                 ("PauseTime", Expr::str(&group.update.pause_time)),
                 (
                     "SuspendProcesses",

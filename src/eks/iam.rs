@@ -40,7 +40,9 @@ fn signal_policy_document() -> Expr {
                 ("Action", Expr::str("cloudformation:SignalResource")),
                 (
                     "Resource",
-                    Expr::sub("arn:${AWS::Partition}:cloudformation:${AWS::Region}:${AWS::AccountId}:stack/${AWS::StackName}/*"),
+                    Expr::sub(
+                        "arn:${AWS::Partition}:cloudformation:${AWS::Region}:${AWS::AccountId}:stack/${AWS::StackName}/*",
+                    ),
                 ),
             ])]),
         ),
@@ -54,7 +56,10 @@ pub fn lower(template: &mut Template, group: &NodeGroup) -> NodeIdentity {
             format!("{id}SignalPolicy"),
             Resource::new("AWS::IAM::RolePolicy")
                 .prop("RoleName", existing.role_name.as_str())
-                .prop("PolicyName", Expr::sub(format!("${{AWS::StackName}}-{id}-signal")))
+                .prop(
+                    "PolicyName",
+                    Expr::sub(format!("${{AWS::StackName}}-{id}-signal")),
+                )
                 .prop("PolicyDocument", signal_policy_document()),
         );
         if let Some(arn) = &existing.instance_profile_arn {
@@ -88,7 +93,13 @@ pub fn lower(template: &mut Template, group: &NodeGroup) -> NodeIdentity {
     if group.iam.ssm_managed_instance {
         policies.push(managed_policy("AmazonSSMManagedInstanceCore"));
     }
-    policies.extend(group.iam.extra_managed_policies.iter().map(|arn| policy_arn(arn)));
+    policies.extend(
+        group
+            .iam
+            .extra_managed_policies
+            .iter()
+            .map(|arn| policy_arn(arn)),
+    );
 
     let role = format!("{id}NodeRole");
     let assume = Expr::map([
@@ -97,7 +108,10 @@ pub fn lower(template: &mut Template, group: &NodeGroup) -> NodeIdentity {
             "Statement",
             Expr::list([Expr::map([
                 ("Effect", Expr::str("Allow")),
-                ("Principal", Expr::map([("Service", Expr::sub("ec2.${AWS::URLSuffix}"))])),
+                (
+                    "Principal",
+                    Expr::map([("Service", Expr::sub("ec2.${AWS::URLSuffix}"))]),
+                ),
                 ("Action", Expr::str("sts:AssumeRole")),
             ])]),
         ),

@@ -46,14 +46,23 @@ fn export_name(export: &str) -> Expr {
     }
 }
 
-fn declare(template: &mut Template, name: &str, kind: Kind, description: &str, default: Option<&str>) {
-    template.parameters.entry(name.to_string()).or_insert_with(|| {
-        let mut parameter = Parameter::new(kind.parameter_type()).described(description);
-        if let Some(default) = default {
-            parameter.default = Some(Expr::str(default));
-        }
-        parameter
-    });
+fn declare(
+    template: &mut Template,
+    name: &str,
+    kind: Kind,
+    description: &str,
+    default: Option<&str>,
+) {
+    template
+        .parameters
+        .entry(name.to_string())
+        .or_insert_with(|| {
+            let mut parameter = Parameter::new(kind.parameter_type()).described(description);
+            if let Some(default) = default {
+                parameter.default = Some(Expr::str(default));
+            }
+            parameter
+        });
 }
 
 /// The subnets of a node group: a list, a list parameter, or an import of a
@@ -62,7 +71,13 @@ pub fn subnets(template: &mut Template, subnets: &Subnets) -> Expr {
     match subnets {
         Subnets::List(ids) => Expr::list(ids.iter().map(Expr::str)),
         Subnets::Parameter { name, default } => {
-            declare(template, name, Kind::SubnetIds, "Subnets the nodes are launched in", default.as_deref());
+            declare(
+                template,
+                name,
+                Kind::SubnetIds,
+                "Subnets the nodes are launched in",
+                default.as_deref(),
+            );
             Expr::reference(name)
         }
         Subnets::Import(export) => Expr::split(",", Expr::import_value(export_name(export))),
@@ -84,8 +99,18 @@ impl ClusterValues {
     pub fn resolve(template: &mut Template, cluster: &Cluster) -> ClusterValues {
         // Declared in the order the blueprint lists them, so that parameters
         // appear in that order in the template.
-        let name = value(template, &cluster.name.value, Kind::String, "The EKS cluster name");
-        let endpoint = value(template, &cluster.endpoint.value, Kind::String, "The cluster's API server endpoint");
+        let name = value(
+            template,
+            &cluster.name.value,
+            Kind::String,
+            "The EKS cluster name",
+        );
+        let endpoint = value(
+            template,
+            &cluster.endpoint.value,
+            Kind::String,
+            "The cluster's API server endpoint",
+        );
         let certificate_authority = value(
             template,
             &cluster.certificate_authority.value,
@@ -110,7 +135,12 @@ impl ClusterValues {
                 Kind::SecurityGroupId,
                 "The cluster control plane security group",
             ),
-            vpc: value(template, &cluster.vpc.value, Kind::VpcId, "The VPC of the cluster"),
+            vpc: value(
+                template,
+                &cluster.vpc.value,
+                Kind::VpcId,
+                "The VPC of the cluster",
+            ),
         }
     }
 }
@@ -120,10 +150,10 @@ impl ClusterValues {
 /// three octets (EKS service CIDRs are /12 to /24, so their network address
 /// ends in `.0` and the DNS IP differs only in the last octet).
 fn dns_cluster_ip(cidr: &Expr) -> Expr {
-    if let Some(text) = cidr.as_str() {
-        if let Ok(ip) = crate::blueprint::rules::service_cidr_dns_ip(text) {
-            return Expr::str(ip);
-        }
+    if let Some(text) = cidr.as_str()
+        && let Ok(ip) = crate::blueprint::rules::service_cidr_dns_ip(text)
+    {
+        return Expr::str(ip);
     }
     let octet = |i| Expr::select(i, Expr::split(".", cidr.clone()));
     Expr::join(".", vec![octet(0), octet(1), octet(2), Expr::str("10")])

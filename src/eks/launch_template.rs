@@ -21,9 +21,17 @@ pub struct Context<'a> {
     pub name_tag: &'a Expr,
 }
 
-pub fn lower(template: &mut Template, group: &NodeGroup, context: &Context<'_>) -> Result<String, super::Error> {
+pub fn lower(
+    template: &mut Template,
+    group: &NodeGroup,
+    context: &Context<'_>,
+) -> Result<String, super::Error> {
     let id = format!("{}LaunchTemplate", group.logical_id);
-    let image_id = ami::image_id(template, group, context.blueprint.cluster.kubernetes_version.value);
+    let image_id = ami::image_id(
+        template,
+        group,
+        context.blueprint.cluster.kubernetes_version.value,
+    );
 
     let mut ebs = Resource::new("")
         .prop("VolumeSize", group.root_volume.size_gib)
@@ -39,7 +47,10 @@ pub fn lower(template: &mut Template, group: &NodeGroup, context: &Context<'_>) 
     let mut security_groups = vec![Expr::reference(NODE_SECURITY_GROUP)];
     security_groups.extend(group.security_groups.iter().map(Expr::str));
 
-    let mut volume_tags = vec![Expr::map([("Key", Expr::str("Name")), ("Value", context.name_tag.clone())])];
+    let mut volume_tags = vec![Expr::map([
+        ("Key", Expr::str("Name")),
+        ("Value", context.name_tag.clone()),
+    ])];
     volume_tags.extend(
         group
             .tags
@@ -49,7 +60,14 @@ pub fn lower(template: &mut Template, group: &NodeGroup, context: &Context<'_>) 
 
     let metadata = Expr::map([
         ("HttpEndpoint", Expr::str("enabled")),
-        ("HttpTokens", Expr::str(if group.imds.tokens_required { "required" } else { "optional" })),
+        (
+            "HttpTokens",
+            Expr::str(if group.imds.tokens_required {
+                "required"
+            } else {
+                "optional"
+            }),
+        ),
         ("HttpPutResponseHopLimit", Expr::from(group.imds.hop_limit)),
     ]);
 
@@ -61,7 +79,10 @@ pub fn lower(template: &mut Template, group: &NodeGroup, context: &Context<'_>) 
                 ("Ebs", Expr::Map(ebs)),
             ])]),
         )
-        .prop("IamInstanceProfile", Expr::map([("Arn", context.identity.instance_profile_arn.clone())]))
+        .prop(
+            "IamInstanceProfile",
+            Expr::map([("Arn", context.identity.instance_profile_arn.clone())]),
+        )
         .prop("ImageId", image_id)
         .prop_opt(
             "InstanceType",
@@ -71,7 +92,9 @@ pub fn lower(template: &mut Template, group: &NodeGroup, context: &Context<'_>) 
         .prop("MetadataOptions", metadata)
         .prop_opt(
             "Monitoring",
-            group.detailed_monitoring.then(|| Expr::map([("Enabled", Expr::Bool(true))])),
+            group
+                .detailed_monitoring
+                .then(|| Expr::map([("Enabled", Expr::Bool(true))])),
         )
         .prop("SecurityGroupIds", Expr::List(security_groups))
         .prop(
@@ -85,17 +108,26 @@ pub fn lower(template: &mut Template, group: &NodeGroup, context: &Context<'_>) 
 
     template.resources.insert(
         id.clone(),
-        Resource::new("AWS::EC2::LaunchTemplate").prop("LaunchTemplateData", Expr::Map(data.properties)),
+        Resource::new("AWS::EC2::LaunchTemplate")
+            .prop("LaunchTemplateData", Expr::Map(data.properties)),
     );
     Ok(id)
 }
 
 /// EBS properties in the order the CloudFormation documentation lists them.
 fn property_rank(name: &str) -> usize {
-    ["DeleteOnTermination", "Encrypted", "Iops", "KmsKeyId", "Throughput", "VolumeSize", "VolumeType"]
-        .iter()
-        .position(|n| *n == name)
-        .unwrap_or(usize::MAX)
+    [
+        "DeleteOnTermination",
+        "Encrypted",
+        "Iops",
+        "KmsKeyId",
+        "Throughput",
+        "VolumeSize",
+        "VolumeType",
+    ]
+    .iter()
+    .position(|n| *n == name)
+    .unwrap_or(usize::MAX)
 }
 
 fn root_device(family: AmiFamily) -> &'static str {
@@ -118,7 +150,8 @@ fn user_data(group: &NodeGroup, context: &Context<'_>) -> Result<Expr, super::Er
         },
         cluster_name: sub.placeholder("ClusterName", &cluster.name),
         api_server_endpoint: sub.placeholder("ApiServerEndpoint", &cluster.endpoint),
-        certificate_authority: sub.placeholder("CertificateAuthority", &cluster.certificate_authority),
+        certificate_authority: sub
+            .placeholder("CertificateAuthority", &cluster.certificate_authority),
         service_ipv4_cidr: sub.placeholder("ServiceIpv4Cidr", &cluster.service_ipv4_cidr),
         dns_cluster_ip: sub.placeholder("DnsClusterIp", &cluster.dns_cluster_ip),
         labels: group

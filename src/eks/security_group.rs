@@ -14,14 +14,26 @@ pub fn lower(template: &mut Template, cluster: &ClusterValues, cluster_tag_key: 
     template.resources.insert(
         NODE_SECURITY_GROUP.to_string(),
         Resource::new("AWS::EC2::SecurityGroup")
-            .prop("GroupDescription", "Security group for all nodes in the cluster")
+            .prop(
+                "GroupDescription",
+                "Security group for all nodes in the cluster",
+            )
             .prop("VpcId", cluster.vpc.clone())
             .prop(
                 "Tags",
-                Expr::list([Expr::map([("Key", cluster_tag_key.clone()), ("Value", Expr::str("owned"))])]),
+                Expr::list([Expr::map([
+                    ("Key", cluster_tag_key.clone()),
+                    ("Value", Expr::str("owned")),
+                ])]),
             ),
     );
-    let rule = |kind: &str, description: &str, group: Expr, peer_key: &str, peer: Expr, protocol: &str, ports: Option<(i64, i64)>| {
+    let rule = |kind: &str,
+                description: &str,
+                group: Expr,
+                peer_key: &str,
+                peer: Expr,
+                protocol: &str,
+                ports: Option<(i64, i64)>| {
         let resource = Resource::new(kind)
             .prop("Description", description)
             .prop("GroupId", group)
@@ -37,7 +49,15 @@ pub fn lower(template: &mut Template, cluster: &ClusterValues, cluster_tag_key: 
     let rules = [
         (
             "NodeSecurityGroupIngress",
-            rule(ingress, "Allow nodes to communicate with each other", node(), "SourceSecurityGroupId", node(), "-1", None),
+            rule(
+                ingress,
+                "Allow nodes to communicate with each other",
+                node(),
+                "SourceSecurityGroupId",
+                node(),
+                "-1",
+                None,
+            ),
         ),
         (
             "NodeSecurityGroupFromControlPlaneIngress",

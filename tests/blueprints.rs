@@ -1,0 +1,105 @@
+//! Blueprints as data: every file in `blueprints/ok/` synthesizes to its
+//! golden template, and every file in `blueprints/err/` gets exactly its
+//! golden diagnostics and no template.
+
+use std::path::Path;
+
+use eksynth::cfn;
+use eksynth::compile::{CompileError, compile};
+use eksynth::source::SourceFile;
+
+fn load(path: &Path) -> std::sync::Arc<SourceFile> {
+    let text = std::fs::read_to_string(path).expect("test blueprint is readable");
+    let name = path.file_name().expect("file name").to_string_lossy();
+    SourceFile::new(format!("blueprints/{name}"), text)
+}
+
+#[test]
+fn valid_blueprints_synthesize_to_their_golden_templates() {
+    insta::glob!("blueprints/ok/*.yaml", |path| {
+        let file = load(path);
+        let compiled = match compile(&file) {
+            Ok(compiled) => compiled,
+            Err(CompileError::Blueprint(diagnostics)) => {
+                let rendered: Vec<String> = diagnostics.iter().map(|d| d.render()).collect();
+                panic!(
+                    "{} should compile:\n{}",
+                    path.display(),
+                    rendered.join("\n")
+                );
+            }
+            Err(error) => panic!("{}: {error}", path.display()),
+        };
+        assert!(
+            compiled.warnings.is_empty(),
+            "unexpected warnings: {:?}",
+            compiled.warnings
+        );
+        insta::assert_snapshot!(cfn::yaml::emit(&compiled.template));
+    });
+}
+
+#[test]
+fn invalid_blueprints_get_their_golden_diagnostics_and_no_template() {
+    insta::glob!("blueprints/err/*.yaml", |path| {
+        let file = load(path);
+        match compile(&file) {
+            Ok(_) => panic!("{} should not compile", path.display()),
+            Err(CompileError::Blueprint(diagnostics)) => {
+                assert!(
+                    diagnostics.iter().any(|d| d.is_error()),
+                    "no error reported"
+                );
+                let rendered: Vec<String> = diagnostics.iter().map(|d| d.render()).collect();
+                insta::assert_snapshot!(rendered.join("\n"));
+            }
+            Err(error) => panic!("{}: internal error {error}", path.display()),
+        }
+    });
+}
+
+#[test]
+fn every_example_template_is_what_its_blueprint_synthesizes() {
+    let mut checked = 0;
+    for entry in std::fs::read_dir("examples").expect("examples folder") {
+        let dir = entry.expect("entry").path();
+        let blueprint = dir.join("blueprint.yaml");
+        if !blueprint.exists() {
+            continue;
+        }
+        let file = SourceFile::new(
+            blueprint.display().to_string(),
+            std::fs::read_to_string(&blueprint).expect("readable"),
+        );
+        let compiled = compile(&file).unwrap_or_else(|e| panic!("{}: {e:?}", blueprint.display()));
+        let committed = std::fs::read_to_string(dir.join("template.yaml"))
+            .unwrap_or_else(|e| panic!("{}: no committed template: {e}", dir.display()));
+        assert_eq!(
+            cfn::yaml::emit(&compiled.template),
+            committed,
+            "{} is stale: run `eksynth synth {} > {}/template.yaml`",
+            dir.display(),
+            blueprint.display(),
+            dir.display()
+        );
+        checked += 1;
+    }
+    assert!(
+        checked >= 3,
+        "expected at least three examples, found {checked}"
+    );
+}
+
+#[test]
+fn synthesizing_twice_gives_identical_bytes_in_both_formats() {
+    for path in [
+        "examples/quickstart/blueprint.yaml",
+        "examples/official-nodegroup/blueprint.yaml",
+    ] {
+        let file = load(Path::new(path));
+        let first = compile(&file).expect("compiles").template;
+        let second = compile(&file).expect("compiles").template;
+        assert_eq!(cfn::yaml::emit(&first), cfn::yaml::emit(&second));
+        assert_eq!(cfn::json::emit(&first), cfn::json::emit(&second));
+    }
+}
