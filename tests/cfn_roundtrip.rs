@@ -106,10 +106,11 @@ fn tricky() -> impl Strategy<Value = String> {
 /// One line of text for a multi-line string.
 fn line() -> impl Strategy<Value = String> {
     prop_oneof![
-        tricky().prop_filter("one line", |s| !s.contains(['\n', '\r'])),
+        tricky(),
         "[ -~]{0,24}",
         "[ \t]{1,4}[a-z]{0,8}",
         Just(String::new()),
+        any::<String>(),
     ]
 }
 
@@ -398,9 +399,14 @@ fn read_text(name: &str, text: &str) -> Result<Template, String> {
     })
 }
 
+/// 128 cases keep the suite fast; `PROPTEST_CASES` asks for a longer run.
 fn config() -> Config {
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|cases| cases.parse().ok())
+        .unwrap_or(128);
     Config {
-        cases: 128,
+        cases,
         failure_persistence: None,
         ..Config::default()
     }
@@ -678,6 +684,44 @@ Outputs:
 "#;
     assert_eq!(text, expected);
     assert_eq!(read_text("t.yaml", &text), Ok(template));
+}
+
+#[test]
+fn multi_line_strings_are_literal_blocks_or_escaped() {
+    let cases = [
+        (
+            "#!/bin/bash\necho hi\n",
+            "  Script: |\n    #!/bin/bash\n    echo hi\n",
+        ),
+        (
+            "no final newline\nend",
+            "  Script: |-\n    no final newline\n    end\n",
+        ),
+        (
+            "  indented first\nline\n",
+            "  Script: |2\n      indented first\n    line\n",
+        ),
+        (
+            "two final newlines\n\n",
+            "  Script: \"two final newlines\\n\\n\"\n",
+        ),
+        (
+            "carriage\r\nreturn\n",
+            "  Script: \"carriage\\r\\nreturn\\n\"\n",
+        ),
+    ];
+    for (value, expected) in cases {
+        let mut template = Template::default();
+        template
+            .metadata
+            .insert("Script".to_string(), Expr::str(value));
+        let text = yaml::emit(&template);
+        assert_eq!(
+            text,
+            format!("AWSTemplateFormatVersion: \"2010-09-09\"\nMetadata:\n{expected}")
+        );
+        assert_eq!(read_text("t.yaml", &text), Ok(template));
+    }
 }
 
 #[test]

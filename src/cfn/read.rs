@@ -223,14 +223,15 @@ impl Reader {
     /// An integer, also accepted as a string of digits as JSON templates
     /// often write them.
     fn integer(&mut self, what: &str, node: &Node) -> Option<i64> {
-        match (&node.value, app_tag(node)) {
+        let number = match (&node.value, app_tag(node)) {
             (Value::Int(i), None) => Some(*i),
-            (Value::String(s), None) if s.trim().parse::<i64>().is_ok() => s.trim().parse().ok(),
-            _ => {
-                self.wrong_type(what, node, "an integer");
-                None
-            }
+            (Value::String(s), None) => s.trim().parse().ok(),
+            _ => None,
+        };
+        if number.is_none() {
+            self.wrong_type(what, node, "an integer");
         }
+        number
     }
 
     /// A boolean, also accepted as the string `"true"` or `"false"`.
