@@ -103,3 +103,17 @@ fn synthesizing_twice_gives_identical_bytes_in_both_formats() {
         assert_eq!(cfn::json::emit(&first), cfn::json::emit(&second));
     }
 }
+
+#[test]
+fn synthesized_templates_read_back_identically_in_both_formats() {
+    insta::glob!("blueprints/ok/*.yaml", |path| {
+        let template = compile(&load(path)).expect("compiles").template;
+        for (name, text) in [
+            ("t.yaml", cfn::yaml::emit(&template)),
+            ("t.json", cfn::json::emit(&template)),
+        ] {
+            let read = cfn::read::read(&SourceFile::new(name, text));
+            assert_eq!(read.as_ref().ok(), Some(&template), "{} as {name}", path.display());
+        }
+    });
+}
