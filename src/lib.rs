@@ -12,3 +12,4 @@ pub mod diagnostic;
 pub mod eks;
 pub mod source;
 pub mod syntax;
+pub mod validate;

@@ -16,7 +16,7 @@ use super::template::{FORMAT_VERSION, Output, Parameter, Resource, Template};
 
 /// Emits a template as JSON with long-form intrinsics (`{"Ref": ...}`).
 pub fn emit(template: &Template) -> String {
-    let value = lower_template(template);
+    let value = to_value(template);
     let mut out = Vec::new();
     let mut serializer =
         serde_json::Serializer::with_formatter(&mut out, YamlSafe(PrettyFormatter::new()));
@@ -45,7 +45,8 @@ fn string(s: &str) -> Value {
     Value::String(s.to_string())
 }
 
-fn lower_template(template: &Template) -> Value {
+/// The whole template as a JSON value, long-form intrinsics.
+pub fn to_value(template: &Template) -> Value {
     let mut entries = vec![("AWSTemplateFormatVersion", string(FORMAT_VERSION))];
     if let Some(description) = &template.description {
         entries.push(("Description", string(description)));
@@ -188,7 +189,8 @@ fn call(key: &str, argument: Value) -> Value {
     object(vec![(key, argument)])
 }
 
-fn expr(expr_: &Expr) -> Value {
+/// One value as JSON, long-form intrinsics: what provider schemas see.
+pub fn expr(expr_: &Expr) -> Value {
     match expr_ {
         Expr::Bool(b) => Value::Bool(*b),
         Expr::Int(i) => Value::from(*i),
