@@ -1,18 +1,31 @@
-//! The whole pipeline for one blueprint: load, check, lower.
+//! The whole pipeline for one blueprint: load, check, lower, validate. Also
+//! how validation findings become diagnostics located in the input file.
 
 use std::sync::Arc;
 
 use crate::blueprint;
 use crate::cfn::Template;
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Diagnostic, Severity};
 use crate::eks;
-use crate::source::SourceFile;
+use crate::source::{SourceFile, Span};
+use crate::syntax;
+use crate::validate::{self, Finding, Level, SchemaSet};
 
-/// A synthesized template and the warnings about its blueprint.
+/// A synthesized template, its findings, and every diagnostic about the
+/// blueprint (warnings of the blueprint itself, and findings located at the
+/// blueprint lines that produced them).
 #[derive(Debug)]
 pub struct Compiled {
     pub template: Template,
-    pub warnings: Vec<Diagnostic>,
+    pub findings: Vec<Finding>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Compiled {
+    /// True when the template must not be emitted.
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics.iter().any(Diagnostic::is_error)
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -24,11 +37,103 @@ pub enum CompileError {
     Internal(#[from] eks::Error),
 }
 
+/// Compiles with the embedded schemas.
 pub fn compile(file: &Arc<SourceFile>) -> Result<Compiled, CompileError> {
+    compile_with(file, SchemaSet::embedded())
+}
+
+pub fn compile_with(file: &Arc<SourceFile>, schemas: &SchemaSet) -> Result<Compiled, CompileError> {
     let loaded = blueprint::load(file).map_err(CompileError::Blueprint)?;
-    let template = eks::lower(&loaded.blueprint)?;
+    let mut diagnostics = loaded.warnings;
+    let suppressions = &loaded.blueprint.suppressions;
+    for suppression in suppressions {
+        let id = suppression.id.value.as_str();
+        if !validate::FINDINGS.iter().any(|(known, _)| *known == id) {
+            let ids: Vec<&str> = validate::FINDINGS.iter().map(|(known, _)| *known).collect();
+            let mut diagnostic = Diagnostic::error(file, Some(suppression.id.span), format!("`{id}` is not a finding ID"));
+            diagnostic.help = Some(match crate::suggest::closest(id, &ids) {
+                Some(best) => format!("did you mean `{best}`? `eksynth validate --help` lists the IDs"),
+                None => "the README lists every finding ID".to_string(),
+            });
+            diagnostics.push(diagnostic);
+        }
+    }
+    if diagnostics.iter().any(Diagnostic::is_error) {
+        return Err(CompileError::Blueprint(diagnostics));
+    }
+    let lowered = eks::lower(&loaded.blueprint)?;
+    let template_bytes = crate::cfn::yaml::emit(&lowered.template).len();
+    let all = validate::validate(
+        &lowered.template,
+        &validate::Context {
+            schemas,
+            template_bytes: Some(template_bytes),
+        },
+    );
+    let mut used = vec![false; suppressions.len()];
+    let mut findings = Vec::new();
+    for finding in all {
+        match suppressions.iter().position(|s| s.id.value == finding.id) {
+            Some(index) => used[index] = true,
+            None => findings.push(finding),
+        }
+    }
+    for (suppression, used) in suppressions.iter().zip(used) {
+        if !used {
+            let message = format!("suppression of `{}` matches no finding", suppression.id.value);
+            let diagnostic = Diagnostic::warning(file, Some(suppression.id.span), message)
+                .with_help("remove it, so that the finding is reported again should it come back");
+            diagnostics.push(diagnostic);
+        }
+    }
+    for finding in &findings {
+        let span = finding
+            .resource()
+            .and_then(|id| lowered.origins.get(id).copied());
+        diagnostics.push(finding_diagnostic(finding, file, span));
+    }
     Ok(Compiled {
-        template,
-        warnings: loaded.warnings,
+        template: lowered.template,
+        findings,
+        diagnostics,
     })
+}
+
+/// A finding as a diagnostic at `span`, with the template path as its label.
+pub fn finding_diagnostic(finding: &Finding, file: &Arc<SourceFile>, span: Option<Span>) -> Diagnostic {
+    let severity = match finding.level {
+        Level::Error => Severity::Error,
+        Level::Warning => Severity::Warning,
+        Level::Info => Severity::Info,
+    };
+    let mut diagnostic = Diagnostic::error(file, span, finding.message.clone());
+    diagnostic.severity = severity;
+    diagnostic.code = Some(finding.id);
+    diagnostic.label = (!finding.path.is_empty()).then(|| format!("in {}", finding.path));
+    diagnostic.help = finding.help.clone();
+    diagnostic
+}
+
+/// Where a template path (`Resources/X/Properties/...`) is written in a
+/// template file: the deepest node of the path that exists.
+pub fn template_span(root: &syntax::Node, path: &str) -> Option<Span> {
+    let mut node = root;
+    let mut span = None;
+    for segment in path.split('/').filter(|s| !s.is_empty()) {
+        let next = match &node.value {
+            syntax::Value::Map(entries) => entries.iter().find(|(key, _)| key.name == segment).map(|(key, value)| {
+                span = Some(key.span);
+                value
+            }),
+            syntax::Value::Seq(items) => segment.parse::<usize>().ok().and_then(|i| items.get(i)).inspect(|item| {
+                span = Some(item.span);
+            }),
+            _ => None,
+        };
+        match next {
+            Some(next) => node = next,
+            None => break,
+        }
+    }
+    span
 }

@@ -12,6 +12,7 @@ use crate::source::{SourceFile, Span};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Severity {
+    Info,
     Warning,
     Error,
 }
@@ -20,6 +21,8 @@ pub enum Severity {
 #[derive(Clone, Debug)]
 pub struct Diagnostic {
     pub severity: Severity,
+    /// A stable identifier such as `E2001`, for findings.
+    pub code: Option<&'static str>,
     pub message: String,
     pub file: Arc<SourceFile>,
     pub span: Option<Span>,
@@ -31,6 +34,7 @@ impl Diagnostic {
     pub fn error(file: &Arc<SourceFile>, span: Option<Span>, message: impl Into<String>) -> Self {
         Diagnostic {
             severity: Severity::Error,
+            code: None,
             message: message.into(),
             file: Arc::clone(file),
             span,
@@ -65,10 +69,12 @@ impl Diagnostic {
     /// the help.
     pub fn render(&self) -> String {
         let severity = match self.severity {
+            Severity::Info => "info",
             Severity::Warning => "warning",
             Severity::Error => "error",
         };
-        let mut out = format!("{severity}: {}\n", self.message);
+        let code = self.code.map(|c| format!("[{c}]")).unwrap_or_default();
+        let mut out = format!("{severity}{code}: {}\n", self.message);
         let Some(span) = self.span else {
             out.push_str(&format!(" --> {}\n", self.file.name));
             if let Some(help) = &self.help {
@@ -177,9 +183,14 @@ impl SourceCode for SourceFile {
 impl miette::Diagnostic for Diagnostic {
     fn severity(&self) -> Option<miette::Severity> {
         Some(match self.severity {
+            Severity::Info => miette::Severity::Advice,
             Severity::Warning => miette::Severity::Warning,
             Severity::Error => miette::Severity::Error,
         })
+    }
+
+    fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        self.code.map(|code| Box::new(code) as Box<dyn fmt::Display>)
     }
 
     fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {

@@ -7,9 +7,12 @@
 
 pub mod blueprint;
 pub mod cfn;
+pub mod check;
 pub mod compile;
 pub mod diagnostic;
 pub mod eks;
+pub mod report;
 pub mod source;
+pub mod suggest;
 pub mod syntax;
 pub mod validate;

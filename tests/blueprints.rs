@@ -30,12 +30,15 @@ fn valid_blueprints_synthesize_to_their_golden_templates() {
             }
             Err(error) => panic!("{}: {error}", path.display()),
         };
-        assert!(
-            compiled.warnings.is_empty(),
-            "unexpected warnings: {:?}",
-            compiled.warnings
-        );
-        insta::assert_snapshot!(cfn::yaml::emit(&compiled.template));
+        let rendered: Vec<String> = compiled.diagnostics.iter().map(|d| d.render()).collect();
+        assert!(!compiled.has_errors(), "{} has errors:\n{}", path.display(), rendered.join("\n"));
+        // Warnings are part of the golden output: a new one shows in review.
+        let mut golden = rendered.join("\n");
+        if !golden.is_empty() {
+            golden = format!("# diagnostics\n{golden}\n# template\n");
+        }
+        golden.push_str(&cfn::yaml::emit(&compiled.template));
+        insta::assert_snapshot!(golden);
     });
 }
 
@@ -72,6 +75,13 @@ fn every_example_template_is_what_its_blueprint_synthesizes() {
             std::fs::read_to_string(&blueprint).expect("readable"),
         );
         let compiled = compile(&file).unwrap_or_else(|e| panic!("{}: {e:?}", blueprint.display()));
+        let rendered: Vec<String> = compiled.diagnostics.iter().map(|d| d.render()).collect();
+        assert!(
+            rendered.is_empty(),
+            "{} does not validate clean:\n{}",
+            blueprint.display(),
+            rendered.join("\n")
+        );
         let committed = std::fs::read_to_string(dir.join("template.yaml"))
             .unwrap_or_else(|e| panic!("{}: no committed template: {e}", dir.display()));
         assert_eq!(

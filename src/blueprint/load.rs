@@ -43,7 +43,9 @@ const TOP_FIELDS: &[&str] = &[
     "cluster",
     "defaults",
     "nodeGroups",
+    "suppressions",
 ];
+const SUPPRESSION_FIELDS: &[&str] = &["id", "reason"];
 const CLUSTER_FIELDS: &[&str] = &[
     "name",
     "kubernetesVersion",
@@ -315,6 +317,10 @@ fn decode_blueprint(d: &mut Decoder, root: &Node) -> Option<Blueprint> {
         d.error(node.span, "`nodeGroups` is empty").help =
             Some("add at least one node group".into());
     }
+    let suppressions = top
+        .get("suppressions")
+        .map(|node| decode_suppressions(d, node))
+        .unwrap_or_default();
     let specs: Vec<(Span, GroupSpec)> = group_nodes
         .iter()
         .map(|node| (node.span, decode_group_spec(d, node, "node group")))
@@ -365,7 +371,33 @@ fn decode_blueprint(d: &mut Decoder, root: &Node) -> Option<Blueprint> {
         description,
         cluster,
         node_groups: groups,
+        suppressions,
     })
+}
+
+fn decode_suppressions(d: &mut Decoder, node: &Node) -> Vec<Suppression> {
+    let mut out = Vec::new();
+    for item in d.list("suppressions", node) {
+        let Some(mut f) = d.fields("suppressions[]", item, SUPPRESSION_FIELDS) else {
+            continue;
+        };
+        let id = f.get("id").and_then(|n| d.string("suppressions[].id", n));
+        let reason = f.get("reason").and_then(|n| d.string("suppressions[].reason", n));
+        f.finish(d, "a suppression");
+        match (id, reason) {
+            (Some(id), Some(reason)) if !reason.value.trim().is_empty() => out.push(Suppression {
+                id,
+                reason: reason.value,
+            }),
+            (Some(id), _) => {
+                let message = format!("suppression of `{}` has no reason", id.value);
+                d.error(id.span, message).help =
+                    Some("say why the finding is accepted: `reason: ...`".into());
+            }
+            (None, _) => missing(d, first_column(item.span), "id", "suppression", "the finding ID, e.g. `id: W5002`"),
+        }
+    }
+    out
 }
 
 /// One template parameter may serve several fields only when they need the
@@ -1672,7 +1704,7 @@ fn instance_info(instance_type: &str) -> Option<InstanceInfo> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::decode::closest;
+    use crate::suggest::closest;
     use super::*;
 
     #[test]

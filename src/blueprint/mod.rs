@@ -21,6 +21,14 @@ pub struct Blueprint {
     pub description: Option<String>,
     pub cluster: Cluster,
     pub node_groups: Vec<NodeGroup>,
+    pub suppressions: Vec<Suppression>,
+}
+
+/// A finding of template validation that the blueprint accepts, and why.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Suppression {
+    pub id: Located<String>,
+    pub reason: String,
 }
 
 /// Where a cluster value comes from when the stack is deployed.

@@ -1,6 +1,7 @@
 //! The JSON emitter: long-form intrinsics, two-space indentation.
 //!
-//! Keys come out in the same order as in the YAML emitter. Strings escape
+//! The keys and their order come from [`Template::layout`], shared with the
+//! YAML emitter; this module only spells values. Strings escape
 //! every character YAML does not allow raw, so that the output can also be
 //! read by YAML parsers (the template reader among them).
 
@@ -12,7 +13,7 @@ use serde_json::ser::{Formatter, PrettyFormatter};
 use serde_json::{Map, Number, Value};
 
 use super::expr::Expr;
-use super::template::{FORMAT_VERSION, Output, Parameter, Resource, Template};
+use super::template::Template;
 
 /// Emits a template as JSON with long-form intrinsics (`{"Ref": ...}`).
 pub fn emit(template: &Template) -> String {
@@ -32,143 +33,13 @@ pub fn emit(template: &Template) -> String {
     text
 }
 
-fn object(entries: Vec<(&str, Value)>) -> Value {
-    Value::Object(
-        entries
-            .into_iter()
-            .map(|(key, value)| (key.to_string(), value))
-            .collect(),
-    )
-}
-
 fn string(s: &str) -> Value {
     Value::String(s.to_string())
 }
 
 /// The whole template as a JSON value, long-form intrinsics.
 pub fn to_value(template: &Template) -> Value {
-    let mut entries = vec![("AWSTemplateFormatVersion", string(FORMAT_VERSION))];
-    if let Some(description) = &template.description {
-        entries.push(("Description", string(description)));
-    }
-    if !template.metadata.is_empty() {
-        entries.push(("Metadata", expr_map(&template.metadata)));
-    }
-    if !template.parameters.is_empty() {
-        let parameters = template
-            .parameters
-            .iter()
-            .map(|(name, parameter)| (name.clone(), lower_parameter(parameter)))
-            .collect();
-        entries.push(("Parameters", Value::Object(parameters)));
-    }
-    if !template.mappings.is_empty() {
-        entries.push(("Mappings", expr_map(&template.mappings)));
-    }
-    if !template.conditions.is_empty() {
-        entries.push(("Conditions", expr_map(&template.conditions)));
-    }
-    if !template.resources.is_empty() {
-        let resources = template
-            .resources
-            .iter()
-            .map(|(name, resource)| (name.clone(), lower_resource(resource)))
-            .collect();
-        entries.push(("Resources", Value::Object(resources)));
-    }
-    if !template.outputs.is_empty() {
-        let outputs = template
-            .outputs
-            .iter()
-            .map(|(name, output)| (name.clone(), lower_output(output)))
-            .collect();
-        entries.push(("Outputs", Value::Object(outputs)));
-    }
-    object(entries)
-}
-
-fn lower_parameter(parameter: &Parameter) -> Value {
-    let mut entries = vec![("Type", string(&parameter.kind))];
-    if let Some(description) = &parameter.description {
-        entries.push(("Description", string(description)));
-    }
-    if let Some(default) = &parameter.default {
-        entries.push(("Default", expr(default)));
-    }
-    if !parameter.allowed_values.is_empty() {
-        let values = parameter.allowed_values.iter().map(expr).collect();
-        entries.push(("AllowedValues", Value::Array(values)));
-    }
-    if let Some(pattern) = &parameter.allowed_pattern {
-        entries.push(("AllowedPattern", string(pattern)));
-    }
-    if let Some(constraint) = &parameter.constraint_description {
-        entries.push(("ConstraintDescription", string(constraint)));
-    }
-    let numbers = [
-        ("MinLength", parameter.min_length),
-        ("MaxLength", parameter.max_length),
-        ("MinValue", parameter.min_value),
-        ("MaxValue", parameter.max_value),
-    ];
-    for (key, value) in numbers {
-        if let Some(value) = value {
-            entries.push((key, Value::from(value)));
-        }
-    }
-    if parameter.no_echo {
-        entries.push(("NoEcho", Value::Bool(true)));
-    }
-    object(entries)
-}
-
-fn lower_resource(resource: &Resource) -> Value {
-    let mut entries = vec![("Type", string(&resource.kind))];
-    if let Some(condition) = &resource.condition {
-        entries.push(("Condition", string(condition)));
-    }
-    match resource.depends_on.as_slice() {
-        [] => {}
-        [one] => entries.push(("DependsOn", string(one))),
-        many => entries.push((
-            "DependsOn",
-            Value::Array(many.iter().map(|name| string(name)).collect()),
-        )),
-    }
-    if let Some(metadata) = &resource.metadata {
-        entries.push(("Metadata", expr(metadata)));
-    }
-    if !resource.properties.is_empty() {
-        entries.push(("Properties", expr_map(&resource.properties)));
-    }
-    if let Some(policy) = &resource.creation_policy {
-        entries.push(("CreationPolicy", expr(policy)));
-    }
-    if let Some(policy) = &resource.update_policy {
-        entries.push(("UpdatePolicy", expr(policy)));
-    }
-    if let Some(policy) = &resource.deletion_policy {
-        entries.push(("DeletionPolicy", string(policy)));
-    }
-    if let Some(policy) = &resource.update_replace_policy {
-        entries.push(("UpdateReplacePolicy", string(policy)));
-    }
-    object(entries)
-}
-
-fn lower_output(output: &Output) -> Value {
-    let mut entries = Vec::new();
-    if let Some(description) = &output.description {
-        entries.push(("Description", string(description)));
-    }
-    if let Some(condition) = &output.condition {
-        entries.push(("Condition", string(condition)));
-    }
-    entries.push(("Value", expr(&output.value)));
-    if let Some(export) = &output.export {
-        entries.push(("Export", object(vec![("Name", expr(export))])));
-    }
-    object(entries)
+    expr(&template.layout())
 }
 
 fn expr_map(entries: &IndexMap<String, Expr>) -> Value {
@@ -186,7 +57,7 @@ fn list(items: Vec<Value>) -> Value {
 
 /// A long-form intrinsic: `{"Fn::Name": argument}` (or `Ref`, `Condition`).
 fn call(key: &str, argument: Value) -> Value {
-    object(vec![(key, argument)])
+    Value::Object(Map::from_iter([(key.to_string(), argument)]))
 }
 
 /// One value as JSON, long-form intrinsics: what provider schemas see.

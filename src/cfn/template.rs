@@ -21,6 +21,54 @@ pub struct Template {
     pub outputs: IndexMap<String, Output>,
 }
 
+impl Template {
+    /// The whole template as one mapping in CloudFormation's canonical
+    /// layout: the sections in conventional order (empty ones left out),
+    /// each parameter, resource and output with its keys in a fixed order.
+    /// Both emitters render this value, so they agree on every key and its
+    /// place; they only differ in how they spell the values.
+    pub fn layout(&self) -> Expr {
+        let mut entries = Entries::default();
+        entries.put("AWSTemplateFormatVersion", FORMAT_VERSION);
+        entries.put_opt("Description", self.description.as_deref());
+        entries.put_section("Metadata", &self.metadata, Expr::clone);
+        entries.put_section("Parameters", &self.parameters, Parameter::layout);
+        entries.put_section("Mappings", &self.mappings, Expr::clone);
+        entries.put_section("Conditions", &self.conditions, Expr::clone);
+        entries.put_section("Resources", &self.resources, Resource::layout);
+        entries.put_section("Outputs", &self.outputs, Output::layout);
+        entries.into_expr()
+    }
+}
+
+/// The keys of one mapping of the layout, in the order they are put.
+#[derive(Default)]
+struct Entries(IndexMap<String, Expr>);
+
+impl Entries {
+    fn put(&mut self, key: &str, value: impl Into<Expr>) {
+        self.0.insert(key.to_string(), value.into());
+    }
+
+    fn put_opt(&mut self, key: &str, value: Option<impl Into<Expr>>) {
+        if let Some(value) = value {
+            self.put(key, value);
+        }
+    }
+
+    /// A named mapping, left out when it is empty.
+    fn put_section<T>(&mut self, key: &str, items: &IndexMap<String, T>, lay: fn(&T) -> Expr) {
+        if !items.is_empty() {
+            let items = items.iter().map(|(name, item)| (name.as_str(), lay(item)));
+            self.put(key, Expr::map(items));
+        }
+    }
+
+    fn into_expr(self) -> Expr {
+        Expr::Map(self.0)
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Parameter {
     pub kind: String,
@@ -52,6 +100,29 @@ impl Parameter {
     pub fn with_default(mut self, default: impl Into<Expr>) -> Parameter {
         self.default = Some(default.into());
         self
+    }
+
+    fn layout(&self) -> Expr {
+        let mut entries = Entries::default();
+        entries.put("Type", self.kind.as_str());
+        entries.put_opt("Description", self.description.as_deref());
+        entries.put_opt("Default", self.default.clone());
+        if !self.allowed_values.is_empty() {
+            entries.put("AllowedValues", Expr::list(self.allowed_values.clone()));
+        }
+        entries.put_opt("AllowedPattern", self.allowed_pattern.as_deref());
+        entries.put_opt(
+            "ConstraintDescription",
+            self.constraint_description.as_deref(),
+        );
+        entries.put_opt("MinLength", self.min_length);
+        entries.put_opt("MaxLength", self.max_length);
+        entries.put_opt("MinValue", self.min_value);
+        entries.put_opt("MaxValue", self.max_value);
+        if self.no_echo {
+            entries.put("NoEcho", true);
+        }
+        entries.into_expr()
     }
 }
 
@@ -91,6 +162,27 @@ impl Resource {
             None => self,
         }
     }
+
+    fn layout(&self) -> Expr {
+        let mut entries = Entries::default();
+        entries.put("Type", self.kind.as_str());
+        entries.put_opt("Condition", self.condition.as_deref());
+        // One dependency is written as a plain name, several as a list.
+        match self.depends_on.as_slice() {
+            [] => {}
+            [one] => entries.put("DependsOn", one.as_str()),
+            many => entries.put("DependsOn", Expr::list(many.iter().map(Expr::str))),
+        }
+        entries.put_opt("Metadata", self.metadata.clone());
+        if !self.properties.is_empty() {
+            entries.put("Properties", Expr::Map(self.properties.clone()));
+        }
+        entries.put_opt("CreationPolicy", self.creation_policy.clone());
+        entries.put_opt("UpdatePolicy", self.update_policy.clone());
+        entries.put_opt("DeletionPolicy", self.deletion_policy.as_deref());
+        entries.put_opt("UpdateReplacePolicy", self.update_replace_policy.as_deref());
+        entries.into_expr()
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -100,6 +192,19 @@ pub struct Output {
     pub value: Expr,
     /// The export name, when the output is exported.
     pub export: Option<Expr>,
+}
+
+impl Output {
+    fn layout(&self) -> Expr {
+        let mut entries = Entries::default();
+        entries.put_opt("Description", self.description.as_deref());
+        entries.put_opt("Condition", self.condition.as_deref());
+        entries.put("Value", self.value.clone());
+        if let Some(export) = &self.export {
+            entries.put("Export", Expr::map([("Name", export.clone())]));
+        }
+        entries.into_expr()
+    }
 }
 
 impl Default for Expr {

@@ -1,7 +1,7 @@
 //! The YAML emitter: short-form intrinsic tags, YAML 1.1-safe quoting.
 //!
-//! The template is first lowered into a small tree of YAML nodes ([`Node`])
-//! that serde-saphyr serializes. serde-saphyr decides quoting: it quotes
+//! The template's [`Template::layout`] is first lowered into a small tree of
+//! YAML nodes ([`Node`]) that serde-saphyr serializes. serde-saphyr decides quoting: it quotes
 //! every string a YAML 1.1 reader would take for something else (`yes`,
 //! `on`, `12:30`, `0x1F`, dates...), which keeps the output safe for older
 //! tooling that still speaks YAML 1.1.
@@ -12,7 +12,7 @@ use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_saphyr::{LitStr, Tagged};
 
 use super::expr::Expr;
-use super::template::{FORMAT_VERSION, Output, Parameter, Resource, Template};
+use super::template::Template;
 
 /// How many markers are tried before giving up on plain `Fn::` keys.
 const MARKER_ATTEMPTS: usize = 8;
@@ -27,18 +27,18 @@ pub fn emit(template: &Template) -> String {
     // exactly as often as it was written, i.e. no user string contains it;
     // otherwise another marker is tried, and in the end the quoted keys are
     // kept, which mean the same.
+    let layout = template.layout();
     for attempt in 0..MARKER_ATTEMPTS {
         let marker = format!("__eksynth_long_form_{attempt}__");
         let mut lower = Lower::new(Some(&marker));
-        let tree = lower.template(template);
+        let tree = lower.expr(&layout, true);
         if let Some(text) = serialize(&tree)
             && text.matches(marker.as_str()).count() == lower.marked_keys
         {
             return text.replace(marker.as_str(), "Fn::");
         }
     }
-    let mut lower = Lower::new(None);
-    let tree = lower.template(template);
+    let tree = Lower::new(None).expr(&layout, true);
     // The tree only holds strings, numbers and collections, which
     // serde-saphyr always serializes; JSON is valid YAML, so it is the
     // fallback should that ever change.
@@ -114,16 +114,6 @@ struct Lower<'m> {
     marked_keys: usize,
 }
 
-/// Builds a mapping node from `(key, value)` pairs.
-fn map<'a>(entries: Vec<(&'static str, Node<'a>)>) -> Node<'a> {
-    Node::Map(
-        entries
-            .into_iter()
-            .map(|(key, value)| (Cow::Borrowed(key), value))
-            .collect(),
-    )
-}
-
 fn str_node(s: &str) -> Node<'_> {
     Node::Str(Cow::Borrowed(s))
 }
@@ -134,135 +124,6 @@ impl<'m> Lower<'m> {
             marker,
             marked_keys: 0,
         }
-    }
-
-    fn template<'a>(&mut self, template: &'a Template) -> Node<'a> {
-        let mut entries = vec![("AWSTemplateFormatVersion", str_node(FORMAT_VERSION))];
-        if let Some(description) = &template.description {
-            entries.push(("Description", str_node(description)));
-        }
-        if !template.metadata.is_empty() {
-            entries.push(("Metadata", self.expr_map(&template.metadata)));
-        }
-        if !template.parameters.is_empty() {
-            let parameters = template
-                .parameters
-                .iter()
-                .map(|(name, parameter)| (Cow::Borrowed(name.as_str()), self.parameter(parameter)))
-                .collect();
-            entries.push(("Parameters", Node::Map(parameters)));
-        }
-        if !template.mappings.is_empty() {
-            entries.push(("Mappings", self.expr_map(&template.mappings)));
-        }
-        if !template.conditions.is_empty() {
-            entries.push(("Conditions", self.expr_map(&template.conditions)));
-        }
-        if !template.resources.is_empty() {
-            let resources = template
-                .resources
-                .iter()
-                .map(|(name, resource)| (Cow::Borrowed(name.as_str()), self.resource(resource)))
-                .collect();
-            entries.push(("Resources", Node::Map(resources)));
-        }
-        if !template.outputs.is_empty() {
-            let outputs = template
-                .outputs
-                .iter()
-                .map(|(name, output)| (Cow::Borrowed(name.as_str()), self.output(output)))
-                .collect();
-            entries.push(("Outputs", Node::Map(outputs)));
-        }
-        map(entries)
-    }
-
-    fn parameter<'a>(&mut self, parameter: &'a Parameter) -> Node<'a> {
-        let mut entries = vec![("Type", str_node(&parameter.kind))];
-        if let Some(description) = &parameter.description {
-            entries.push(("Description", str_node(description)));
-        }
-        if let Some(default) = &parameter.default {
-            entries.push(("Default", self.expr(default, true)));
-        }
-        if !parameter.allowed_values.is_empty() {
-            let values = parameter
-                .allowed_values
-                .iter()
-                .map(|value| self.expr(value, true))
-                .collect();
-            entries.push(("AllowedValues", Node::Seq(values)));
-        }
-        if let Some(pattern) = &parameter.allowed_pattern {
-            entries.push(("AllowedPattern", str_node(pattern)));
-        }
-        if let Some(constraint) = &parameter.constraint_description {
-            entries.push(("ConstraintDescription", str_node(constraint)));
-        }
-        let numbers = [
-            ("MinLength", parameter.min_length),
-            ("MaxLength", parameter.max_length),
-            ("MinValue", parameter.min_value),
-            ("MaxValue", parameter.max_value),
-        ];
-        for (key, value) in numbers {
-            if let Some(value) = value {
-                entries.push((key, Node::Int(value)));
-            }
-        }
-        if parameter.no_echo {
-            entries.push(("NoEcho", Node::Bool(true)));
-        }
-        map(entries)
-    }
-
-    fn resource<'a>(&mut self, resource: &'a Resource) -> Node<'a> {
-        let mut entries = vec![("Type", str_node(&resource.kind))];
-        if let Some(condition) = &resource.condition {
-            entries.push(("Condition", str_node(condition)));
-        }
-        match resource.depends_on.as_slice() {
-            [] => {}
-            [one] => entries.push(("DependsOn", str_node(one))),
-            many => entries.push((
-                "DependsOn",
-                Node::Seq(many.iter().map(|name| str_node(name)).collect()),
-            )),
-        }
-        if let Some(metadata) = &resource.metadata {
-            entries.push(("Metadata", self.expr(metadata, true)));
-        }
-        if !resource.properties.is_empty() {
-            entries.push(("Properties", self.expr_map(&resource.properties)));
-        }
-        if let Some(policy) = &resource.creation_policy {
-            entries.push(("CreationPolicy", self.expr(policy, true)));
-        }
-        if let Some(policy) = &resource.update_policy {
-            entries.push(("UpdatePolicy", self.expr(policy, true)));
-        }
-        if let Some(policy) = &resource.deletion_policy {
-            entries.push(("DeletionPolicy", str_node(policy)));
-        }
-        if let Some(policy) = &resource.update_replace_policy {
-            entries.push(("UpdateReplacePolicy", str_node(policy)));
-        }
-        map(entries)
-    }
-
-    fn output<'a>(&mut self, output: &'a Output) -> Node<'a> {
-        let mut entries = Vec::new();
-        if let Some(description) = &output.description {
-            entries.push(("Description", str_node(description)));
-        }
-        if let Some(condition) = &output.condition {
-            entries.push(("Condition", str_node(condition)));
-        }
-        entries.push(("Value", self.expr(&output.value, true)));
-        if let Some(export) = &output.export {
-            entries.push(("Export", map(vec![("Name", self.expr(export, true))])));
-        }
-        map(entries)
     }
 
     fn expr_map<'a>(&mut self, entries: &'a indexmap::IndexMap<String, Expr>) -> Node<'a> {

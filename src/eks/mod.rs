@@ -14,7 +14,10 @@ pub mod launch_template;
 pub mod security_group;
 pub mod userdata;
 
+use indexmap::IndexMap;
+
 use crate::blueprint::Blueprint;
+use crate::source::Span;
 use crate::cfn::sub::SubBuilder;
 use crate::cfn::{Expr, Output, Template};
 use inputs::ClusterValues;
@@ -41,9 +44,18 @@ fn text(pieces: &[(&str, Option<&Expr>)]) -> Expr {
     sub.finish(&out)
 }
 
+/// A template and, for each resource, the blueprint location it comes
+/// from (the node group's name, or the cluster section for shared ones).
+#[derive(Debug)]
+pub struct Lowered {
+    pub template: Template,
+    pub origins: IndexMap<String, Span>,
+}
+
 /// Lowers a checked blueprint into a template.
-pub fn lower(blueprint: &Blueprint) -> Result<Template, Error> {
+pub fn lower(blueprint: &Blueprint) -> Result<Lowered, Error> {
     let mut template = Template::default();
+    let mut origins = IndexMap::new();
     let group_names: Vec<&str> = blueprint
         .node_groups
         .iter()
@@ -65,6 +77,7 @@ pub fn lower(blueprint: &Blueprint) -> Result<Template, Error> {
         ("ClusterName", Some(&cluster.name)),
     ]);
     security_group::lower(&mut template, &cluster, &cluster_tag_key);
+    record_origins(&template, &mut origins, blueprint.cluster.name.span);
 
     for group in &blueprint.node_groups {
         let id = &group.logical_id;
@@ -95,6 +108,7 @@ pub fn lower(blueprint: &Blueprint) -> Result<Template, Error> {
                 autoscaler_tag_key: &autoscaler_tag_key,
             },
         );
+        record_origins(&template, &mut origins, group.name.span);
 
         if let Some(role) = &identity.role {
             output(
@@ -129,7 +143,16 @@ pub fn lower(blueprint: &Blueprint) -> Result<Template, Error> {
     template
         .parameters
         .sort_by(|a, _, b, _| ami::is_image_parameter(a).cmp(&ami::is_image_parameter(b)));
-    Ok(template)
+    Ok(Lowered { template, origins })
+}
+
+/// Records `span` as the origin of every resource that has none yet.
+fn record_origins(template: &Template, origins: &mut IndexMap<String, Span>, span: Span) {
+    for id in template.resources.keys() {
+        if !origins.contains_key(id) {
+            origins.insert(id.clone(), span);
+        }
+    }
 }
 
 /// An output exported as `<stack name>-<output name>`.

@@ -199,6 +199,18 @@ fn render_template(name: &str, data: &Value) -> Result<String, UserDataError> {
         .map_err(|e| UserDataError::Template(format!("{name}: {e}")))
 }
 
+/// The value of a helper's one parameter. A missing parameter, or one that
+/// names an undefined variable, fails rendering.
+fn single_param<'a>(h: &'a Helper<'_>, helper: &'static str) -> Result<&'a Value, RenderError> {
+    let param = h
+        .param(0)
+        .ok_or(RenderErrorReason::ParamNotFoundForIndex(helper, 0))?;
+    if param.is_value_missing() {
+        return Err(RenderErrorReason::MissingVariable(param.relative_path().cloned()).into());
+    }
+    Ok(param.value())
+}
+
 /// `{{sq x}}` / `{{dq x}}`: quotes one scalar. Anything else is a template
 /// bug and fails rendering.
 struct QuoteHelper(fn(&str) -> String);
@@ -211,13 +223,7 @@ impl HelperDef for QuoteHelper {
         _: &'rc Context,
         _: &mut RenderContext<'reg, 'rc>,
     ) -> Result<ScopedJson<'rc>, RenderError> {
-        let param = h
-            .param(0)
-            .ok_or(RenderErrorReason::ParamNotFoundForIndex("quote", 0))?;
-        if param.is_value_missing() {
-            return Err(RenderErrorReason::MissingVariable(param.relative_path().cloned()).into());
-        }
-        let text = match param.value() {
+        let text = match single_param(h, "quote")? {
             Value::String(s) => s.clone(),
             Value::Number(n) => n.to_string(),
             Value::Bool(b) => b.to_string(),
@@ -242,13 +248,8 @@ impl HelperDef for JsonHelper {
         _: &'rc Context,
         _: &mut RenderContext<'reg, 'rc>,
     ) -> Result<ScopedJson<'rc>, RenderError> {
-        let param = h
-            .param(0)
-            .ok_or(RenderErrorReason::ParamNotFoundForIndex("json", 0))?;
-        if param.is_value_missing() {
-            return Err(RenderErrorReason::MissingVariable(param.relative_path().cloned()).into());
-        }
-        Ok(ScopedJson::Derived(Value::String(to_json(param.value()))))
+        let json = to_json(single_param(h, "json")?);
+        Ok(ScopedJson::Derived(Value::String(json)))
     }
 }
 

@@ -5,9 +5,13 @@
 //! It works on the `cfn::Template` model only, so a template read from any
 //! file is checked the same way as one eksynth synthesized.
 
+mod policies;
+mod quotas;
+mod references;
 pub mod schema;
+mod security;
 
-use crate::cfn::Template;
+use crate::cfn::{Expr, Template};
 pub use schema::SchemaSet;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -17,20 +21,279 @@ pub enum Level {
     Error,
 }
 
+impl Level {
+    pub fn name(self) -> &'static str {
+        match self {
+            Level::Info => "info",
+            Level::Warning => "warning",
+            Level::Error => "error",
+        }
+    }
+}
+
 /// One finding about a template.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Finding {
-    /// Stable identifier, e.g. `E1001`; suppressions name it.
+    /// Stable identifier, e.g. `E2001`; suppressions name it.
     pub id: &'static str,
     pub level: Level,
-    /// Where in the template: `Resources/NodeGroup/Properties/MaxSize`.
+    /// Where in the template, e.g. `Resources/NodeGroup/Properties/MaxSize`.
     pub path: String,
     pub message: String,
     pub help: Option<String>,
 }
 
-/// Validates a template against the schemas and every other check.
-pub fn validate(template: &Template, schemas: &SchemaSet) -> Vec<Finding> {
-    let _ = (template, schemas);
-    Vec::new()
+impl Finding {
+    fn new(id: &'static str, path: impl Into<String>, message: impl Into<String>) -> Finding {
+        let level = match id.as_bytes().first() {
+            Some(b'E') => Level::Error,
+            Some(b'W') => Level::Warning,
+            _ => Level::Info,
+        };
+        Finding {
+            id,
+            level,
+            path: path.into(),
+            message: message.into(),
+            help: None,
+        }
+    }
+
+    fn help(mut self, help: impl Into<String>) -> Finding {
+        self.help = Some(help.into());
+        self
+    }
+
+    /// The logical ID of the resource the finding is about, if any.
+    pub fn resource(&self) -> Option<&str> {
+        let rest = self.path.strip_prefix("Resources/")?;
+        Some(rest.split('/').next().unwrap_or(rest))
+    }
+}
+
+/// Every finding ID, its level and what it means: the reference for
+/// suppressions and for the README.
+pub const FINDINGS: &[(&str, &str)] = &[
+    ("E0001", "the blueprint itself is invalid"),
+    ("E0002", "the file cannot be read as a CloudFormation template"),
+    ("E1001", "a property value is not one of the values the schema allows"),
+    ("E1002", "a property value has the wrong type"),
+    ("E1003", "a required property is missing"),
+    ("E1004", "a property the resource type does not have"),
+    ("E1005", "a property value breaks another schema rule (pattern, length, range...)"),
+    ("E1006", "a read-only property is set"),
+    ("W1000", "the resource type has no schema, so its properties were not checked"),
+    ("E2001", "`Ref` to something that does not exist"),
+    ("E2002", "`Fn::GetAtt` of a resource that does not exist"),
+    ("E2003", "`Fn::GetAtt` of an attribute the resource type does not have"),
+    ("E2004", "`Fn::Sub` variable that does not resolve"),
+    ("E2005", "`DependsOn` names a resource that does not exist"),
+    ("E2006", "a condition that does not exist"),
+    ("E2007", "resources depend on each other in a cycle"),
+    ("E3001", "more than 500 resources"),
+    ("E3002", "more than 200 parameters"),
+    ("E3003", "more than 200 outputs"),
+    ("E3004", "an invalid logical ID"),
+    ("W3005", "the template is larger than 51,200 bytes, the limit for an inline `deploy`"),
+    ("E3006", "the template is larger than 1 MB"),
+    ("E3007", "user data larger than 16 KB"),
+    ("E3008", "user data not encoded with `Fn::Base64`"),
+    ("E4001", "`MinInstancesInService` is not lower than `MaxSize`"),
+    ("E4002", "`MinSize`, `DesiredCapacity` and `MaxSize` out of order"),
+    ("W4003", "a rolling update together with a replacing update"),
+    ("E4004", "a creation policy waits for more signals than the group launches"),
+    ("E4005", "a malformed ISO 8601 duration (`PauseTime`, `Timeout`)"),
+    ("E4006", "the group waits for signals its instances never send, or send for another resource"),
+    ("W5001", "IMDSv1 allowed (`HttpTokens` not `required`)"),
+    ("W5002", "IMDS hop limit above 1: containers can reach the node's credentials"),
+    ("E5003", "IMDS hop limit outside 1 to 64"),
+    ("W5004", "an unencrypted EBS volume"),
+    ("E5005", "SSH open to the whole internet"),
+    ("W5006", "a hard-coded `arn:aws:` partition"),
+    ("W5007", "an IAM policy that allows every action"),
+];
+
+/// What validation needs besides the template.
+pub struct Context<'a> {
+    pub schemas: &'a SchemaSet,
+    /// The size of the template file in bytes, when known.
+    pub template_bytes: Option<usize>,
+}
+
+/// Validates a template against the schemas and every other check. The
+/// findings come sorted by path, then ID.
+pub fn validate(template: &Template, context: &Context<'_>) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    schema_checks(template, context.schemas, &mut findings);
+    references::check(template, context.schemas, &mut findings);
+    quotas::check(template, context.template_bytes, &mut findings);
+    policies::check(template, &mut findings);
+    security::check(template, &mut findings);
+    findings.sort_by(|a, b| (&a.path, a.id, &a.message).cmp(&(&b.path, b.id, &b.message)));
+    findings.dedup();
+    findings
+}
+
+/// The schema that validates a resource type: custom resources share one.
+fn schema_type(kind: &str) -> &str {
+    if kind.starts_with("Custom::") {
+        "AWS::CloudFormation::CustomResource"
+    } else {
+        kind
+    }
+}
+
+fn schema_checks(template: &Template, schemas: &SchemaSet, findings: &mut Vec<Finding>) {
+    for (id, resource) in &template.resources {
+        let kind = schema_type(&resource.kind);
+        let properties = crate::cfn::json::expr(&Expr::Map(resource.properties.clone()));
+        let Some(errors) = schemas.validate(kind, &properties) else {
+            findings.push(
+                Finding::new(
+                    "W1000",
+                    format!("Resources/{id}/Type"),
+                    format!("no schema for `{}`; its properties were not checked", resource.kind),
+                )
+                .help("point `--schemas` at a full schema directory, such as the one inside cfn-lint"),
+            );
+            continue;
+        };
+        for error in errors {
+            let finding_id = match error.keyword.as_str() {
+                "enum" | "const" => "E1001",
+                "type" => "E1002",
+                "required" => "E1003",
+                "additionalProperties" => "E1004",
+                _ => "E1005",
+            };
+            findings.push(Finding::new(
+                finding_id,
+                format!("Resources/{id}/Properties{}", error.pointer),
+                error.message,
+            ));
+        }
+        if let Some(read_only) = schemas.read_only_properties(kind) {
+            for name in resource.properties.keys().filter(|name| read_only.contains(name)) {
+                findings.push(
+                    Finding::new(
+                        "E1006",
+                        format!("Resources/{id}/Properties/{name}"),
+                        format!("`{name}` is read-only for `{}`", resource.kind),
+                    )
+                    .help("CloudFormation sets it; read it with `Fn::GetAtt` instead"),
+                );
+            }
+        }
+    }
+}
+
+/// Calls `visit` on every value inside `expr`, intrinsic arguments
+/// included, with its path below `base`.
+fn walk<'a>(expr: &'a Expr, path: &mut Vec<String>, visit: &mut dyn FnMut(&'a Expr, &[String])) {
+    visit(expr, path);
+    let mut child = |key: String, value: &'a Expr, path: &mut Vec<String>| {
+        path.push(key);
+        walk(value, path, &mut *visit);
+        path.pop();
+    };
+    match expr {
+        Expr::Bool(_) | Expr::Int(_) | Expr::Float(_) | Expr::String(_) | Expr::Ref(_) => {}
+        Expr::GetAtt { .. } | Expr::Condition(_) => {}
+        Expr::List(items) | Expr::And(items) | Expr::Or(items) => {
+            for (i, item) in items.iter().enumerate() {
+                child(i.to_string(), item, path);
+            }
+        }
+        Expr::Map(entries) => {
+            for (key, value) in entries {
+                child(key.clone(), value, path);
+            }
+        }
+        Expr::Sub { variables, .. } => {
+            for (key, value) in variables {
+                child(format!("Fn::Sub/{key}"), value, path);
+            }
+        }
+        Expr::Base64(inner) => child("Fn::Base64".into(), inner, path),
+        Expr::GetAZs(inner) => child("Fn::GetAZs".into(), inner, path),
+        Expr::ImportValue(inner) => child("Fn::ImportValue".into(), inner, path),
+        Expr::Not(inner) => child("Fn::Not".into(), inner, path),
+        Expr::Join { items, .. } => child("Fn::Join".into(), items, path),
+        Expr::Split { source, .. } => child("Fn::Split".into(), source, path),
+        Expr::If { then, otherwise, .. } => {
+            child("Fn::If/1".into(), then, path);
+            child("Fn::If/2".into(), otherwise, path);
+        }
+        Expr::Select { index, list } => {
+            child("Fn::Select/0".into(), index, path);
+            child("Fn::Select/1".into(), list, path);
+        }
+        Expr::FindInMap {
+            top_key, second_key, ..
+        } => {
+            child("Fn::FindInMap/1".into(), top_key, path);
+            child("Fn::FindInMap/2".into(), second_key, path);
+        }
+        Expr::Cidr { block, count, bits } => {
+            child("Fn::Cidr/0".into(), block, path);
+            child("Fn::Cidr/1".into(), count, path);
+            child("Fn::Cidr/2".into(), bits, path);
+        }
+        Expr::Equals(a, b) => {
+            child("Fn::Equals/0".into(), a, path);
+            child("Fn::Equals/1".into(), b, path);
+        }
+    }
+}
+
+/// Every value of a resource, with its path from the template root.
+fn walk_resource<'a>(id: &str, resource: &'a crate::cfn::Resource, visit: &mut dyn FnMut(&'a Expr, &str)) {
+    let sections: [(&str, Option<&'a Expr>); 3] = [
+        ("Metadata", resource.metadata.as_ref()),
+        ("CreationPolicy", resource.creation_policy.as_ref()),
+        ("UpdatePolicy", resource.update_policy.as_ref()),
+    ];
+    let mut path = vec!["Resources".to_string(), id.to_string(), "Properties".to_string()];
+    for (key, value) in &resource.properties {
+        path.push(key.clone());
+        walk(value, &mut path, &mut |e, p| visit(e, &p.join("/")));
+        path.pop();
+    }
+    for (section, value) in sections {
+        if let Some(value) = value {
+            let mut path = vec!["Resources".to_string(), id.to_string(), section.to_string()];
+            walk(value, &mut path, &mut |e, p| visit(e, &p.join("/")));
+        }
+    }
+}
+
+/// A literal string or integer as text; `None` for intrinsics.
+fn literal(expr: &Expr) -> Option<String> {
+    match expr {
+        Expr::String(s) => Some(s.clone()),
+        Expr::Int(i) => Some(i.to_string()),
+        _ => None,
+    }
+}
+
+/// A literal number, written as a number or a numeric string.
+fn literal_number(expr: &Expr) -> Option<i64> {
+    literal(expr)?.trim().parse().ok()
+}
+
+/// The `${...}` references of a `Fn::Sub` template, without the `${!...}`
+/// escapes.
+fn sub_references(template: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = template;
+    while let Some(start) = rest.find("${") {
+        let after = &rest[start + 2..];
+        let Some(end) = after.find('}') else { break };
+        let name = &after[..end];
+        if !name.starts_with('!') {
+            out.push(name.trim());
+        }
+        rest = &after[end + 1..];
+    }
+    out
 }

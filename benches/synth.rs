@@ -1,0 +1,493 @@
+//! Throughput and memory of the whole pipeline on generated blueprints.
+//!
+//! For blueprints of 1, 10, 50 and 200 self-managed node groups this
+//! measures synthesis (`compile` + YAML emit), full validation, and the two
+//! together; reports median and minimum over a few warm iterations, the
+//! first (cold) run, the cost per node group, and the peak of live heap bytes
+//! during one synth + validate, counted by a wrapping global allocator.
+//!
+//! ```sh
+//! cargo bench --bench synth              # full run, Markdown table on stdout
+//! cargo bench --bench synth -- --quick   # one iteration per size (CI smoke)
+//! EKSYNTH_BENCH_QUICK=1 cargo bench --bench synth
+//! ```
+//!
+//! The cold numbers come from a fresh process per size (the bench re-runs
+//! itself with `--cold N`), so lazily compiled schemas and other one-time
+//! work are in them and in nothing else.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::fmt::Write as _;
+use std::hint::black_box;
+use std::process::Command;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use eksynth::cfn::yaml;
+use eksynth::compile::{CompileError, compile};
+use eksynth::source::SourceFile;
+use eksynth::validate::{self, SchemaSet};
+
+// ---------------------------------------------------------------------------
+// Counting allocator
+// ---------------------------------------------------------------------------
+
+/// `System`, counting live bytes and their high-water mark.
+struct Counting;
+
+static CURRENT: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+fn grew(bytes: usize) {
+    let now = CURRENT.fetch_add(bytes, Ordering::Relaxed) + bytes;
+    PEAK.fetch_max(now, Ordering::Relaxed);
+}
+
+fn shrank(bytes: usize) {
+    CURRENT.fetch_sub(bytes, Ordering::Relaxed);
+}
+
+// SAFETY: every call is forwarded to `System` unchanged; the counters only
+// observe sizes.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: same contract as the caller's.
+        let ptr = unsafe { System.alloc(layout) };
+        if !ptr.is_null() {
+            grew(layout.size());
+        }
+        ptr
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: same contract as the caller's.
+        let ptr = unsafe { System.alloc_zeroed(layout) };
+        if !ptr.is_null() {
+            grew(layout.size());
+        }
+        ptr
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: same contract as the caller's.
+        unsafe { System.dealloc(ptr, layout) };
+        shrank(layout.size());
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: same contract as the caller's.
+        let new = unsafe { System.realloc(ptr, layout, new_size) };
+        if !new.is_null() {
+            if new_size >= layout.size() {
+                grew(new_size - layout.size());
+            } else {
+                shrank(layout.size() - new_size);
+            }
+        }
+        new
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// Runs `f` and returns its result with the peak of live heap bytes above
+/// what was live when it started.
+fn peak_during<T>(f: impl FnOnce() -> T) -> (T, usize) {
+    let base = CURRENT.load(Ordering::Relaxed);
+    PEAK.store(base, Ordering::Relaxed);
+    let out = f();
+    (out, PEAK.load(Ordering::Relaxed).saturating_sub(base))
+}
+
+// ---------------------------------------------------------------------------
+// Blueprint generator
+// ---------------------------------------------------------------------------
+
+const X86_TYPES: &[&str] = &[
+    "m6i.large",
+    "c6i.xlarge",
+    "r6i.large",
+    "m5.xlarge",
+    "t3.medium",
+    "c5.2xlarge",
+];
+const ARM_TYPES: &[&str] = &["m7g.large", "c7g.xlarge", "r7g.large", "m6g.xlarge"];
+const EFFECTS: &[&str] = &["NoSchedule", "PreferNoSchedule", "NoExecute"];
+
+/// A blueprint with `groups` varied node groups on Kubernetes 1.32 (so AL2
+/// is still allowed): AL2023 and AL2, x86 and Graviton, single and mixed
+/// instance types, labels, taints, kubelet settings, EFS mounts,
+/// pre-bootstrap commands, the pod IMDS block, tags, and cluster values as
+/// template parameters.
+fn blueprint(groups: usize) -> String {
+    let mut y = String::new();
+    y.push_str(
+        "apiVersion: eksynth.io/v1
+kind: NodeBlueprint
+description: generated benchmark blueprint
+cluster:
+  name: {parameter: ClusterName}
+  kubernetesVersion: \"1.32\"
+  endpoint: {parameter: ClusterEndpoint}
+  certificateAuthority: {parameter: ClusterCertificateAuthority}
+  serviceIpv4Cidr: {parameter: ClusterServiceIpv4Cidr, default: 10.100.0.0/16}
+  controlPlaneSecurityGroup: {parameter: ClusterControlPlaneSecurityGroup}
+  vpc: {parameter: VpcId}
+defaults:
+  subnets: {parameter: Subnets}
+  tags:
+    cost-center: \"4711\"
+    owner: platform
+  iam:
+    ssmManagedInstance: true
+nodeGroups:
+",
+    );
+    for i in 0..groups {
+        let arm = i % 5 == 4;
+        let types = if arm { ARM_TYPES } else { X86_TYPES };
+        let al2 = i % 3 == 1;
+        let min = i % 3;
+        let max = min + 3 + i % 7;
+        let _ = writeln!(y, "  - name: ng-{i:03}");
+        if al2 {
+            y.push_str("    amiFamily: AmazonLinux2\n");
+        } else if i % 2 == 0 {
+            y.push_str("    amiFamily: AmazonLinux2023\n");
+        }
+        if i % 4 == 2 {
+            let _ = writeln!(
+                y,
+                "    instanceTypes: [{}, {}, {}]",
+                types[i % types.len()],
+                types[(i + 1) % types.len()],
+                types[(i + 2) % types.len()]
+            );
+        } else {
+            let _ = writeln!(y, "    instanceType: {}", types[i % types.len()]);
+        }
+        let _ = writeln!(y, "    minSize: {min}\n    maxSize: {max}");
+        if i % 2 == 1 {
+            let _ = writeln!(y, "    desiredCapacity: {}", min + 1);
+        }
+        if i % 3 == 2 {
+            let _ = writeln!(
+                y,
+                "    subnets: [subnet-0a1b2c3d4e5f6{i:04}, subnet-0a1b2c3d4e5f7{i:04}]"
+            );
+        }
+        let _ = writeln!(
+            y,
+            "    labels:\n      team: team-{}\n      example.com/pool: pool-{i}\n      workload: {}",
+            i % 5,
+            if i % 2 == 0 { "web" } else { "batch" }
+        );
+        if i % 3 == 0 {
+            let _ = writeln!(
+                y,
+                "    taints:\n      - {{key: dedicated, value: pool-{i}, effect: {}}}",
+                EFFECTS[i % EFFECTS.len()]
+            );
+            if i % 2 == 0 {
+                y.push_str("      - {key: spot, effect: PreferNoSchedule}\n");
+            }
+        }
+        if i % 4 == 1 {
+            let _ = writeln!(y, "    maxPods: {}", 29 + i % 80);
+        }
+        if i % 5 == 3 {
+            y.push_str(
+                "    kubelet:\n      imageGCHighThresholdPercent: 80\n      imageGCLowThresholdPercent: 60\n      podPidsLimit: 4096\n",
+            );
+        }
+        if i % 2 == 0 {
+            y.push_str("    imds:\n      blockPods: true\n");
+        }
+        if i % 2 == 1 {
+            let _ = writeln!(
+                y,
+                "    preBootstrapCommands:\n      - echo \"preparing $(hostname) for ng-{i:03}\" >> /var/log/prepare.log\n      - sysctl -w net.core.somaxconn=4096"
+            );
+        }
+        if i % 4 == 0 {
+            let _ = writeln!(
+                y,
+                "    efsMounts:\n      - fileSystemId: fs-0123456789abc{i:04}\n        mountPoint: /mnt/efs-{i}"
+            );
+        }
+        let _ = writeln!(y, "    tags:\n      group-index: \"{i}\"");
+        if i % 6 == 5 {
+            y.push_str("    updatePolicy:\n      maxBatchSize: 2\n      pauseTime: PT5M\n");
+        }
+    }
+    y
+}
+
+// ---------------------------------------------------------------------------
+// Measurement
+// ---------------------------------------------------------------------------
+
+/// One synth + validate: the two durations and the template's size.
+struct Run {
+    synth: Duration,
+    validate: Duration,
+    yaml_bytes: usize,
+    resources: usize,
+    findings: usize,
+}
+
+fn run_once(file: &Arc<SourceFile>) -> Run {
+    let start = Instant::now();
+    let compiled = match compile(file) {
+        Ok(compiled) => compiled,
+        Err(CompileError::Blueprint(diagnostics)) => {
+            for diagnostic in &diagnostics {
+                eprintln!("{}", diagnostic.render());
+            }
+            panic!("the generated blueprint has errors");
+        }
+        Err(error) => panic!("{error}"),
+    };
+    let text = yaml::emit(&compiled.template);
+    let synth = start.elapsed();
+
+    let start = Instant::now();
+    let findings = validate::validate(&compiled.template, SchemaSet::embedded());
+    let validate = start.elapsed();
+
+    Run {
+        synth,
+        validate,
+        yaml_bytes: black_box(text).len(),
+        resources: compiled.template.resources.len(),
+        findings: black_box(findings).len(),
+    }
+}
+
+struct Stats {
+    median: Duration,
+    min: Duration,
+}
+
+fn stats(mut samples: Vec<Duration>) -> Stats {
+    samples.sort();
+    let n = samples.len();
+    let median = if n % 2 == 1 {
+        samples[n / 2]
+    } else {
+        (samples[n / 2 - 1] + samples[n / 2]) / 2
+    };
+    Stats {
+        median,
+        min: samples[0],
+    }
+}
+
+struct Cold {
+    synth: Duration,
+    validate: Duration,
+    peak: usize,
+}
+
+/// The first run of a size in a fresh process: `--cold N` prints
+/// `cold <synth ns> <validate ns> <peak bytes>`.
+fn cold_child(groups: usize) -> Cold {
+    let exe = std::env::current_exe().expect("the bench's own path");
+    let output = Command::new(exe)
+        .args(["--cold", &groups.to_string()])
+        .output()
+        .expect("the bench runs itself");
+    assert!(
+        output.status.success(),
+        "cold run of {groups} groups failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let line = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("cold "))
+        .expect("a `cold` line");
+    let numbers: Vec<u64> = line
+        .split_whitespace()
+        .map(|n| n.parse().expect("a number"))
+        .collect();
+    Cold {
+        synth: Duration::from_nanos(numbers[0]),
+        validate: Duration::from_nanos(numbers[1]),
+        peak: usize::try_from(numbers[2]).expect("fits"),
+    }
+}
+
+struct Row {
+    groups: usize,
+    resources: usize,
+    yaml_bytes: usize,
+    findings: usize,
+    iterations: usize,
+    cold: Cold,
+    synth: Stats,
+    validate: Stats,
+    total: Stats,
+    peak: usize,
+}
+
+fn measure(groups: usize, quick: bool) -> Row {
+    let file = SourceFile::new(format!("bench-{groups}.yaml"), blueprint(groups));
+    let cold = cold_child(groups);
+
+    // Warm up: one-time work (schema compilation, lazy statics) happens here.
+    let first = run_once(&file);
+    let warmups = if quick { 0 } else { 2 };
+    for _ in 0..warmups {
+        run_once(&file);
+    }
+
+    // Peak heap of one steady-state synth + validate.
+    let (_, peak) = peak_during(|| run_once(&file));
+
+    // About one second of samples per size, at least 5 (1 when quick).
+    let one = first.synth + first.validate;
+    let iterations = if quick {
+        1
+    } else {
+        let budget = Duration::from_millis(1000).as_nanos();
+        usize::try_from(budget / one.as_nanos().max(1))
+            .unwrap_or(usize::MAX)
+            .clamp(5, 2000)
+    };
+    let mut synth = Vec::with_capacity(iterations);
+    let mut validate = Vec::with_capacity(iterations);
+    let mut total = Vec::with_capacity(iterations);
+    for _ in 0..iterations {
+        let run = run_once(&file);
+        synth.push(run.synth);
+        validate.push(run.validate);
+        total.push(run.synth + run.validate);
+    }
+
+    Row {
+        groups,
+        resources: first.resources,
+        yaml_bytes: first.yaml_bytes,
+        findings: first.findings,
+        iterations,
+        cold,
+        synth: stats(synth),
+        validate: stats(validate),
+        total: stats(total),
+        peak,
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Report
+// ---------------------------------------------------------------------------
+
+fn ms(d: Duration) -> String {
+    format!("{:.3}", d.as_secs_f64() * 1e3)
+}
+
+fn mib(bytes: usize) -> String {
+    format!("{:.2}", bytes as f64 / (1024.0 * 1024.0))
+}
+
+fn per_group(row: &Row) -> Duration {
+    row.total.median / u32::try_from(row.groups).expect("fits")
+}
+
+const SIZES: &[usize] = &[1, 10, 50, 200];
+const TARGET_GROUPS: usize = 50;
+const TARGET_TIME: Duration = Duration::from_millis(30);
+const TARGET_PEAK: usize = 50 * 1024 * 1024;
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+
+    if let Some(i) = args.iter().position(|a| a == "--cold") {
+        let groups: usize = args
+            .get(i + 1)
+            .and_then(|n| n.parse().ok())
+            .expect("--cold N");
+        let file = SourceFile::new(format!("bench-{groups}.yaml"), blueprint(groups));
+        let (run, peak) = peak_during(|| run_once(&file));
+        println!(
+            "cold {} {} {peak}",
+            run.synth.as_nanos(),
+            run.validate.as_nanos()
+        );
+        return;
+    }
+
+    // `cargo bench` passes `--bench`; anything else that runs this binary
+    // (`cargo test --benches`) gets the quick smoke run.
+    let quick = args.iter().any(|a| a == "--quick")
+        || std::env::var_os("EKSYNTH_BENCH_QUICK").is_some_and(|v| !v.is_empty() && v != "0")
+        || !args.iter().any(|a| a == "--bench");
+
+    let rows: Vec<Row> = SIZES.iter().map(|&n| measure(n, quick)).collect();
+
+    println!(
+        "## eksynth synth + validate{}\n",
+        if quick { " (quick: 1 iteration)" } else { "" }
+    );
+    println!(
+        "Times in ms, median / min over N warm iterations; cold is the first run in a fresh process. \
+         Peak is the high-water mark of live heap bytes during one run.\n"
+    );
+    println!(
+        "| groups | resources | YAML KiB | N | cold synth | cold validate | synth med / min | validate med / min | total med / min | per group | peak MiB | cold peak MiB |"
+    );
+    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for row in &rows {
+        println!(
+            "| {} | {} | {:.1} | {} | {} | {} | {} / {} | {} / {} | {} / {} | {} | {} | {} |",
+            row.groups,
+            row.resources,
+            row.yaml_bytes as f64 / 1024.0,
+            row.iterations,
+            ms(row.cold.synth),
+            ms(row.cold.validate),
+            ms(row.synth.median),
+            ms(row.synth.min),
+            ms(row.validate.median),
+            ms(row.validate.min),
+            ms(row.total.median),
+            ms(row.total.min),
+            ms(per_group(row)),
+            mib(row.peak),
+            mib(row.cold.peak),
+        );
+    }
+    let findings: usize = rows.iter().map(|r| r.findings).sum();
+    println!("\nValidation findings over all sizes: {findings}.");
+
+    let target = rows
+        .iter()
+        .find(|r| r.groups == TARGET_GROUPS)
+        .expect("the target size is measured");
+    let time_ok = target.total.median < TARGET_TIME;
+    let peak_ok = target.peak < TARGET_PEAK;
+    println!(
+        "\nTarget for {TARGET_GROUPS} groups (< {} ms and < {} MB): **{}** (total median {} ms, peak {} MiB).",
+        TARGET_TIME.as_millis(),
+        TARGET_PEAK / (1024 * 1024),
+        if time_ok && peak_ok { "met" } else { "NOT met" },
+        ms(target.total.median),
+        mib(target.peak),
+    );
+
+    let large = rows.last().expect("sizes");
+    let ratio = per_group(large).as_secs_f64() / per_group(target).as_secs_f64();
+    println!(
+        "Scaling: per-group cost at {} groups is {:.2}x that at {TARGET_GROUPS} groups: **{}** (linear means about 1; above 1.5 counts as superlinear).",
+        large.groups,
+        ratio,
+        if ratio <= 1.5 {
+            "roughly linear"
+        } else {
+            "superlinear"
+        },
+    );
+}

@@ -1,0 +1,123 @@
+//! `validate` for any file: a blueprint is compiled and its template
+//! validated; any other file is read as a CloudFormation template and
+//! validated as it is.
+
+use std::sync::Arc;
+
+use crate::compile::{CompileError, compile_with, finding_diagnostic, template_span};
+use crate::diagnostic::Diagnostic;
+use crate::source::SourceFile;
+use crate::syntax;
+use crate::validate::{self, Finding, Level, SchemaSet};
+
+/// What a file turned out to be.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Blueprint,
+    Template,
+}
+
+impl Kind {
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Blueprint => "blueprint",
+            Kind::Template => "template",
+        }
+    }
+}
+
+/// The outcome for one file: its diagnostics, located in that file.
+#[derive(Debug)]
+pub struct Report {
+    pub file: Arc<SourceFile>,
+    pub kind: Kind,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Report {
+    pub fn count(&self, level: Level) -> usize {
+        let severity = match level {
+            Level::Error => crate::diagnostic::Severity::Error,
+            Level::Warning => crate::diagnostic::Severity::Warning,
+            Level::Info => crate::diagnostic::Severity::Info,
+        };
+        self.diagnostics.iter().filter(|d| d.severity == severity).count()
+    }
+}
+
+/// A blueprint says so in its header.
+fn looks_like_blueprint(root: &syntax::Node) -> bool {
+    root.as_map().is_some_and(|entries| {
+        entries.iter().any(|(key, value)| {
+            key.name == "apiVersion" && value.as_str().is_some_and(|v| v.starts_with("eksynth.io/"))
+        })
+    })
+}
+
+/// Validates one file, whatever it is. Problems reading it as a blueprint
+/// or a template are reported as diagnostics (`E0001`, `E0002`).
+pub fn check_file(file: &Arc<SourceFile>, schemas: &SchemaSet) -> Report {
+    let root = match syntax::parse(file) {
+        Ok(root) => root,
+        Err(mut diagnostic) => {
+            diagnostic.code = Some("E0002");
+            return Report {
+                file: Arc::clone(file),
+                kind: Kind::Template,
+                diagnostics: vec![diagnostic],
+            };
+        }
+    };
+    if looks_like_blueprint(&root) {
+        let diagnostics = match compile_with(file, schemas) {
+            Ok(compiled) => compiled.diagnostics,
+            Err(CompileError::Blueprint(diagnostics)) => diagnostics
+                .into_iter()
+                .map(|mut d| {
+                    if d.is_error() {
+                        d.code = Some("E0001");
+                    }
+                    d
+                })
+                .collect(),
+            Err(CompileError::Internal(error)) => vec![Diagnostic::error(file, None, error.to_string())],
+        };
+        return Report {
+            file: Arc::clone(file),
+            kind: Kind::Blueprint,
+            diagnostics,
+        };
+    }
+    let diagnostics = match crate::cfn::read::read(file) {
+        Ok(template) => {
+            let findings: Vec<Finding> = validate::validate(
+                &template,
+                &validate::Context {
+                    schemas,
+                    template_bytes: Some(file.text.len()),
+                },
+            );
+            let mut diagnostics: Vec<Diagnostic> = findings
+                .iter()
+                .map(|finding| finding_diagnostic(finding, file, template_span(&root, &finding.path)))
+                .collect();
+            // In file order, as a reader goes through the template.
+            diagnostics.sort_by_key(|d| d.span.map(|s| (s.line, s.column)));
+            diagnostics
+        }
+        Err(diagnostics) => diagnostics
+            .into_iter()
+            .map(|mut d| {
+                if d.is_error() {
+                    d.code = Some("E0002");
+                }
+                d
+            })
+            .collect(),
+    };
+    Report {
+        file: Arc::clone(file),
+        kind: Kind::Template,
+        diagnostics,
+    }
+}

@@ -1,0 +1,136 @@
+//! CloudFormation quotas: resource, parameter and output counts, logical
+//! IDs, template size, and user data size.
+
+use super::{Finding, literal};
+use crate::cfn::{Expr, Template};
+
+const MAX_RESOURCES: usize = 500;
+const MAX_PARAMETERS: usize = 200;
+const MAX_OUTPUTS: usize = 200;
+const MAX_LOGICAL_ID: usize = 255;
+const INLINE_DEPLOY_BYTES: usize = 51_200;
+const MAX_TEMPLATE_BYTES: usize = 1_000_000;
+const MAX_USER_DATA_BYTES: usize = 16 * 1024;
+
+pub fn check(template: &Template, template_bytes: Option<usize>, findings: &mut Vec<Finding>) {
+    let counts = [
+        ("E3001", "Resources", template.resources.len(), MAX_RESOURCES, "resources"),
+        ("E3002", "Parameters", template.parameters.len(), MAX_PARAMETERS, "parameters"),
+        ("E3003", "Outputs", template.outputs.len(), MAX_OUTPUTS, "outputs"),
+    ];
+    for (id, section, count, limit, what) in counts {
+        if count > limit {
+            findings.push(
+                Finding::new(id, section, format!("{count} {what}; CloudFormation allows {limit}"))
+                    .help("split the node groups into several stacks"),
+            );
+        }
+    }
+    let sections = [
+        ("Parameters", template.parameters.keys().collect::<Vec<_>>()),
+        ("Resources", template.resources.keys().collect()),
+        ("Outputs", template.outputs.keys().collect()),
+        ("Conditions", template.conditions.keys().collect()),
+    ];
+    for (section, names) in sections {
+        for name in names {
+            let valid = !name.is_empty() && name.len() <= MAX_LOGICAL_ID && name.chars().all(|c| c.is_ascii_alphanumeric());
+            if !valid {
+                findings.push(
+                    Finding::new("E3004", format!("{section}/{name}"), format!("`{name}` is not a valid logical ID"))
+                        .help("logical IDs have 1 to 255 letters and digits"),
+                );
+            }
+        }
+    }
+    if let Some(bytes) = template_bytes {
+        if bytes > MAX_TEMPLATE_BYTES {
+            findings.push(
+                Finding::new("E3006", "", format!("the template is {bytes} bytes; CloudFormation accepts at most {MAX_TEMPLATE_BYTES}"))
+                    .help("split the node groups into several stacks"),
+            );
+        } else if bytes > INLINE_DEPLOY_BYTES {
+            findings.push(
+                Finding::new(
+                    "W3005",
+                    "",
+                    format!("the template is {bytes} bytes; `aws cloudformation deploy` sends at most {INLINE_DEPLOY_BYTES} inline"),
+                )
+                .help("deploy it with `--s3-bucket BUCKET` so that the template is uploaded to S3 first"),
+            );
+        }
+    }
+    for (id, resource) in &template.resources {
+        if resource.kind != "AWS::EC2::LaunchTemplate" {
+            continue;
+        }
+        let Some(Expr::Map(data)) = resource.properties.get("LaunchTemplateData") else {
+            continue;
+        };
+        let Some(user_data) = data.get("UserData") else { continue };
+        let path = format!("Resources/{id}/Properties/LaunchTemplateData/UserData");
+        check_user_data(user_data, &path, findings);
+    }
+}
+
+/// User data must be base64 text of at most 16 KB once decoded. Its size
+/// is counted with every `${...}` substitution left out, so the real size
+/// is at least this.
+fn check_user_data(user_data: &Expr, path: &str, findings: &mut Vec<Finding>) {
+    let inner = match user_data {
+        Expr::Base64(inner) => inner.as_ref(),
+        Expr::Ref(_) | Expr::If { .. } | Expr::ImportValue(_) | Expr::FindInMap { .. } => return,
+        _ => {
+            findings.push(
+                Finding::new("E3008", path, "`UserData` is not wrapped in `Fn::Base64`")
+                    .help("EC2 expects base64 user data; write `UserData: !Base64 ...`"),
+            );
+            return;
+        }
+    };
+    let size = match inner {
+        Expr::Sub { template, .. } => substituted_size(template),
+        other => match literal(other) {
+            Some(text) => text.len(),
+            None => return,
+        },
+    };
+    if size > MAX_USER_DATA_BYTES {
+        findings.push(
+            Finding::new("E3007", path, format!("user data is at least {size} bytes; EC2 accepts at most {MAX_USER_DATA_BYTES}"))
+                .help("move long scripts to S3 or SSM and fetch them at boot"),
+        );
+    }
+}
+
+/// The length of a `Fn::Sub` template after substitution, counting each
+/// `${Name}` as nothing and each `${!x}` as `${x}`.
+fn substituted_size(template: &str) -> usize {
+    let mut size = 0;
+    let mut rest = template;
+    while let Some(start) = rest.find("${") {
+        size += start;
+        let after = &rest[start + 2..];
+        let Some(end) = after.find('}') else {
+            return size + rest.len() - start;
+        };
+        if let Some(literal) = after[..end].strip_prefix('!') {
+            size += literal.len() + 3;
+        }
+        rest = &after[end + 1..];
+    }
+    size + rest.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn substitutions_count_as_nothing_and_escapes_as_themselves() {
+        assert_eq!(substituted_size("abc"), 3);
+        assert_eq!(substituted_size("a${X}b"), 2);
+        assert_eq!(substituted_size("a${!X}b"), 6);
+        assert_eq!(substituted_size("a${X"), 4);
+    }
+}
