@@ -64,7 +64,7 @@ pub fn check_file(file: &Arc<SourceFile>, schemas: &SchemaSet) -> Report {
             return Report {
                 file: Arc::clone(file),
                 kind: Kind::Template,
-                diagnostics: vec![diagnostic],
+                diagnostics: vec![*diagnostic],
             };
         }
     };

@@ -77,13 +77,14 @@ impl Node {
 
 /// Parses YAML (or JSON) text into a tree. A syntax error becomes a located
 /// diagnostic.
-pub fn parse(file: &Arc<SourceFile>) -> Result<Node, Diagnostic> {
+/// The error is boxed: it is rare, and a diagnostic is large.
+pub fn parse(file: &Arc<SourceFile>) -> Result<Node, Box<Diagnostic>> {
     if file.text.trim().is_empty() {
-        return Err(
+        return Err(Box::new(
             Diagnostic::error(file, Some(Span::new(1, 1, 0)), "the file is empty").with_help(
                 "a blueprint starts with `apiVersion: eksynth.io/v1` and `kind: NodeBlueprint`",
             ),
-        );
+        ));
     }
     let options = serde_saphyr::options! {
         strict_booleans: true,
@@ -100,10 +101,10 @@ pub fn parse(file: &Arc<SourceFile>) -> Result<Node, Diagnostic> {
                 .filter(|(head, _)| head.starts_with("line "))
                 .map_or(message.as_str(), |(_, rest)| rest)
                 .to_string();
-            Err(
+            Err(Box::new(
                 Diagnostic::error(file, span, format!("invalid YAML: {message}"))
                     .with_label("here"),
-            )
+            ))
         }
     }
 }

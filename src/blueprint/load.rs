@@ -22,7 +22,7 @@ pub struct Loaded {
 /// Loads and checks a blueprint. On failure, every diagnostic found is
 /// returned (errors and warnings).
 pub fn load(file: &Arc<SourceFile>) -> Result<Loaded, Vec<Diagnostic>> {
-    let root = syntax::parse(file).map_err(|diagnostic| vec![diagnostic])?;
+    let root = syntax::parse(file).map_err(|diagnostic| vec![*diagnostic])?;
     let mut decoder = Decoder::new(file);
     let blueprint = decode_blueprint(&mut decoder, &root);
     let mut diagnostics = decoder.diagnostics;

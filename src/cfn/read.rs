@@ -17,7 +17,7 @@ use crate::syntax::{self, Key, Node, Value};
 
 /// Reads a template file. Every problem found is returned, located.
 pub fn read(file: &Arc<SourceFile>) -> Result<Template, Vec<Diagnostic>> {
-    let root = syntax::parse(file).map_err(|diagnostic| vec![diagnostic])?;
+    let root = syntax::parse(file).map_err(|diagnostic| vec![*diagnostic])?;
     let mut reader = Reader {
         file: Arc::clone(file),
         diagnostics: Vec::new(),

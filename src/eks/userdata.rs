@@ -177,9 +177,15 @@ fn build_registry() -> Result<Handlebars<'static>, String> {
     hb.register_escape_fn(handlebars::no_escape);
     // A misspelt field must fail rendering, not quietly render as nothing.
     hb.set_strict_mode(true);
-    hb.register_helper("sq", Box::new(QuoteHelper(shell_quote)));
-    hb.register_helper("dq", Box::new(QuoteHelper(double_quote)));
-    hb.register_helper("json", Box::new(JsonHelper));
+    let helpers: [(&str, &'static str, TextFn); 3] = [
+        ("sq", "quote", |v| Ok(shell_quote(&scalar_text(v)?))),
+        ("dq", "quote", |v| Ok(double_quote(&scalar_text(v)?))),
+        // Any value as JSON, which is also valid YAML flow syntax.
+        ("json", "json", |v| Ok(to_json(v))),
+    ];
+    for (key, name, text) in helpers {
+        hb.register_helper(key, Box::new(TextHelper { name, text }));
+    }
     for (name, text) in PARTIALS {
         hb.register_partial(name, *text)
             .map_err(|e| format!("partial {name}: {e}"))?;
@@ -199,23 +205,18 @@ fn render_template(name: &str, data: &Value) -> Result<String, UserDataError> {
         .map_err(|e| UserDataError::Template(format!("{name}: {e}")))
 }
 
-/// The value of a helper's one parameter. A missing parameter, or one that
-/// names an undefined variable, fails rendering.
-fn single_param<'a>(h: &'a Helper<'_>, helper: &'static str) -> Result<&'a Value, RenderError> {
-    let param = h
-        .param(0)
-        .ok_or(RenderErrorReason::ParamNotFoundForIndex(helper, 0))?;
-    if param.is_value_missing() {
-        return Err(RenderErrorReason::MissingVariable(param.relative_path().cloned()).into());
-    }
-    Ok(param.value())
+/// A helper of one parameter that writes it as text (`{{sq x}}`,
+/// `{{dq x}}`, `{{json x}}`). A missing parameter, or one that names an
+/// undefined variable, fails rendering.
+struct TextHelper {
+    /// The helper's name in errors about its parameter.
+    name: &'static str,
+    text: TextFn,
 }
 
-/// `{{sq x}}` / `{{dq x}}`: quotes one scalar. Anything else is a template
-/// bug and fails rendering.
-struct QuoteHelper(fn(&str) -> String);
+type TextFn = fn(&Value) -> Result<String, RenderError>;
 
-impl HelperDef for QuoteHelper {
+impl HelperDef for TextHelper {
     fn call_inner<'reg: 'rc, 'rc>(
         &self,
         h: &Helper<'rc>,
@@ -223,33 +224,25 @@ impl HelperDef for QuoteHelper {
         _: &'rc Context,
         _: &mut RenderContext<'reg, 'rc>,
     ) -> Result<ScopedJson<'rc>, RenderError> {
-        let text = match single_param(h, "quote")? {
-            Value::String(s) => s.clone(),
-            Value::Number(n) => n.to_string(),
-            Value::Bool(b) => b.to_string(),
-            _ => {
-                return Err(
-                    RenderErrorReason::InvalidParamType("a string, number or boolean").into(),
-                );
-            }
-        };
-        Ok(ScopedJson::Derived(Value::String((self.0)(&text))))
+        let param = h
+            .param(0)
+            .ok_or(RenderErrorReason::ParamNotFoundForIndex(self.name, 0))?;
+        if param.is_value_missing() {
+            return Err(RenderErrorReason::MissingVariable(param.relative_path().cloned()).into());
+        }
+        let text = (self.text)(param.value())?;
+        Ok(ScopedJson::Derived(Value::String(text)))
     }
 }
 
-/// `{{json x}}`: any value as JSON, which is also valid YAML flow syntax.
-struct JsonHelper;
-
-impl HelperDef for JsonHelper {
-    fn call_inner<'reg: 'rc, 'rc>(
-        &self,
-        h: &Helper<'rc>,
-        _: &'reg Handlebars<'reg>,
-        _: &'rc Context,
-        _: &mut RenderContext<'reg, 'rc>,
-    ) -> Result<ScopedJson<'rc>, RenderError> {
-        let json = to_json(single_param(h, "json")?);
-        Ok(ScopedJson::Derived(Value::String(json)))
+/// The text of one scalar, for `{{sq x}}` / `{{dq x}}` to quote. Anything
+/// else is a template bug and fails rendering.
+fn scalar_text(value: &Value) -> Result<String, RenderError> {
+    match value {
+        Value::String(s) => Ok(s.clone()),
+        Value::Number(n) => Ok(n.to_string()),
+        Value::Bool(b) => Ok(b.to_string()),
+        _ => Err(RenderErrorReason::InvalidParamType("a string, number or boolean").into()),
     }
 }
 

@@ -27,11 +27,10 @@ fn check_group(template: &Template, id: &str, group: &Resource, findings: &mut V
     let number = |key: &str| props.get(key).and_then(literal_number);
     let (min, max, desired) = (number("MinSize"), number("MaxSize"), number("DesiredCapacity"));
     let base = format!("Resources/{id}");
-    if let (Some(min), Some(max)) = (min, max) {
-        if min > max {
+    if let (Some(min), Some(max)) = (min, max)
+        && min > max {
             findings.push(Finding::new("E4002", format!("{base}/Properties/MinSize"), format!("`MinSize` ({min}) is greater than `MaxSize` ({max})")));
         }
-    }
     if let Some(desired) = desired {
         let outside = min.is_some_and(|min| desired < min) || max.is_some_and(|max| desired > max);
         if outside {
@@ -47,8 +46,8 @@ fn check_group(template: &Template, id: &str, group: &Resource, findings: &mut V
     let replacing = field(group.update_policy.as_ref(), "AutoScalingReplacingUpdate");
     if let Some(rolling) = rolling {
         let path = format!("{base}/UpdatePolicy/AutoScalingRollingUpdate");
-        if let (Some(in_service), Some(max)) = (field(Some(rolling), "MinInstancesInService").and_then(literal_number), max) {
-            if in_service >= max {
+        if let (Some(in_service), Some(max)) = (field(Some(rolling), "MinInstancesInService").and_then(literal_number), max)
+            && in_service >= max {
                 findings.push(
                     Finding::new(
                         "E4001",
@@ -58,7 +57,6 @@ fn check_group(template: &Template, id: &str, group: &Resource, findings: &mut V
                     .help("otherwise the update cannot launch a replacement instance and fails"),
                 );
             }
-        }
         if let Some(pause) = field(Some(rolling), "PauseTime") {
             check_duration(pause, &format!("{path}/PauseTime"), 3600, findings);
         }
@@ -78,8 +76,8 @@ fn check_group(template: &Template, id: &str, group: &Resource, findings: &mut V
         }
         let count = field(Some(signal), "Count").and_then(literal_number).unwrap_or(1);
         let launched = desired.or(min);
-        if let Some(launched) = launched {
-            if count > launched {
+        if let Some(launched) = launched
+            && count > launched {
                 findings.push(
                     Finding::new(
                         "E4004",
@@ -89,7 +87,6 @@ fn check_group(template: &Template, id: &str, group: &Resource, findings: &mut V
                     .help("the stack would wait until the timeout and roll back; make `Count` at most the initial capacity"),
                 );
             }
-        }
     }
     let waits_on_update = field(rolling, "WaitOnResourceSignals").is_some_and(|w| matches!(w, Expr::Bool(true)) || literal(w).as_deref() == Some("true"));
     if signal.is_some() || waits_on_update {

@@ -129,15 +129,14 @@ fn check_get_att(template: &Template, schemas: &SchemaSet, resource: &str, attri
     if open {
         return;
     }
-    if let Some(attributes) = schemas.attributes(schema_type(&target.kind)) {
-        if !attributes.iter().any(|a| a == attribute) {
+    if let Some(attributes) = schemas.attributes(schema_type(&target.kind))
+        && !attributes.iter().any(|a| a == attribute) {
             let listed = attributes.iter().map(|a| format!("`{a}`")).collect::<Vec<_>>().join(", ");
             findings.push(
                 Finding::new("E2003", path, format!("`{}` has no attribute `{attribute}`", target.kind))
                     .help(if listed.is_empty() { "this type has no attributes".to_string() } else { format!("its attributes are {listed}") }),
             );
         }
-    }
 }
 
 fn check_condition(template: &Template, condition: &str, path: &str, findings: &mut Vec<Finding>) {

@@ -28,24 +28,21 @@ pub fn check(template: &Template, findings: &mut Vec<Finding>) {
             _ => {}
         }
         walk_resource(id, resource, &mut |expr, path| {
-            if let Expr::String(text) = expr {
-                if text.contains("arn:aws:") {
+            if let Expr::String(text) = expr
+                && text.contains("arn:aws:") {
                     findings.push(
                         Finding::new("W5006", path, "a hard-coded `arn:aws:` ARN does not work in other partitions (China, GovCloud)")
                             .help("write `arn:${AWS::Partition}:` inside `Fn::Sub`"),
                     );
                 }
-            }
-            if path.ends_with("/Action") || path.contains("/Action/") {
-                if let Some(action) = literal(expr) {
-                    if action == "*" || action.ends_with(":*") {
+            if (path.ends_with("/Action") || path.contains("/Action/"))
+                && let Some(action) = literal(expr)
+                    && (action == "*" || action.ends_with(":*")) {
                         findings.push(
                             Finding::new("W5007", path, format!("the IAM action `{action}` allows every action"))
                                 .help("list the actions the role needs"),
                         );
                     }
-                }
-            }
         });
     }
 }
