@@ -41,7 +41,10 @@ impl Report {
             Level::Warning => crate::diagnostic::Severity::Warning,
             Level::Info => crate::diagnostic::Severity::Info,
         };
-        self.diagnostics.iter().filter(|d| d.severity == severity).count()
+        self.diagnostics
+            .iter()
+            .filter(|d| d.severity == severity)
+            .count()
     }
 }
 
@@ -80,7 +83,9 @@ pub fn check_file(file: &Arc<SourceFile>, schemas: &SchemaSet) -> Report {
                     d
                 })
                 .collect(),
-            Err(CompileError::Internal(error)) => vec![Diagnostic::error(file, None, error.to_string())],
+            Err(CompileError::Internal(error)) => {
+                vec![Diagnostic::error(file, None, error.to_string())]
+            }
         };
         return Report {
             file: Arc::clone(file),
@@ -99,7 +104,9 @@ pub fn check_file(file: &Arc<SourceFile>, schemas: &SchemaSet) -> Report {
             );
             let mut diagnostics: Vec<Diagnostic> = findings
                 .iter()
-                .map(|finding| finding_diagnostic(finding, file, template_span(&root, &finding.path)))
+                .map(|finding| {
+                    finding_diagnostic(finding, file, template_span(&root, &finding.path))
+                })
                 .collect();
             // In file order, as a reader goes through the template.
             diagnostics.sort_by_key(|d| d.span.map(|s| (s.line, s.column)));

@@ -50,9 +50,15 @@ pub fn compile_with(file: &Arc<SourceFile>, schemas: &SchemaSet) -> Result<Compi
         let id = suppression.id.value.as_str();
         if !validate::FINDINGS.iter().any(|(known, _)| *known == id) {
             let ids: Vec<&str> = validate::FINDINGS.iter().map(|(known, _)| *known).collect();
-            let mut diagnostic = Diagnostic::error(file, Some(suppression.id.span), format!("`{id}` is not a finding ID"));
+            let mut diagnostic = Diagnostic::error(
+                file,
+                Some(suppression.id.span),
+                format!("`{id}` is not a finding ID"),
+            );
             diagnostic.help = Some(match crate::suggest::closest(id, &ids) {
-                Some(best) => format!("did you mean `{best}`? `eksynth validate --help` lists the IDs"),
+                Some(best) => {
+                    format!("did you mean `{best}`? `eksynth validate --help` lists the IDs")
+                }
                 None => "the README lists every finding ID".to_string(),
             });
             diagnostics.push(diagnostic);
@@ -80,7 +86,10 @@ pub fn compile_with(file: &Arc<SourceFile>, schemas: &SchemaSet) -> Result<Compi
     }
     for (suppression, used) in suppressions.iter().zip(used) {
         if !used {
-            let message = format!("suppression of `{}` matches no finding", suppression.id.value);
+            let message = format!(
+                "suppression of `{}` matches no finding",
+                suppression.id.value
+            );
             let diagnostic = Diagnostic::warning(file, Some(suppression.id.span), message)
                 .with_help("remove it, so that the finding is reported again should it come back");
             diagnostics.push(diagnostic);
@@ -100,7 +109,11 @@ pub fn compile_with(file: &Arc<SourceFile>, schemas: &SchemaSet) -> Result<Compi
 }
 
 /// A finding as a diagnostic at `span`, with the template path as its label.
-pub fn finding_diagnostic(finding: &Finding, file: &Arc<SourceFile>, span: Option<Span>) -> Diagnostic {
+pub fn finding_diagnostic(
+    finding: &Finding,
+    file: &Arc<SourceFile>,
+    span: Option<Span>,
+) -> Diagnostic {
     let severity = match finding.level {
         Level::Error => Severity::Error,
         Level::Warning => Severity::Warning,
@@ -120,16 +133,24 @@ pub fn template_span(root: &syntax::Node, path: &str) -> Option<Span> {
     let mut node = root;
     let mut span = None;
     for segment in path.split('/').filter(|s| !s.is_empty()) {
-        let next = match &node.value {
-            syntax::Value::Map(entries) => entries.iter().find(|(key, _)| key.name == segment).map(|(key, value)| {
-                span = Some(key.span);
-                value
-            }),
-            syntax::Value::Seq(items) => segment.parse::<usize>().ok().and_then(|i| items.get(i)).inspect(|item| {
-                span = Some(item.span);
-            }),
-            _ => None,
-        };
+        let next =
+            match &node.value {
+                syntax::Value::Map(entries) => entries
+                    .iter()
+                    .find(|(key, _)| key.name == segment)
+                    .map(|(key, value)| {
+                        span = Some(key.span);
+                        value
+                    }),
+                syntax::Value::Seq(items) => segment
+                    .parse::<usize>()
+                    .ok()
+                    .and_then(|i| items.get(i))
+                    .inspect(|item| {
+                        span = Some(item.span);
+                    }),
+                _ => None,
+            };
         match next {
             Some(next) => node = next,
             None => break,

@@ -190,7 +190,8 @@ impl miette::Diagnostic for Diagnostic {
     }
 
     fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
-        self.code.map(|code| Box::new(code) as Box<dyn fmt::Display>)
+        self.code
+            .map(|code| Box::new(code) as Box<dyn fmt::Display>)
     }
 
     fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {

@@ -120,9 +120,9 @@ fn read_input(path: &str) -> Result<Arc<SourceFile>, String> {
     };
     match result {
         Ok(()) => Ok(SourceFile::new(name, text)),
-        Err(error) if error.kind() == std::io::ErrorKind::InvalidData => Err(format!(
-            "error: cannot read `{name}`: it is not UTF-8 text"
-        )),
+        Err(error) if error.kind() == std::io::ErrorKind::InvalidData => {
+            Err(format!("error: cannot read `{name}`: it is not UTF-8 text"))
+        }
         Err(error) => Err(format!("error: cannot read `{name}`: {error}")),
     }
 }
@@ -132,7 +132,12 @@ fn load_schemas(dir: Option<PathBuf>) -> Result<&'static SchemaSet, String> {
         None => Ok(SchemaSet::embedded()),
         Some(dir) => SchemaSet::from_dir(&dir)
             .map(|set| &*Box::leak(Box::new(set)))
-            .map_err(|error| format!("error: cannot read schemas from `{}`: {error}", dir.display())),
+            .map_err(|error| {
+                format!(
+                    "error: cannot read schemas from `{}`: {error}",
+                    dir.display()
+                )
+            }),
     }
 }
 
@@ -145,7 +150,9 @@ fn report(diagnostics: &[Diagnostic]) {
 
 fn write_stdout(text: &str) -> Result<(), ExitCode> {
     let mut stdout = std::io::stdout().lock();
-    if let Err(error) = stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush())
+    if let Err(error) = stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
         && error.kind() != std::io::ErrorKind::BrokenPipe
     {
         eprintln!("error: cannot write to stdout: {error}");
@@ -163,7 +170,8 @@ fn plural(n: usize, word: &str) -> String {
 }
 
 fn synth(path: &str, format: Format, schemas: Option<PathBuf>) -> ExitCode {
-    let (file, schemas) = match read_input(path).and_then(|file| Ok((file, load_schemas(schemas)?))) {
+    let (file, schemas) = match read_input(path).and_then(|file| Ok((file, load_schemas(schemas)?)))
+    {
         Ok(loaded) => loaded,
         Err(message) => {
             eprintln!("{message}");
@@ -208,7 +216,12 @@ fn synth(path: &str, format: Format, schemas: Option<PathBuf>) -> ExitCode {
     }
 }
 
-fn validate(paths: &[String], format: ReportFormat, strict: bool, schemas: Option<PathBuf>) -> ExitCode {
+fn validate(
+    paths: &[String],
+    format: ReportFormat,
+    strict: bool,
+    schemas: Option<PathBuf>,
+) -> ExitCode {
     let schemas = match load_schemas(schemas) {
         Ok(schemas) => schemas,
         Err(message) => {

@@ -31,7 +31,12 @@ fn valid_blueprints_synthesize_to_their_golden_templates() {
             Err(error) => panic!("{}: {error}", path.display()),
         };
         let rendered: Vec<String> = compiled.diagnostics.iter().map(|d| d.render()).collect();
-        assert!(!compiled.has_errors(), "{} has errors:\n{}", path.display(), rendered.join("\n"));
+        assert!(
+            !compiled.has_errors(),
+            "{} has errors:\n{}",
+            path.display(),
+            rendered.join("\n")
+        );
         // Warnings are part of the golden output: a new one shows in review.
         let mut golden = rendered.join("\n");
         if !golden.is_empty() {
@@ -123,7 +128,12 @@ fn synthesized_templates_read_back_identically_in_both_formats() {
             ("t.json", cfn::json::emit(&template)),
         ] {
             let read = cfn::read::read(&SourceFile::new(name, text));
-            assert_eq!(read.as_ref().ok(), Some(&template), "{} as {name}", path.display());
+            assert_eq!(
+                read.as_ref().ok(),
+                Some(&template),
+                "{} as {name}",
+                path.display()
+            );
         }
     });
 }

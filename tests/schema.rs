@@ -18,7 +18,10 @@ fn errors(resource_type: &str, properties: Value) -> Vec<SchemaError> {
 
 /// `(pointer, keyword)` of each error, for compact assertions.
 fn places(errors: &[SchemaError]) -> Vec<(&str, &str)> {
-    errors.iter().map(|error| (error.pointer.as_str(), error.keyword.as_str())).collect()
+    errors
+        .iter()
+        .map(|error| (error.pointer.as_str(), error.keyword.as_str()))
+        .collect()
 }
 
 fn launch_template() -> Value {
@@ -66,7 +69,10 @@ fn auto_scaling_group() -> Value {
 
 #[test]
 fn a_valid_launch_template_passes() {
-    assert_eq!(errors("AWS::EC2::LaunchTemplate", launch_template()), vec![]);
+    assert_eq!(
+        errors("AWS::EC2::LaunchTemplate", launch_template()),
+        vec![]
+    );
 }
 
 #[test]
@@ -74,10 +80,19 @@ fn a_bad_enum_deep_inside_is_reported_at_its_own_pointer() {
     let mut template = launch_template();
     template["LaunchTemplateData"]["BlockDeviceMappings"][0]["Ebs"]["VolumeType"] = json!("gp9");
     let found = errors("AWS::EC2::LaunchTemplate", template);
-    assert_eq!(places(&found), vec![("/LaunchTemplateData/BlockDeviceMappings/0/Ebs/VolumeType", "enum")]);
+    assert_eq!(
+        places(&found),
+        vec![(
+            "/LaunchTemplateData/BlockDeviceMappings/0/Ebs/VolumeType",
+            "enum"
+        )]
+    );
     let message = &found[0].message;
     assert!(message.starts_with("\"gp9\" is not one of "), "{message}");
-    assert!(message.contains("\"gp3\"") && message.contains("\"standard\""), "{message}");
+    assert!(
+        message.contains("\"gp3\"") && message.contains("\"standard\""),
+        "{message}"
+    );
 }
 
 #[test]
@@ -89,7 +104,8 @@ fn intrinsics_pass_in_string_integer_boolean_array_and_object_positions() {
     data["BlockDeviceMappings"][0]["Ebs"]["Encrypted"] =
         json!({ "Fn::If": ["Encrypt", true, { "Ref": "AWS::NoValue" }] });
     data["SecurityGroupIds"] = json!({ "Ref": "SecurityGroupList" });
-    data["MetadataOptions"] = json!({ "Fn::If": ["Imdsv2", { "HttpTokens": "required" }, { "Ref": "AWS::NoValue" }] });
+    data["MetadataOptions"] =
+        json!({ "Fn::If": ["Imdsv2", { "HttpTokens": "required" }, { "Ref": "AWS::NoValue" }] });
     data["TagSpecifications"][0]["Tags"] = json!([
         { "Fn::If": ["Named", { "Key": "Name", "Value": "x" }, { "Ref": "AWS::NoValue" }] },
         { "Key": { "Fn::Sub": "${AWS::StackName}-key" }, "Value": { "Fn::ImportValue": "shared" } }
@@ -99,19 +115,26 @@ fn intrinsics_pass_in_string_integer_boolean_array_and_object_positions() {
     let mut group = auto_scaling_group();
     group["MaxSize"] = json!({ "Fn::FindInMap": ["Sizes", "Max", "Value"] });
     group["VPCZoneIdentifier"] = json!({ "Fn::Split": [",", { "Ref": "Subnets" }] });
-    group["LaunchTemplate"]["Version"] = json!({ "Fn::GetAtt": ["LaunchTemplate", "LatestVersionNumber"] });
+    group["LaunchTemplate"]["Version"] =
+        json!({ "Fn::GetAtt": ["LaunchTemplate", "LatestVersionNumber"] });
     assert_eq!(errors("AWS::AutoScaling::AutoScalingGroup", group), vec![]);
 
     // The whole of Properties may be conditional too.
     let conditional = json!({ "Fn::If": ["C", { "MinSize": "1", "MaxSize": "2" }, {}] });
-    assert_eq!(errors("AWS::AutoScaling::AutoScalingGroup", conditional), vec![]);
+    assert_eq!(
+        errors("AWS::AutoScaling::AutoScalingGroup", conditional),
+        vec![]
+    );
 }
 
 #[test]
 fn an_object_with_two_intrinsic_keys_is_not_an_intrinsic() {
     let mut group = auto_scaling_group();
     group["MaxSize"] = json!({ "Ref": "A", "Fn::Sub": "b" });
-    assert_eq!(places(&errors("AWS::AutoScaling::AutoScalingGroup", group)), vec![("/MaxSize", "type")]);
+    assert_eq!(
+        places(&errors("AWS::AutoScaling::AutoScalingGroup", group)),
+        vec![("/MaxSize", "type")]
+    );
 }
 
 #[test]
@@ -130,10 +153,11 @@ fn scalars_convert_the_way_cloudformation_converts_them() {
     group["MaxSize"] = json!(3);
     assert_eq!(errors("AWS::AutoScaling::AutoScalingGroup", group), vec![]);
 
-    let ingress = |from_port: Value| {
-        json!({ "GroupId": "sg-1", "IpProtocol": "tcp", "CidrIp": "10.0.0.0/8", "FromPort": from_port, "ToPort": 443 })
-    };
-    assert_eq!(errors("AWS::EC2::SecurityGroupIngress", ingress(json!("443"))), vec![]);
+    let ingress = |from_port: Value| json!({ "GroupId": "sg-1", "IpProtocol": "tcp", "CidrIp": "10.0.0.0/8", "FromPort": from_port, "ToPort": 443 });
+    assert_eq!(
+        errors("AWS::EC2::SecurityGroupIngress", ingress(json!("443"))),
+        vec![]
+    );
     let found = errors("AWS::EC2::SecurityGroupIngress", ingress(json!("https")));
     assert_eq!(places(&found), vec![("/FromPort", "type")]);
     assert_eq!(found[0].message, "\"https\" is not of type \"integer\"");
@@ -144,7 +168,10 @@ fn scalars_convert_the_way_cloudformation_converts_them() {
     template["LaunchTemplateData"]["BlockDeviceMappings"][0]["Ebs"]["Encrypted"] = json!("yes");
     assert_eq!(
         places(&errors("AWS::EC2::LaunchTemplate", template)),
-        vec![("/LaunchTemplateData/BlockDeviceMappings/0/Ebs/Encrypted", "type")]
+        vec![(
+            "/LaunchTemplateData/BlockDeviceMappings/0/Ebs/Encrypted",
+            "type"
+        )]
     );
 }
 
@@ -158,7 +185,10 @@ fn an_unknown_property_is_reported_by_name_at_its_pointer() {
         places(&found),
         vec![
             ("/Foo", "additionalProperties"),
-            ("/LaunchTemplateData/MetadataOptions/HttpTokenz", "additionalProperties"),
+            (
+                "/LaunchTemplateData/MetadataOptions/HttpTokenz",
+                "additionalProperties"
+            ),
         ]
     );
     assert_eq!(found[0].message, "unknown property \"Foo\"");
@@ -169,14 +199,20 @@ fn an_unknown_property_is_reported_by_name_at_its_pointer() {
 fn a_missing_required_property_is_reported_at_its_object() {
     let found = errors("AWS::EC2::SecurityGroup", json!({ "VpcId": "vpc-1" }));
     assert_eq!(places(&found), vec![("", "required")]);
-    assert_eq!(found[0].message, "missing required property \"GroupDescription\"");
+    assert_eq!(
+        found[0].message,
+        "missing required property \"GroupDescription\""
+    );
 
     let found = errors(
         "AWS::EC2::LaunchTemplate",
         json!({ "LaunchTemplateData": { "TagSpecifications": [{ "ResourceType": "volume", "Tags": [{ "Key": "k" }] }] } }),
     );
     assert_eq!(found.len(), 1, "{found:?}");
-    assert_eq!(found[0].pointer, "/LaunchTemplateData/TagSpecifications/0/Tags/0");
+    assert_eq!(
+        found[0].pointer,
+        "/LaunchTemplateData/TagSpecifications/0/Tags/0"
+    );
     assert_eq!(found[0].message, "missing required property \"Value\"");
 }
 
@@ -187,16 +223,26 @@ fn a_dependency_names_the_property_that_needs_it() {
         json!({ "GroupDescription": "d", "SecurityGroupEgress": [{ "IpProtocol": "-1", "CidrIp": "0.0.0.0/0" }] }),
     );
     assert_eq!(places(&found), vec![("", "required")]);
-    assert_eq!(found[0].message, "missing property \"VpcId\", required when \"SecurityGroupEgress\" is set");
+    assert_eq!(
+        found[0].message,
+        "missing property \"VpcId\", required when \"SecurityGroupEgress\" is set"
+    );
 }
 
 #[test]
 fn a_choice_between_required_properties_is_one_message() {
     let document = json!({ "Version": "2012-10-17", "Statement": [] });
-    let found = errors("AWS::IAM::Policy", json!({ "PolicyName": "p", "PolicyDocument": document }));
+    let found = errors(
+        "AWS::IAM::Policy",
+        json!({ "PolicyName": "p", "PolicyDocument": document }),
+    );
     assert_eq!(places(&found), vec![("", "required")]);
-    assert_eq!(found[0].message, "at least one of \"Users\", \"Groups\", \"Roles\" is required");
-    let with_role = json!({ "PolicyName": "p", "PolicyDocument": document, "Roles": [{ "Ref": "Role" }] });
+    assert_eq!(
+        found[0].message,
+        "at least one of \"Users\", \"Groups\", \"Roles\" is required"
+    );
+    let with_role =
+        json!({ "PolicyName": "p", "PolicyDocument": document, "Roles": [{ "Ref": "Role" }] });
     assert_eq!(errors("AWS::IAM::Policy", with_role), vec![]);
 }
 
@@ -206,8 +252,18 @@ fn limits_have_readable_messages() {
     template["VersionDescription"] = json!("x".repeat(300));
     let found = errors("AWS::EC2::LaunchTemplate", template);
     assert_eq!(places(&found), vec![("/VersionDescription", "maxLength")]);
-    assert!(found[0].message.starts_with("\"xxxxx"), "{}", found[0].message);
-    assert!(found[0].message.ends_with("...\" is longer than 255 characters (it has 300)"), "{}", found[0].message);
+    assert!(
+        found[0].message.starts_with("\"xxxxx"),
+        "{}",
+        found[0].message
+    );
+    assert!(
+        found[0]
+            .message
+            .ends_with("...\" is longer than 255 characters (it has 300)"),
+        "{}",
+        found[0].message
+    );
 
     let role = json!({
         "AssumeRolePolicyDocument": { "Version": "2012-10-17", "Statement": [] },
@@ -215,9 +271,32 @@ fn limits_have_readable_messages() {
         "RoleName": "bad name!"
     });
     let found = errors("AWS::IAM::Role", role);
-    assert_eq!(places(&found), vec![("/MaxSessionDuration", "minimum"), ("/RoleName", "pattern")]);
+    assert_eq!(
+        places(&found),
+        vec![("/MaxSessionDuration", "minimum"), ("/RoleName", "pattern")]
+    );
     assert_eq!(found[0].message, "100 is less than the minimum of 3600");
-    assert!(found[1].message.starts_with("\"bad name!\" does not match the pattern \"^"), "{}", found[1].message);
+    assert!(
+        found[1]
+            .message
+            .starts_with("\"bad name!\" does not match the pattern \"^"),
+        "{}",
+        found[1].message
+    );
+}
+
+#[test]
+fn patterns_written_for_python_still_apply() {
+    // LogGroupName's pattern ends in Python's `\Z`.
+    assert_eq!(
+        errors(
+            "AWS::Logs::LogGroup",
+            json!({ "LogGroupName": "/eks/demo/nodes" })
+        ),
+        vec![]
+    );
+    let found = errors("AWS::Logs::LogGroup", json!({ "LogGroupName": "bad name" }));
+    assert_eq!(places(&found), vec![("/LogGroupName", "pattern")]);
 }
 
 #[test]
@@ -233,18 +312,31 @@ fn errors_are_sorted_by_pointer_then_message() {
 #[test]
 fn attributes_come_from_read_only_properties() {
     let attributes = schemas().attributes("AWS::EC2::LaunchTemplate").unwrap();
-    assert!(attributes.contains(&"LatestVersionNumber".to_string()), "{attributes:?}");
-    assert!(attributes.contains(&"DefaultVersionNumber".to_string()), "{attributes:?}");
+    assert!(
+        attributes.contains(&"LatestVersionNumber".to_string()),
+        "{attributes:?}"
+    );
+    assert!(
+        attributes.contains(&"DefaultVersionNumber".to_string()),
+        "{attributes:?}"
+    );
     let attributes = schemas().attributes("AWS::IAM::Role").unwrap();
     assert_eq!(attributes, vec!["Arn", "RoleId"]);
     // Nested read-only properties are dotted.
     let attributes = schemas().attributes("AWS::Lambda::Function").unwrap();
-    assert!(attributes.contains(&"SnapStartResponse.ApplyOn".to_string()), "{attributes:?}");
+    assert!(
+        attributes.contains(&"SnapStartResponse.ApplyOn".to_string()),
+        "{attributes:?}"
+    );
     assert!(attributes.contains(&"Arn".to_string()), "{attributes:?}");
 
-    let read_only = schemas().read_only_properties("AWS::Lambda::Function").unwrap();
+    let read_only = schemas()
+        .read_only_properties("AWS::Lambda::Function")
+        .unwrap();
     assert_eq!(read_only, vec!["SnapStartResponse", "Arn"]);
-    let create_only = schemas().create_only_properties("AWS::EC2::LaunchTemplate").unwrap();
+    let create_only = schemas()
+        .create_only_properties("AWS::EC2::LaunchTemplate")
+        .unwrap();
     assert_eq!(create_only, vec!["LaunchTemplateName"]);
     // A type that lists none has none.
     assert_eq!(schemas().attributes("AWS::IAM::RolePolicy"), Some(vec![]));
@@ -289,7 +381,9 @@ const VENDORED: &[&str] = &[
 fn every_vendored_schema_is_embedded_listed_and_compiles() {
     let set = schemas();
     assert_eq!(set.types().collect::<Vec<_>>(), VENDORED);
-    let manifest = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas/manifest.txt")).unwrap();
+    let manifest =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas/manifest.txt"))
+            .unwrap();
     let listed: Vec<&str> = manifest
         .lines()
         .filter(|line| !line.starts_with('#'))
@@ -300,7 +394,10 @@ fn every_vendored_schema_is_embedded_listed_and_compiles() {
         assert_eq!(set.check(resource_type), Some(Ok(())), "{resource_type}");
         // Nothing set: at most "required" errors, never a panic.
         let found = set.validate(resource_type, &json!({})).unwrap();
-        assert!(found.iter().all(|error| error.keyword == "required"), "{resource_type}: {found:?}");
+        assert!(
+            found.iter().all(|error| error.keyword == "required"),
+            "{resource_type}: {found:?}"
+        );
         // Not even an object: one type error at the root.
         let found = set.validate(resource_type, &json!("text")).unwrap();
         assert_eq!(places(&found), vec![("", "type")], "{resource_type}");
@@ -314,8 +411,14 @@ fn from_dir_reads_the_vendored_directory() {
     assert_eq!(set.types().collect::<Vec<_>>(), VENDORED);
     let mut template = launch_template();
     template["LaunchTemplateData"]["BlockDeviceMappings"][0]["Ebs"]["VolumeType"] = json!("gp9");
-    assert_eq!(set.validate("AWS::EC2::LaunchTemplate", &template), schemas().validate("AWS::EC2::LaunchTemplate", &template));
-    assert_eq!(set.attributes("AWS::IAM::Role"), schemas().attributes("AWS::IAM::Role"));
+    assert_eq!(
+        set.validate("AWS::EC2::LaunchTemplate", &template),
+        schemas().validate("AWS::EC2::LaunchTemplate", &template)
+    );
+    assert_eq!(
+        set.attributes("AWS::IAM::Role"),
+        schemas().attributes("AWS::IAM::Role")
+    );
 
     // The parent folder holds no schema itself but a `resources/` folder.
     let parent = SchemaSet::from_dir(dir.parent().unwrap()).unwrap();
@@ -328,7 +431,10 @@ fn from_dir_reports_what_it_cannot_use() {
     let _ = std::fs::remove_dir_all(&scratch);
     std::fs::create_dir_all(&scratch).unwrap();
     assert!(SchemaSet::from_dir(&scratch.join("missing")).is_err());
-    assert!(SchemaSet::from_dir(&scratch).is_err(), "an empty directory has no schema");
+    assert!(
+        SchemaSet::from_dir(&scratch).is_err(),
+        "an empty directory has no schema"
+    );
 
     // Any file name will do; files without a typeName are skipped.
     let custom = json!({
@@ -338,36 +444,122 @@ fn from_dir_reports_what_it_cannot_use() {
         "additionalProperties": false
     });
     std::fs::write(scratch.join("widget.json"), custom.to_string()).unwrap();
-    std::fs::write(scratch.join("index.json"), "{\"Test::Thing::Widget\": \"widget\"}").unwrap();
+    std::fs::write(
+        scratch.join("index.json"),
+        "{\"Test::Thing::Widget\": \"widget\"}",
+    )
+    .unwrap();
     let set = SchemaSet::from_dir(&scratch).unwrap();
     assert_eq!(set.types().collect::<Vec<_>>(), vec!["Test::Thing::Widget"]);
-    let found = set.validate("Test::Thing::Widget", &json!({ "Size": 4 })).unwrap();
+    let found = set
+        .validate("Test::Thing::Widget", &json!({ "Size": 4 }))
+        .unwrap();
     assert_eq!(places(&found), vec![("/Size", "maximum")]);
-    assert_eq!(set.attributes("Test::Thing::Widget"), Some(vec!["Id".to_string()]));
+    assert_eq!(
+        set.attributes("Test::Thing::Widget"),
+        Some(vec!["Id".to_string()])
+    );
 
     // A pattern no regex engine here reads is dropped, not fatal.
     let odd = json!({ "typeName": "Test::Thing::Odd", "properties": { "A": { "pattern": "(", "maxLength": 1 } } });
     std::fs::write(scratch.join("odd.json"), odd.to_string()).unwrap();
     let set = SchemaSet::from_dir(&scratch).unwrap();
     assert_eq!(set.check("Test::Thing::Odd"), Some(Ok(())));
-    assert_eq!(places(&set.validate("Test::Thing::Odd", &json!({ "A": "xy" })).unwrap()), vec![("/A", "maxLength")]);
+    assert_eq!(
+        places(
+            &set.validate("Test::Thing::Odd", &json!({ "A": "xy" }))
+                .unwrap()
+        ),
+        vec![("/A", "maxLength")]
+    );
 
     // A broken schema is an error when used, not a panic nor a silent pass.
-    let broken = json!({ "typeName": "Test::Thing::Broken", "properties": { "A": { "minLength": "one" } } });
+    let broken =
+        json!({ "typeName": "Test::Thing::Broken", "properties": { "A": { "minLength": "one" } } });
     std::fs::write(scratch.join("broken.json"), broken.to_string()).unwrap();
     let set = SchemaSet::from_dir(&scratch).unwrap();
     assert!(matches!(set.check("Test::Thing::Broken"), Some(Err(_))));
-    let found = set.validate("Test::Thing::Broken", &json!({ "A": "x" })).unwrap();
+    let found = set
+        .validate("Test::Thing::Broken", &json!({ "A": "x" }))
+        .unwrap();
     assert_eq!(places(&found), vec![("", "schema")]);
 
     // Two files for one type are ambiguous; a file that is not JSON is an error.
     std::fs::write(scratch.join("widget-copy.json"), custom.to_string()).unwrap();
-    assert!(SchemaSet::from_dir(&scratch).unwrap_err().contains("Test::Thing::Widget"));
+    assert!(
+        SchemaSet::from_dir(&scratch)
+            .unwrap_err()
+            .contains("Test::Thing::Widget")
+    );
     std::fs::remove_file(scratch.join("widget-copy.json")).unwrap();
     std::fs::write(scratch.join("junk.json"), "{ not json").unwrap();
-    assert!(SchemaSet::from_dir(&scratch).unwrap_err().contains("junk.json"));
+    assert!(
+        SchemaSet::from_dir(&scratch)
+            .unwrap_err()
+            .contains("junk.json")
+    );
 
     std::fs::remove_dir_all(&scratch).unwrap();
+}
+
+/// A set holding one hand-written schema, through `from_dir`.
+fn custom_set(name: &str, schema: Value) -> SchemaSet {
+    let dir = std::env::temp_dir().join(format!("eksynth-schema-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("schema.json"), schema.to_string()).unwrap();
+    let set = SchemaSet::from_dir(&dir).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    set
+}
+
+#[test]
+fn a_failed_alternative_reports_the_branch_that_fits_best() {
+    let set = custom_set(
+        "alternatives",
+        json!({
+            "typeName": "Test::Thing::Choice",
+            "additionalProperties": false,
+            "properties": {
+                "Target": {
+                    "oneOf": [
+                        { "type": "string", "pattern": "^arn:" },
+                        {
+                            "type": "object",
+                            "additionalProperties": false,
+                            "properties": { "Kind": { "enum": ["queue", "topic"] }, "Name": { "type": "string" } }
+                        }
+                    ]
+                },
+                // A reference into a definition's property, which the
+                // rewrite has moved under `else`.
+                "Floor": { "$ref": "#/definitions/Range/properties/Min" },
+                "Sizes": { "type": "array", "items": { "anyOf": [{ "type": "integer" }, { "$ref": "#/definitions/Range" }] } }
+            },
+            "definitions": {
+                "Range": { "type": "object", "required": ["Min"], "properties": { "Min": { "type": "integer" } } }
+            }
+        }),
+    );
+    let validate = |properties: Value| set.validate("Test::Thing::Choice", &properties).unwrap();
+
+    let found = validate(json!({ "Target": { "Kind": "bucket" } }));
+    assert_eq!(places(&found), vec![("/Target/Kind", "enum")]);
+    assert_eq!(
+        found[0].message,
+        "\"bucket\" is not one of \"queue\", \"topic\""
+    );
+    let found = validate(json!({ "Target": "nope" }));
+    assert_eq!(places(&found), vec![("/Target", "pattern")]);
+    let found = validate(json!({ "Sizes": [1, { "Min": "x" }, {}] }));
+    assert_eq!(
+        places(&found),
+        vec![("/Sizes/1/Min", "type"), ("/Sizes/2", "required")]
+    );
+    let found = validate(json!({ "Floor": "low" }));
+    assert_eq!(places(&found), vec![("/Floor", "type")]);
+    // Intrinsics pass inside alternatives and through `$ref`s as well.
+    let fine = json!({ "Floor": 2, "Target": { "Fn::Sub": "arn:${X}" }, "Sizes": [{ "Ref": "N" }, { "Min": { "Ref": "M" } }] });
+    assert_eq!(validate(fine), vec![]);
 }
 
 #[test]
@@ -380,9 +572,16 @@ fn a_schema_compiles_once_and_gives_the_same_answer_every_time() {
     // And from many threads at once, before and after compiling.
     std::thread::scope(|scope| {
         let handles: Vec<_> = (0..8)
-            .map(|_| scope.spawn(|| schemas().validate("AWS::EKS::Nodegroup", &json!({ "ClusterName": "c" }))))
+            .map(|_| {
+                scope.spawn(|| {
+                    schemas().validate("AWS::EKS::Nodegroup", &json!({ "ClusterName": "c" }))
+                })
+            })
             .collect();
-        let answers: Vec<_> = handles.into_iter().map(|handle| handle.join().unwrap()).collect();
+        let answers: Vec<_> = handles
+            .into_iter()
+            .map(|handle| handle.join().unwrap())
+            .collect();
         assert!(answers.windows(2).all(|pair| pair[0] == pair[1]));
     });
 }
@@ -409,16 +608,23 @@ fn nonsense_input_never_panics() {
 fn the_example_templates_validate_clean() {
     let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples");
     let mut checked = 0;
-    let mut dirs: Vec<_> = std::fs::read_dir(&examples).unwrap().map(|entry| entry.unwrap().path()).collect();
+    let mut dirs: Vec<_> = std::fs::read_dir(&examples)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .collect();
     dirs.sort();
     for dir in dirs {
         let path = dir.join("template.yaml");
-        let Ok(text) = std::fs::read_to_string(&path) else { continue };
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
         let name = path.display().to_string();
-        let template = eksynth::cfn::read::read(&eksynth::source::SourceFile::new(name.clone(), text))
-            .unwrap_or_else(|diagnostics| panic!("{name}: {diagnostics:?}"));
+        let template =
+            eksynth::cfn::read::read(&eksynth::source::SourceFile::new(name.clone(), text))
+                .unwrap_or_else(|diagnostics| panic!("{name}: {diagnostics:?}"));
         for (id, resource) in &template.resources {
-            let properties = eksynth::cfn::json::expr(&eksynth::cfn::Expr::Map(resource.properties.clone()));
+            let properties =
+                eksynth::cfn::json::expr(&eksynth::cfn::Expr::Map(resource.properties.clone()));
             let kind = if resource.kind.starts_with("Custom::") {
                 "AWS::CloudFormation::CustomResource"
             } else {
@@ -429,6 +635,17 @@ fn the_example_templates_validate_clean() {
                 .unwrap_or_else(|| panic!("{name}: {id}: no schema for {}", resource.kind));
             assert_eq!(found, vec![], "{name}: {id}");
             checked += 1;
+            // And the check is not vacuous: a stray property is caught.
+            if kind != "AWS::CloudFormation::CustomResource" {
+                let mut stray = properties.clone();
+                stray["Stray"] = json!("x");
+                let found = schemas().validate(kind, &stray).unwrap();
+                assert_eq!(
+                    places(&found),
+                    vec![("/Stray", "additionalProperties")],
+                    "{name}: {id}"
+                );
+            }
         }
     }
     assert!(checked > 10, "only {checked} resources checked");
@@ -447,5 +664,9 @@ fn validating_a_large_template_is_fast_once_compiled() {
     }
     // Generous, for debug builds on a loaded machine: the point is "not
     // recompiled per call".
-    assert!(start.elapsed() < std::time::Duration::from_secs(2), "{:?}", start.elapsed());
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(2),
+        "{:?}",
+        start.elapsed()
+    );
 }

@@ -4,8 +4,8 @@
 use std::sync::Arc;
 
 use crate::diagnostic::Diagnostic;
-use crate::suggest::closest;
 use crate::source::{SourceFile, Span};
+use crate::suggest::closest;
 use crate::syntax::{Key, Node, Value};
 
 /// A value together with where it was written.

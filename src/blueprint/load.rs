@@ -382,7 +382,9 @@ fn decode_suppressions(d: &mut Decoder, node: &Node) -> Vec<Suppression> {
             continue;
         };
         let id = f.get("id").and_then(|n| d.string("suppressions[].id", n));
-        let reason = f.get("reason").and_then(|n| d.string("suppressions[].reason", n));
+        let reason = f
+            .get("reason")
+            .and_then(|n| d.string("suppressions[].reason", n));
         f.finish(d, "a suppression");
         match (id, reason) {
             (Some(id), Some(reason)) if !reason.value.trim().is_empty() => out.push(Suppression {
@@ -394,7 +396,13 @@ fn decode_suppressions(d: &mut Decoder, node: &Node) -> Vec<Suppression> {
                 d.error(id.span, message).help =
                     Some("say why the finding is accepted: `reason: ...`".into());
             }
-            (None, _) => missing(d, first_column(item.span), "id", "suppression", "the finding ID, e.g. `id: W5002`"),
+            (None, _) => missing(
+                d,
+                first_column(item.span),
+                "id",
+                "suppression",
+                "the finding ID, e.g. `id: W5002`",
+            ),
         }
     }
     out
@@ -1704,8 +1712,8 @@ fn instance_info(instance_type: &str) -> Option<InstanceInfo> {
 
 #[cfg(test)]
 mod tests {
-    use crate::suggest::closest;
     use super::*;
+    use crate::suggest::closest;
 
     #[test]
     fn instance_types_reveal_architecture_and_gpus() {

@@ -17,9 +17,9 @@ pub mod userdata;
 use indexmap::IndexMap;
 
 use crate::blueprint::Blueprint;
-use crate::source::Span;
 use crate::cfn::sub::SubBuilder;
 use crate::cfn::{Expr, Output, Template};
+use crate::source::Span;
 use inputs::ClusterValues;
 
 /// A user-data template failed to render: a bug in eksynth, not in the input.

@@ -75,37 +75,78 @@ impl Finding {
 /// suppressions and for the README.
 pub const FINDINGS: &[(&str, &str)] = &[
     ("E0001", "the blueprint itself is invalid"),
-    ("E0002", "the file cannot be read as a CloudFormation template"),
-    ("E1001", "a property value is not one of the values the schema allows"),
+    (
+        "E0002",
+        "the file cannot be read as a CloudFormation template",
+    ),
+    (
+        "E1001",
+        "a property value is not one of the values the schema allows",
+    ),
     ("E1002", "a property value has the wrong type"),
     ("E1003", "a required property is missing"),
     ("E1004", "a property the resource type does not have"),
-    ("E1005", "a property value breaks another schema rule (pattern, length, range...)"),
+    (
+        "E1005",
+        "a property value breaks another schema rule (pattern, length, range...)",
+    ),
     ("E1006", "a read-only property is set"),
-    ("W1000", "the resource type has no schema, so its properties were not checked"),
+    (
+        "E1007",
+        "an invalid `DeletionPolicy` or `UpdateReplacePolicy`",
+    ),
+    (
+        "W1000",
+        "the resource type has no schema, so its properties were not checked",
+    ),
     ("E2001", "`Ref` to something that does not exist"),
     ("E2002", "`Fn::GetAtt` of a resource that does not exist"),
-    ("E2003", "`Fn::GetAtt` of an attribute the resource type does not have"),
+    (
+        "E2003",
+        "`Fn::GetAtt` of an attribute the resource type does not have",
+    ),
     ("E2004", "`Fn::Sub` variable that does not resolve"),
     ("E2005", "`DependsOn` names a resource that does not exist"),
     ("E2006", "a condition that does not exist"),
     ("E2007", "resources depend on each other in a cycle"),
+    ("E2008", "`Fn::FindInMap` of a mapping that does not exist"),
     ("E3001", "more than 500 resources"),
     ("E3002", "more than 200 parameters"),
     ("E3003", "more than 200 outputs"),
     ("E3004", "an invalid logical ID"),
-    ("W3005", "the template is larger than 51,200 bytes, the limit for an inline `deploy`"),
+    (
+        "W3005",
+        "the template is larger than 51,200 bytes, the limit for an inline `deploy`",
+    ),
     ("E3006", "the template is larger than 1 MB"),
     ("E3007", "user data larger than 16 KB"),
     ("E3008", "user data not encoded with `Fn::Base64`"),
-    ("E4001", "`MinInstancesInService` is not lower than `MaxSize`"),
-    ("E4002", "`MinSize`, `DesiredCapacity` and `MaxSize` out of order"),
+    (
+        "E4001",
+        "`MinInstancesInService` is not lower than `MaxSize`",
+    ),
+    (
+        "E4002",
+        "`MinSize`, `DesiredCapacity` and `MaxSize` out of order",
+    ),
     ("W4003", "a rolling update together with a replacing update"),
-    ("E4004", "a creation policy waits for more signals than the group launches"),
-    ("E4005", "a malformed ISO 8601 duration (`PauseTime`, `Timeout`)"),
-    ("E4006", "the group waits for signals its instances never send, or send for another resource"),
+    (
+        "E4004",
+        "a creation policy waits for more signals than the group launches",
+    ),
+    (
+        "E4005",
+        "a malformed ISO 8601 duration (`PauseTime`, `Timeout`)",
+    ),
+    (
+        "E4006",
+        "the group waits for signals its instances never send, or send for another resource",
+    ),
     ("W5001", "IMDSv1 allowed (`HttpTokens` not `required`)"),
-    ("W5002", "IMDS hop limit above 1: containers can reach the node's credentials"),
+    (
+        "W5002",
+        "IMDS hop limit above 1: containers can reach the node's credentials",
+    ),
     ("E5003", "IMDS hop limit outside 1 to 64"),
     ("W5004", "an unencrypted EBS volume"),
     ("E5005", "SSH open to the whole internet"),
@@ -152,9 +193,14 @@ fn schema_checks(template: &Template, schemas: &SchemaSet, findings: &mut Vec<Fi
                 Finding::new(
                     "W1000",
                     format!("Resources/{id}/Type"),
-                    format!("no schema for `{}`; its properties were not checked", resource.kind),
+                    format!(
+                        "no schema for `{}`; its properties were not checked",
+                        resource.kind
+                    ),
                 )
-                .help("point `--schemas` at a full schema directory, such as the one inside cfn-lint"),
+                .help(
+                    "point `--schemas` at a full schema directory, such as the one inside cfn-lint",
+                ),
             );
             continue;
         };
@@ -173,7 +219,11 @@ fn schema_checks(template: &Template, schemas: &SchemaSet, findings: &mut Vec<Fi
             ));
         }
         if let Some(read_only) = schemas.read_only_properties(kind) {
-            for name in resource.properties.keys().filter(|name| read_only.contains(name)) {
+            for name in resource
+                .properties
+                .keys()
+                .filter(|name| read_only.contains(name))
+            {
                 findings.push(
                     Finding::new(
                         "E1006",
@@ -199,9 +249,19 @@ fn walk<'a>(expr: &'a Expr, path: &mut Vec<String>, visit: &mut dyn FnMut(&'a Ex
     match expr {
         Expr::Bool(_) | Expr::Int(_) | Expr::Float(_) | Expr::String(_) | Expr::Ref(_) => {}
         Expr::GetAtt { .. } | Expr::Condition(_) => {}
-        Expr::List(items) | Expr::And(items) | Expr::Or(items) => {
+        Expr::List(items) => {
             for (i, item) in items.iter().enumerate() {
                 child(i.to_string(), item, path);
+            }
+        }
+        Expr::And(items) | Expr::Or(items) => {
+            let name = if matches!(expr, Expr::And(_)) {
+                "Fn::And"
+            } else {
+                "Fn::Or"
+            };
+            for (i, item) in items.iter().enumerate() {
+                child(format!("{name}/{i}"), item, path);
             }
         }
         Expr::Map(entries) => {
@@ -220,7 +280,9 @@ fn walk<'a>(expr: &'a Expr, path: &mut Vec<String>, visit: &mut dyn FnMut(&'a Ex
         Expr::Not(inner) => child("Fn::Not".into(), inner, path),
         Expr::Join { items, .. } => child("Fn::Join".into(), items, path),
         Expr::Split { source, .. } => child("Fn::Split".into(), source, path),
-        Expr::If { then, otherwise, .. } => {
+        Expr::If {
+            then, otherwise, ..
+        } => {
             child("Fn::If/1".into(), then, path);
             child("Fn::If/2".into(), otherwise, path);
         }
@@ -229,7 +291,9 @@ fn walk<'a>(expr: &'a Expr, path: &mut Vec<String>, visit: &mut dyn FnMut(&'a Ex
             child("Fn::Select/1".into(), list, path);
         }
         Expr::FindInMap {
-            top_key, second_key, ..
+            top_key,
+            second_key,
+            ..
         } => {
             child("Fn::FindInMap/1".into(), top_key, path);
             child("Fn::FindInMap/2".into(), second_key, path);
@@ -247,13 +311,21 @@ fn walk<'a>(expr: &'a Expr, path: &mut Vec<String>, visit: &mut dyn FnMut(&'a Ex
 }
 
 /// Every value of a resource, with its path from the template root.
-fn walk_resource<'a>(id: &str, resource: &'a crate::cfn::Resource, visit: &mut dyn FnMut(&'a Expr, &str)) {
+fn walk_resource<'a>(
+    id: &str,
+    resource: &'a crate::cfn::Resource,
+    visit: &mut dyn FnMut(&'a Expr, &str),
+) {
     let sections: [(&str, Option<&'a Expr>); 3] = [
         ("Metadata", resource.metadata.as_ref()),
         ("CreationPolicy", resource.creation_policy.as_ref()),
         ("UpdatePolicy", resource.update_policy.as_ref()),
     ];
-    let mut path = vec!["Resources".to_string(), id.to_string(), "Properties".to_string()];
+    let mut path = vec![
+        "Resources".to_string(),
+        id.to_string(),
+        "Properties".to_string(),
+    ];
     for (key, value) in &resource.properties {
         path.push(key.clone());
         walk(value, &mut path, &mut |e, p| visit(e, &p.join("/")));

@@ -25,12 +25,21 @@ fn field<'a>(expr: Option<&'a Expr>, key: &str) -> Option<&'a Expr> {
 fn check_group(template: &Template, id: &str, group: &Resource, findings: &mut Vec<Finding>) {
     let props = &group.properties;
     let number = |key: &str| props.get(key).and_then(literal_number);
-    let (min, max, desired) = (number("MinSize"), number("MaxSize"), number("DesiredCapacity"));
+    let (min, max, desired) = (
+        number("MinSize"),
+        number("MaxSize"),
+        number("DesiredCapacity"),
+    );
     let base = format!("Resources/{id}");
     if let (Some(min), Some(max)) = (min, max)
-        && min > max {
-            findings.push(Finding::new("E4002", format!("{base}/Properties/MinSize"), format!("`MinSize` ({min}) is greater than `MaxSize` ({max})")));
-        }
+        && min > max
+    {
+        findings.push(Finding::new(
+            "E4002",
+            format!("{base}/Properties/MinSize"),
+            format!("`MinSize` ({min}) is greater than `MaxSize` ({max})"),
+        ));
+    }
     if let Some(desired) = desired {
         let outside = min.is_some_and(|min| desired < min) || max.is_some_and(|max| desired > max);
         if outside {
@@ -46,9 +55,12 @@ fn check_group(template: &Template, id: &str, group: &Resource, findings: &mut V
     let replacing = field(group.update_policy.as_ref(), "AutoScalingReplacingUpdate");
     if let Some(rolling) = rolling {
         let path = format!("{base}/UpdatePolicy/AutoScalingRollingUpdate");
-        if let (Some(in_service), Some(max)) = (field(Some(rolling), "MinInstancesInService").and_then(literal_number), max)
-            && in_service >= max {
-                findings.push(
+        if let (Some(in_service), Some(max)) = (
+            field(Some(rolling), "MinInstancesInService").and_then(literal_number),
+            max,
+        ) && in_service >= max
+        {
+            findings.push(
                     Finding::new(
                         "E4001",
                         format!("{path}/MinInstancesInService"),
@@ -56,7 +68,7 @@ fn check_group(template: &Template, id: &str, group: &Resource, findings: &mut V
                     )
                     .help("otherwise the update cannot launch a replacement instance and fails"),
                 );
-            }
+        }
         if let Some(pause) = field(Some(rolling), "PauseTime") {
             check_duration(pause, &format!("{path}/PauseTime"), 3600, findings);
         }
@@ -74,11 +86,14 @@ fn check_group(template: &Template, id: &str, group: &Resource, findings: &mut V
         if let Some(timeout) = field(Some(signal), "Timeout") {
             check_duration(timeout, &format!("{path}/Timeout"), 43_200, findings);
         }
-        let count = field(Some(signal), "Count").and_then(literal_number).unwrap_or(1);
+        let count = field(Some(signal), "Count")
+            .and_then(literal_number)
+            .unwrap_or(1);
         let launched = desired.or(min);
         if let Some(launched) = launched
-            && count > launched {
-                findings.push(
+            && count > launched
+        {
+            findings.push(
                     Finding::new(
                         "E4004",
                         format!("{path}/Count"),
@@ -86,9 +101,10 @@ fn check_group(template: &Template, id: &str, group: &Resource, findings: &mut V
                     )
                     .help("the stack would wait until the timeout and roll back; make `Count` at most the initial capacity"),
                 );
-            }
+        }
     }
-    let waits_on_update = field(rolling, "WaitOnResourceSignals").is_some_and(|w| matches!(w, Expr::Bool(true)) || literal(w).as_deref() == Some("true"));
+    let waits_on_update = field(rolling, "WaitOnResourceSignals")
+        .is_some_and(|w| matches!(w, Expr::Bool(true)) || literal(w).as_deref() == Some("true"));
     if signal.is_some() || waits_on_update {
         check_signal_wiring(template, id, group, findings);
     }
@@ -98,43 +114,99 @@ fn check_duration(value: &Expr, path: &str, max_seconds: u64, findings: &mut Vec
     let Some(text) = literal(value) else { return };
     match iso_duration_seconds(&text) {
         Some(seconds) if seconds <= max_seconds => {}
-        Some(seconds) => findings.push(Finding::new("E4005", path, format!("`{text}` is {seconds} seconds; the limit is {max_seconds}"))),
+        Some(seconds) => findings.push(Finding::new(
+            "E4005",
+            path,
+            format!("`{text}` is {seconds} seconds; the limit is {max_seconds}"),
+        )),
         None => findings.push(
-            Finding::new("E4005", path, format!("`{text}` is not an ISO 8601 duration"))
-                .help("write it like `PT15M` or `PT1H30M`"),
+            Finding::new(
+                "E4005",
+                path,
+                format!("`{text}` is not an ISO 8601 duration"),
+            )
+            .help("write it like `PT15M` or `PT1H30M`"),
         ),
     }
 }
 
 /// The group's launch template, when it is one of this template's.
-fn launch_template<'a>(template: &'a Template, group: &Resource) -> Option<(&'a str, &'a Resource)> {
-    let spec = group
-        .properties
-        .get("LaunchTemplate")
-        .or_else(|| field(field(group.properties.get("MixedInstancesPolicy"), "LaunchTemplate"), "LaunchTemplateSpecification"))?;
+fn launch_template<'a>(
+    template: &'a Template,
+    group: &Resource,
+) -> Option<(&'a str, &'a Resource)> {
+    let spec = group.properties.get("LaunchTemplate").or_else(|| {
+        field(
+            field(
+                group.properties.get("MixedInstancesPolicy"),
+                "LaunchTemplate",
+            ),
+            "LaunchTemplateSpecification",
+        )
+    })?;
     let Some(Expr::Ref(name)) = field(Some(spec), "LaunchTemplateId") else {
         return None;
     };
-    template.resources.get_key_value(name).map(|(k, v)| (k.as_str(), v))
+    template
+        .resources
+        .get_key_value(name)
+        .map(|(k, v)| (k.as_str(), v))
 }
 
-/// The text of a launch template's user data, with `${...}` left as written.
+/// The text of a launch template's user data. `Fn::Sub` variables with a
+/// literal value or a `Ref` are written in; other `${...}` stay as written.
 fn user_data_text(launch_template: &Resource) -> Option<String> {
-    let data = field(launch_template.properties.get("LaunchTemplateData"), "UserData")?;
-    let Expr::Base64(inner) = data else { return None };
+    let data = field(
+        launch_template.properties.get("LaunchTemplateData"),
+        "UserData",
+    )?;
+    let Expr::Base64(inner) = data else {
+        return None;
+    };
     match inner.as_ref() {
-        Expr::Sub { template, .. } => Some(template.clone()),
+        Expr::Sub {
+            template,
+            variables,
+        } => {
+            let mut text = template.clone();
+            for (name, value) in variables {
+                let value = match value {
+                    Expr::Ref(target) => Some(target.clone()),
+                    other => literal(other),
+                };
+                if let Some(value) = value {
+                    text = text.replace(&format!("${{{name}}}"), &value);
+                }
+            }
+            Some(text)
+        }
         other => literal(other),
     }
 }
 
 /// A group that waits for signals must have instances that send them, for
 /// this group's logical ID.
-fn check_signal_wiring(template: &Template, id: &str, group: &Resource, findings: &mut Vec<Finding>) {
-    let Some((lt_id, lt)) = launch_template(template, group) else { return };
+fn check_signal_wiring(
+    template: &Template,
+    id: &str,
+    group: &Resource,
+    findings: &mut Vec<Finding>,
+) {
+    let Some((lt_id, lt)) = launch_template(template, group) else {
+        return;
+    };
     let path = format!("Resources/{lt_id}/Properties/LaunchTemplateData/UserData");
-    let Some(text) = user_data_text(lt) else { return };
-    let signals = ["cfn-signal", "SignalResource", "should-signal", "signal-resource"].iter().any(|m| text.contains(m));
+    let Some(text) = user_data_text(lt) else {
+        return;
+    };
+    let signals = [
+        "cfn-signal",
+        "SignalResource",
+        "should-signal",
+        "signal-resource",
+    ]
+    .iter()
+    .any(|m| text.contains(m));
     if !signals {
         findings.push(
             Finding::new("E4006", path, format!("`{id}` waits for signals, but the user data of `{lt_id}` never sends one"))
@@ -152,8 +224,12 @@ fn check_signal_wiring(template: &Template, id: &str, group: &Resource, findings
         .map(|(other, _)| other.as_str())
         .collect();
     let message = match others.first() {
-        Some(other) => format!("the user data of `{lt_id}` signals `{other}`, not `{id}`, which waits for the signals"),
-        None => format!("the user data of `{lt_id}` signals, but never for `{id}`, which waits for the signals"),
+        Some(other) => format!(
+            "the user data of `{lt_id}` signals `{other}`, not `{id}`, which waits for the signals"
+        ),
+        None => format!(
+            "the user data of `{lt_id}` signals, but never for `{id}`, which waits for the signals"
+        ),
     };
     findings.push(
         Finding::new("E4006", path, message)

@@ -14,15 +14,37 @@ const MAX_USER_DATA_BYTES: usize = 16 * 1024;
 
 pub fn check(template: &Template, template_bytes: Option<usize>, findings: &mut Vec<Finding>) {
     let counts = [
-        ("E3001", "Resources", template.resources.len(), MAX_RESOURCES, "resources"),
-        ("E3002", "Parameters", template.parameters.len(), MAX_PARAMETERS, "parameters"),
-        ("E3003", "Outputs", template.outputs.len(), MAX_OUTPUTS, "outputs"),
+        (
+            "E3001",
+            "Resources",
+            template.resources.len(),
+            MAX_RESOURCES,
+            "resources",
+        ),
+        (
+            "E3002",
+            "Parameters",
+            template.parameters.len(),
+            MAX_PARAMETERS,
+            "parameters",
+        ),
+        (
+            "E3003",
+            "Outputs",
+            template.outputs.len(),
+            MAX_OUTPUTS,
+            "outputs",
+        ),
     ];
     for (id, section, count, limit, what) in counts {
         if count > limit {
             findings.push(
-                Finding::new(id, section, format!("{count} {what}; CloudFormation allows {limit}"))
-                    .help("split the node groups into several stacks"),
+                Finding::new(
+                    id,
+                    section,
+                    format!("{count} {what}; CloudFormation allows {limit}"),
+                )
+                .help("split the node groups into several stacks"),
             );
         }
     }
@@ -31,14 +53,21 @@ pub fn check(template: &Template, template_bytes: Option<usize>, findings: &mut 
         ("Resources", template.resources.keys().collect()),
         ("Outputs", template.outputs.keys().collect()),
         ("Conditions", template.conditions.keys().collect()),
+        ("Mappings", template.mappings.keys().collect()),
     ];
     for (section, names) in sections {
         for name in names {
-            let valid = !name.is_empty() && name.len() <= MAX_LOGICAL_ID && name.chars().all(|c| c.is_ascii_alphanumeric());
+            let valid = !name.is_empty()
+                && name.len() <= MAX_LOGICAL_ID
+                && name.chars().all(|c| c.is_ascii_alphanumeric());
             if !valid {
                 findings.push(
-                    Finding::new("E3004", format!("{section}/{name}"), format!("`{name}` is not a valid logical ID"))
-                        .help("logical IDs have 1 to 255 letters and digits"),
+                    Finding::new(
+                        "E3004",
+                        format!("{section}/{name}"),
+                        format!("`{name}` is not a valid logical ID"),
+                    )
+                    .help("logical IDs have 1 to 255 letters and digits"),
                 );
             }
         }
@@ -67,7 +96,9 @@ pub fn check(template: &Template, template_bytes: Option<usize>, findings: &mut 
         let Some(Expr::Map(data)) = resource.properties.get("LaunchTemplateData") else {
             continue;
         };
-        let Some(user_data) = data.get("UserData") else { continue };
+        let Some(user_data) = data.get("UserData") else {
+            continue;
+        };
         let path = format!("Resources/{id}/Properties/LaunchTemplateData/UserData");
         check_user_data(user_data, &path, findings);
     }
@@ -80,6 +111,17 @@ fn check_user_data(user_data: &Expr, path: &str, findings: &mut Vec<Finding>) {
     let inner = match user_data {
         Expr::Base64(inner) => inner.as_ref(),
         Expr::Ref(_) | Expr::If { .. } | Expr::ImportValue(_) | Expr::FindInMap { .. } => return,
+        Expr::String(text) if is_base64(text) => {
+            let size = text.trim_end_matches('=').len() * 3 / 4;
+            if size > MAX_USER_DATA_BYTES {
+                findings.push(Finding::new(
+                    "E3007",
+                    path,
+                    format!("user data is {size} bytes; EC2 accepts at most {MAX_USER_DATA_BYTES}"),
+                ));
+            }
+            return;
+        }
         _ => {
             findings.push(
                 Finding::new("E3008", path, "`UserData` is not wrapped in `Fn::Base64`")
@@ -97,10 +139,27 @@ fn check_user_data(user_data: &Expr, path: &str, findings: &mut Vec<Finding>) {
     };
     if size > MAX_USER_DATA_BYTES {
         findings.push(
-            Finding::new("E3007", path, format!("user data is at least {size} bytes; EC2 accepts at most {MAX_USER_DATA_BYTES}"))
-                .help("move long scripts to S3 or SSM and fetch them at boot"),
+            Finding::new(
+                "E3007",
+                path,
+                format!(
+                    "user data is at least {size} bytes; EC2 accepts at most {MAX_USER_DATA_BYTES}"
+                ),
+            )
+            .help("move long scripts to S3 or SSM and fetch them at boot"),
         );
     }
+}
+
+/// Text that is already base64: what EC2 expects without `Fn::Base64`.
+fn is_base64(text: &str) -> bool {
+    !text.is_empty()
+        && text.len().is_multiple_of(4)
+        && text
+            .trim_end_matches('=')
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '+' || c == '/')
+        && text.len() - text.trim_end_matches('=').len() <= 2
 }
 
 /// The length of a `Fn::Sub` template after substitution, counting each

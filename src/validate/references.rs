@@ -19,14 +19,39 @@ pub fn check(template: &Template, schemas: &SchemaSet, findings: &mut Vec<Findin
                     Finding::new(
                         "E2005",
                         format!("Resources/{id}/DependsOn/{index}"),
-                        format!("`DependsOn` names `{target}`, which is not a resource of this template"),
+                        format!(
+                            "`DependsOn` names `{target}`, which is not a resource of this template"
+                        ),
                     )
                     .help(suggest(target, template.resources.keys())),
                 );
             }
         }
+        for (attribute, value) in [
+            ("DeletionPolicy", &resource.deletion_policy),
+            ("UpdateReplacePolicy", &resource.update_replace_policy),
+        ] {
+            if let Some(value) = value
+                && !["Delete", "Retain", "RetainExceptOnCreate", "Snapshot"]
+                    .contains(&value.as_str())
+            {
+                findings.push(
+                    Finding::new(
+                        "E1007",
+                        format!("Resources/{id}/{attribute}"),
+                        format!("`{attribute}` cannot be `{value}`"),
+                    )
+                    .help("use `Delete`, `Retain`, `RetainExceptOnCreate` or `Snapshot`"),
+                );
+            }
+        }
         if let Some(condition) = &resource.condition {
-            check_condition(template, condition, &format!("Resources/{id}/Condition"), findings);
+            check_condition(
+                template,
+                condition,
+                &format!("Resources/{id}/Condition"),
+                findings,
+            );
         }
         walk_resource(id, resource, &mut |expr, path| {
             for target in check_expr(template, schemas, expr, path, findings) {
@@ -41,14 +66,45 @@ pub fn check(template: &Template, schemas: &SchemaSet, findings: &mut Vec<Findin
         super::walk(&output.value, &mut path, &mut |expr, p| {
             check_expr(template, schemas, expr, &p.join("/"), findings);
         });
+        if let Some(export) = &output.export {
+            let mut path = vec![
+                "Outputs".to_string(),
+                name.clone(),
+                "Export".to_string(),
+                "Name".to_string(),
+            ];
+            super::walk(export, &mut path, &mut |expr, p| {
+                check_expr(template, schemas, expr, &p.join("/"), findings);
+            });
+        }
         if let Some(condition) = &output.condition {
-            check_condition(template, condition, &format!("Outputs/{name}/Condition"), findings);
+            check_condition(
+                template,
+                condition,
+                &format!("Outputs/{name}/Condition"),
+                findings,
+            );
         }
     }
     for (name, condition) in &template.conditions {
         let mut path = vec!["Conditions".to_string(), name.clone()];
         super::walk(condition, &mut path, &mut |expr, p| {
-            check_expr(template, schemas, expr, &p.join("/"), findings);
+            let path = p.join("/");
+            // Conditions are evaluated before any resource exists.
+            if let Expr::Ref(target) = expr
+                && template.resources.contains_key(target)
+            {
+                findings.push(
+                    Finding::new(
+                        "E2001",
+                        &path,
+                        format!("`Ref` to the resource `{target}` in a condition"),
+                    )
+                    .help("conditions can refer to parameters and pseudo parameters only"),
+                );
+                return;
+            }
+            check_expr(template, schemas, expr, &path, findings);
         });
     }
     if let Some(cycle) = find_cycle(&edges) {
@@ -64,7 +120,13 @@ pub fn check(template: &Template, schemas: &SchemaSet, findings: &mut Vec<Findin
 }
 
 /// Checks one value; returns the resources it refers to.
-fn check_expr(template: &Template, schemas: &SchemaSet, expr: &Expr, path: &str, findings: &mut Vec<Finding>) -> Vec<String> {
+fn check_expr(
+    template: &Template,
+    schemas: &SchemaSet,
+    expr: &Expr,
+    path: &str,
+    findings: &mut Vec<Finding>,
+) -> Vec<String> {
     match expr {
         Expr::Ref(name) => {
             if !resolves(template, name) {
@@ -75,11 +137,17 @@ fn check_expr(template: &Template, schemas: &SchemaSet, expr: &Expr, path: &str,
             }
             vec![name.clone()]
         }
-        Expr::GetAtt { resource, attribute } => {
+        Expr::GetAtt {
+            resource,
+            attribute,
+        } => {
             check_get_att(template, schemas, resource, attribute, path, findings);
             vec![resource.clone()]
         }
-        Expr::Sub { template: text, variables } => {
+        Expr::Sub {
+            template: text,
+            variables,
+        } => {
             let mut targets = Vec::new();
             for reference in sub_references(text) {
                 if variables.contains_key(reference) || resolves(template, reference) {
@@ -106,19 +174,47 @@ fn check_expr(template: &Template, schemas: &SchemaSet, expr: &Expr, path: &str,
             check_condition(template, condition, path, findings);
             Vec::new()
         }
+        Expr::FindInMap { map, .. } => {
+            if !template.mappings.contains_key(map) {
+                findings.push(
+                    Finding::new(
+                        "E2008",
+                        path,
+                        format!(
+                            "`Fn::FindInMap` of `{map}`, which is not a mapping of this template"
+                        ),
+                    )
+                    .help(suggest(map, template.mappings.keys())),
+                );
+            }
+            Vec::new()
+        }
         _ => Vec::new(),
     }
 }
 
 fn resolves(template: &Template, name: &str) -> bool {
-    template.parameters.contains_key(name) || template.resources.contains_key(name) || Pseudo::from_name(name).is_some()
+    template.parameters.contains_key(name)
+        || template.resources.contains_key(name)
+        || Pseudo::from_name(name).is_some()
 }
 
-fn check_get_att(template: &Template, schemas: &SchemaSet, resource: &str, attribute: &str, path: &str, findings: &mut Vec<Finding>) {
+fn check_get_att(
+    template: &Template,
+    schemas: &SchemaSet,
+    resource: &str,
+    attribute: &str,
+    path: &str,
+    findings: &mut Vec<Finding>,
+) {
     let Some(target) = template.resources.get(resource) else {
         findings.push(
-            Finding::new("E2002", path, format!("`Fn::GetAtt` of `{resource}`, which is not a resource of this template"))
-                .help(suggest(resource, template.resources.keys())),
+            Finding::new(
+                "E2002",
+                path,
+                format!("`Fn::GetAtt` of `{resource}`, which is not a resource of this template"),
+            )
+            .help(suggest(resource, template.resources.keys())),
         );
         return;
     };
@@ -129,21 +225,57 @@ fn check_get_att(template: &Template, schemas: &SchemaSet, resource: &str, attri
     if open {
         return;
     }
-    if let Some(attributes) = schemas.attributes(schema_type(&target.kind))
-        && !attributes.iter().any(|a| a == attribute) {
-            let listed = attributes.iter().map(|a| format!("`{a}`")).collect::<Vec<_>>().join(", ");
-            findings.push(
-                Finding::new("E2003", path, format!("`{}` has no attribute `{attribute}`", target.kind))
-                    .help(if listed.is_empty() { "this type has no attributes".to_string() } else { format!("its attributes are {listed}") }),
-            );
-        }
+    let Some(mut attributes) = schemas.attributes(schema_type(&target.kind)) else {
+        return;
+    };
+    attributes.extend(
+        SETTABLE_ATTRIBUTES
+            .iter()
+            .filter(|(kind, _)| *kind == target.kind)
+            .map(|(_, name)| name.to_string()),
+    );
+    if !attributes.iter().any(|a| a == attribute) {
+        let listed = attributes
+            .iter()
+            .map(|a| format!("`{a}`"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let help = if listed.is_empty() {
+            "this type has no attributes".to_string()
+        } else {
+            format!("its attributes are {listed}")
+        };
+        findings.push(
+            Finding::new(
+                "E2003",
+                path,
+                format!("`{}` has no attribute `{attribute}`", target.kind),
+            )
+            .help(help),
+        );
+    }
 }
+
+/// Attributes `Fn::GetAtt` returns that are also settable properties, so
+/// the schemas do not list them as read-only.
+const SETTABLE_ATTRIBUTES: &[(&str, &str)] = &[
+    ("AWS::EC2::SecurityGroup", "VpcId"),
+    ("AWS::SSM::Parameter", "Type"),
+    ("AWS::SSM::Parameter", "Value"),
+    ("AWS::EKS::Nodegroup", "ClusterName"),
+    ("AWS::EKS::Nodegroup", "NodegroupName"),
+    ("AWS::IAM::InstanceProfile", "Arn"),
+];
 
 fn check_condition(template: &Template, condition: &str, path: &str, findings: &mut Vec<Finding>) {
     if !template.conditions.contains_key(condition) {
         findings.push(
-            Finding::new("E2006", path, format!("condition `{condition}` is not defined"))
-                .help(suggest(condition, template.conditions.keys())),
+            Finding::new(
+                "E2006",
+                path,
+                format!("condition `{condition}` is not defined"),
+            )
+            .help(suggest(condition, template.conditions.keys())),
         );
     }
 }
@@ -180,7 +312,8 @@ fn find_cycle(edges: &BTreeMap<&str, BTreeSet<String>>) -> Option<Vec<String>> {
                 Some(target) => match state.get(target) {
                     Some(State::Visiting) => {
                         let from = stack.iter().position(|(n, _)| *n == target).unwrap_or(0);
-                        let mut cycle: Vec<String> = stack[from..].iter().map(|(n, _)| n.to_string()).collect();
+                        let mut cycle: Vec<String> =
+                            stack[from..].iter().map(|(n, _)| n.to_string()).collect();
                         cycle.push(target.to_string());
                         return Some(cycle);
                     }
@@ -201,7 +334,10 @@ fn find_cycle(edges: &BTreeMap<&str, BTreeSet<String>>) -> Option<Vec<String>> {
 }
 
 fn next<'a>(edges: &'a BTreeMap<&str, BTreeSet<String>>, node: &str) -> Vec<&'a str> {
-    let mut targets: Vec<&str> = edges.get(node).map(|t| t.iter().map(String::as_str).collect()).unwrap_or_default();
+    let mut targets: Vec<&str> = edges
+        .get(node)
+        .map(|t| t.iter().map(String::as_str).collect())
+        .unwrap_or_default();
     targets.reverse();
     targets
 }

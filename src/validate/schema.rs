@@ -22,6 +22,11 @@
 //!   strings where a number is, `"true"`/`"false"` where a boolean is. A
 //!   boolean where a string is expected is still an error: CloudFormation
 //!   would turn it into `"true"`, which is almost never what was meant.
+//!   (The other keywords still apply by JSON type: `"100"` passes as an
+//!   integer but is not compared with `minimum`.)
+//! - Patterns written for Java/Python get `\A`/`\Z` as `^`/`$`; a pattern
+//!   the ECMA 262 dialect cannot express is dropped rather than failing the
+//!   whole type.
 //! - Array-form `dependencies` and draft 2019's `dependentRequired` (which
 //!   draft 7 ignores) become `dependencies` with `{"required": [...]}`
 //!   subschemas, so an error can name the property that needs the missing
@@ -236,38 +241,14 @@ impl SchemaSet {
     /// (indexes, manifests) are skipped. Two files for one type, a file that
     /// is not JSON, or no schema at all are errors.
     pub fn from_dir(dir: &Path) -> Result<SchemaSet, String> {
-        let mut files = json_files(dir)?;
-        if files.is_empty() && dir.join("resources").is_dir() {
-            files = json_files(&dir.join("resources"))?;
-        }
-        /// Only the name is read eagerly; the rest is parsed on first use.
-        #[derive(serde::Deserialize)]
-        struct Head {
-            #[serde(rename = "typeName")]
-            type_name: Option<Value>,
-        }
-        let mut entries = BTreeMap::new();
-        let mut origin: BTreeMap<String, PathBuf> = BTreeMap::new();
-        for file in files {
-            let text = std::fs::read_to_string(&file)
-                .map_err(|error| format!("{}: {error}", file.display()))?;
-            let head: Head = serde_json::from_str(&text)
-                .map_err(|error| format!("{}: {error}", file.display()))?;
-            let Some(Value::String(type_name)) = head.type_name else {
-                continue;
-            };
-            if let Some(first) = origin.get(&type_name) {
-                return Err(format!(
-                    "{} and {} both define `{type_name}`",
-                    first.display(),
-                    file.display()
-                ));
-            }
-            origin.insert(type_name.clone(), file);
-            entries.insert(type_name, Entry::new(Text::Owned(text)));
+        let mut entries = read_dir_schemas(dir)?;
+        if entries.is_empty() && dir.join("resources").is_dir() {
+            entries = read_dir_schemas(&dir.join("resources"))?;
         }
         if entries.is_empty() {
-            return Err("no resource provider schema (a JSON file with a `typeName`) found".to_string());
+            return Err(
+                "no resource provider schema (a JSON file with a `typeName`) found".to_string(),
+            );
         }
         Ok(SchemaSet { entries })
     }
@@ -313,7 +294,9 @@ impl SchemaSet {
         for error in validator.iter_errors(properties) {
             report(error.to_owned(), &mut errors);
         }
-        errors.sort_by(|a, b| (&a.pointer, &a.message, &a.keyword).cmp(&(&b.pointer, &b.message, &b.keyword)));
+        errors.sort_by(|a, b| {
+            (&a.pointer, &a.message, &a.keyword).cmp(&(&b.pointer, &b.message, &b.keyword))
+        });
         errors.dedup();
         Some(errors)
     }
@@ -339,8 +322,10 @@ impl SchemaSet {
     pub fn read_only_properties(&self, resource_type: &str) -> Option<Vec<String>> {
         let paths = self.property_paths(resource_type, "readOnlyProperties")?;
         let mut names = Vec::new();
-        for mut path in paths {
-            push_unique(&mut names, path.swap_remove(0));
+        for path in paths {
+            if let Some(first) = path.into_iter().next() {
+                push_unique(&mut names, first);
+            }
         }
         Some(names)
     }
@@ -379,23 +364,62 @@ impl SchemaSet {
 /// Lists the types; the schemas themselves are too long to be useful here.
 impl std::fmt::Debug for SchemaSet {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SchemaSet").field("types", &self.entries.keys().collect::<Vec<_>>()).finish()
+        f.debug_struct("SchemaSet")
+            .field("types", &self.entries.keys().collect::<Vec<_>>())
+            .finish()
     }
 }
 
-fn json_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
+/// The provider schemas among the `*.json` files of `dir`, by type.
+fn read_dir_schemas(dir: &Path) -> Result<BTreeMap<String, Entry>, String> {
     let read = std::fs::read_dir(dir).map_err(|error| error.to_string())?;
     let mut files = Vec::new();
     for entry in read {
         let path = entry.map_err(|error| error.to_string())?.path();
-        if path.is_file() && path.extension().is_some_and(|extension| extension == "json") {
+        if path.is_file()
+            && path
+                .extension()
+                .is_some_and(|extension| extension == "json")
+        {
             files.push(path);
         }
     }
     // Sorted so that which file is "first" in an error does not depend on
     // the file system.
     files.sort();
-    Ok(files)
+    /// Only the name is read eagerly; the rest is parsed on first use.
+    #[derive(serde::Deserialize)]
+    struct Head {
+        #[serde(rename = "typeName")]
+        type_name: Option<Value>,
+    }
+    let mut entries = BTreeMap::new();
+    let mut origin: BTreeMap<String, PathBuf> = BTreeMap::new();
+    for file in files {
+        let text = std::fs::read_to_string(&file)
+            .map_err(|error| format!("{}: {error}", file.display()))?;
+        // Any JSON file may sit here (an index, a manifest): only an object
+        // with a string `typeName` is a schema.
+        let head: Head = match serde_json::from_str(&text) {
+            Ok(head) => head,
+            // Valid JSON of another shape.
+            Err(error) if error.classify() == serde_json::error::Category::Data => continue,
+            Err(error) => return Err(format!("{}: {error}", file.display())),
+        };
+        let Some(Value::String(type_name)) = head.type_name else {
+            continue;
+        };
+        if let Some(first) = origin.get(&type_name) {
+            return Err(format!(
+                "{} and {} both define `{type_name}`",
+                first.display(),
+                file.display()
+            ));
+        }
+        origin.insert(type_name.clone(), file);
+        entries.insert(type_name, Entry::new(Text::Owned(text)));
+    }
+    Ok(entries)
 }
 
 fn push_unique(list: &mut Vec<String>, item: String) {
@@ -528,12 +552,19 @@ fn rewrite(schema: &Value) -> Value {
                 out.insert(key.clone(), rewrite_map(value, true));
             }
             "patternProperties" => {
-                let Value::Object(entries) = rewrite_map(value, true) else { continue };
+                let Value::Object(entries) = rewrite_map(value, true) else {
+                    continue;
+                };
                 // A key pattern that cannot be used matches any name rather
                 // than losing the whole schema.
                 let entries = entries
                     .into_iter()
-                    .map(|(pattern, schema)| (usable_pattern(&pattern).unwrap_or_else(|| ".*".to_string()), schema))
+                    .map(|(pattern, schema)| {
+                        (
+                            usable_pattern(&pattern).unwrap_or_else(|| ".*".to_string()),
+                            schema,
+                        )
+                    })
                     .collect();
                 out.insert(key.clone(), Value::Object(entries));
             }
@@ -554,7 +585,9 @@ fn rewrite(schema: &Value) -> Value {
                 out.insert(key.clone(), rewrite(value));
             }
             "dependencies" | "dependentRequired" | "dependentSchemas" => {
-                let Value::Object(entries) = value else { continue };
+                let Value::Object(entries) = value else {
+                    continue;
+                };
                 for (property, dependency) in entries {
                     let dependency = match dependency {
                         Value::Array(_) => json!({ "required": dependency }),
@@ -590,26 +623,38 @@ fn rewrite(schema: &Value) -> Value {
     Value::Object(out)
 }
 
-/// A `pattern` in the regex dialect `jsonschema` compiles, or `None` if it
-/// cannot be. The schemas come from Java and Python tooling: `\Z` (end of
-/// text there) is `\z` here. A pattern that still does not compile is left
+/// A `pattern` in the regex dialect `jsonschema` accepts (ECMA 262), or
+/// `None` if it cannot be. The schemas come from Java and Python tooling:
+/// their `\A` and `\Z` (start and end of text) are `^` and `$` here, as no
+/// pattern is multi-line. A pattern that still does not compile is left
 /// out: one bad pattern should not cost the whole type its checks.
 fn usable_pattern(pattern: &str) -> Option<String> {
     let mut translated = String::with_capacity(pattern.len());
     let mut chars = pattern.chars();
     while let Some(c) = chars.next() {
-        translated.push(c);
-        if c == '\\' {
-            match chars.next() {
-                Some('Z') => translated.push('z'),
-                Some(next) => translated.push(next),
-                None => {}
+        if c != '\\' {
+            translated.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('A') => translated.push('^'),
+            Some('Z') => translated.push('$'),
+            Some(next) => {
+                translated.push('\\');
+                translated.push(next);
             }
+            None => translated.push('\\'),
         }
     }
-    static CHECK: LazyLock<jsonschema::ValidationOptions> =
-        LazyLock::new(|| jsonschema::options().with_draft(jsonschema::Draft::Draft7).offline());
-    CHECK.build(&json!({ "pattern": translated })).is_ok().then_some(translated)
+    static CHECK: LazyLock<jsonschema::ValidationOptions> = LazyLock::new(|| {
+        jsonschema::options()
+            .with_draft(jsonschema::Draft::Draft7)
+            .offline()
+    });
+    CHECK
+        .build(&json!({ "pattern": translated }))
+        .is_ok()
+        .then_some(translated)
 }
 
 /// A `$ref` as a pointer into the rewritten document, or `None` for a
@@ -637,7 +682,10 @@ fn local_reference(reference: &str) -> Option<String> {
                 true
             }
             "items" => {
-                if segments.get(index).is_some_and(|next| next.parse::<usize>().is_ok()) {
+                if segments
+                    .get(index)
+                    .is_some_and(|next| next.parse::<usize>().is_ok())
+                {
                     out.push(segments[index]);
                     index += 1;
                 }
@@ -664,7 +712,11 @@ impl CfnType {
     fn new(value: &Value) -> CfnType {
         let types = match value {
             Value::String(name) => vec![name.clone()],
-            Value::Array(names) => names.iter().filter_map(Value::as_str).map(str::to_string).collect(),
+            Value::Array(names) => names
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect(),
             _ => Vec::new(),
         };
         CfnType { types }
@@ -690,10 +742,14 @@ fn accepts(type_name: &str, instance: &Value) -> bool {
         ("integer", Value::String(text)) => text.parse::<i64>().is_ok(),
         ("number", Value::String(text)) => {
             // Rust also reads "inf" and "NaN"; CloudFormation does not.
-            let plain = text.bytes().all(|b| b.is_ascii_digit() || b"+-.eE".contains(&b));
+            let plain = text
+                .bytes()
+                .all(|b| b.is_ascii_digit() || b"+-.eE".contains(&b));
             plain && text.parse::<f64>().is_ok_and(f64::is_finite)
         }
-        ("boolean", Value::String(text)) => text.eq_ignore_ascii_case("true") || text.eq_ignore_ascii_case("false"),
+        ("boolean", Value::String(text)) => {
+            text.eq_ignore_ascii_case("true") || text.eq_ignore_ascii_case("false")
+        }
         ("object" | "array" | "null" | "boolean" | "string" | "number" | "integer", _) => false,
         // An unknown type name is the schema's problem, not the template's.
         _ => true,
@@ -705,8 +761,16 @@ impl<'i> Keyword<'i> for CfnType {
         if self.accepts(instance) {
             return Ok(());
         }
-        let expected = self.types.iter().map(|name| format!("\"{name}\"")).collect::<Vec<_>>().join(" or ");
-        Err(ValidationError::custom(format!("{} is not of type {expected}", show(instance))))
+        let expected = self
+            .types
+            .iter()
+            .map(|name| format!("\"{name}\""))
+            .collect::<Vec<_>>()
+            .join(" or ");
+        Err(ValidationError::custom(format!(
+            "{} is not of type {expected}",
+            show(instance)
+        )))
     }
 
     fn is_valid(&self, instance: &'i Value) -> bool {
@@ -732,8 +796,12 @@ fn report(error: ValidationError<'static>, out: &mut Vec<SchemaError>) {
         });
     };
     match parts.kind {
-        ValidationErrorKind::AnyOf { context } | ValidationErrorKind::OneOfNotValid { context } => {
-            let keyword = if schema_path.as_str().ends_with("/oneOf") { "oneOf" } else { "anyOf" };
+        kind @ (ValidationErrorKind::AnyOf { .. } | ValidationErrorKind::OneOfNotValid { .. }) => {
+            let (keyword, context) = match kind {
+                ValidationErrorKind::OneOfNotValid { context } => ("oneOf", context),
+                ValidationErrorKind::AnyOf { context } => ("anyOf", context),
+                _ => return,
+            };
             if let Some(names) = required_choice(&context, &pointer) {
                 let message = if keyword == "oneOf" {
                     format!("exactly one of {} is required", names.join(", "))
@@ -749,34 +817,63 @@ fn report(error: ValidationError<'static>, out: &mut Vec<SchemaError>) {
                         report(error, out);
                     }
                 }
-                None => push(out, pointer, keyword, "matches none of the allowed alternatives".to_string()),
+                None => push(
+                    out,
+                    pointer,
+                    keyword,
+                    "matches none of the allowed alternatives".to_string(),
+                ),
             }
         }
         ValidationErrorKind::OneOfMultipleValid { .. } => {
-            push(out, pointer, "oneOf", "matches more than one of the alternatives, of which exactly one is allowed".to_string());
+            push(
+                out,
+                pointer,
+                "oneOf",
+                "matches more than one of the alternatives, of which exactly one is allowed"
+                    .to_string(),
+            );
         }
         ValidationErrorKind::AdditionalProperties { unexpected }
         | ValidationErrorKind::UnevaluatedProperties { unexpected } => {
             for name in unexpected {
                 let at = format!("{pointer}/{}", name.replace('~', "~0").replace('/', "~1"));
-                push(out, at, "additionalProperties", format!("unknown property \"{name}\""));
+                push(
+                    out,
+                    at,
+                    "additionalProperties",
+                    format!("unknown property \"{name}\""),
+                );
             }
         }
         ValidationErrorKind::Required { property } => {
-            let name = property.as_str().map_or_else(|| property.to_string(), str::to_string);
+            let name = property
+                .as_str()
+                .map_or_else(|| property.to_string(), str::to_string);
             let message = match dependency_trigger(&schema_path) {
-                Some(trigger) => format!("missing property \"{name}\", required when \"{trigger}\" is set"),
+                Some(trigger) => {
+                    format!("missing property \"{name}\", required when \"{trigger}\" is set")
+                }
                 None => format!("missing required property \"{name}\""),
             };
             push(out, pointer, "required", message);
         }
         ValidationErrorKind::Custom { keyword, message } => {
-            let keyword = if keyword == "cfnType" { "type" } else { keyword.as_str() };
+            let keyword = if keyword == "cfnType" {
+                "type"
+            } else {
+                keyword.as_str()
+            };
             push(out, pointer, keyword, message);
         }
         ValidationErrorKind::PropertyNames { error } => {
             let inner = error.to_string();
-            push(out, pointer, "propertyNames", format!("invalid property name: {inner}"));
+            push(
+                out,
+                pointer,
+                "propertyNames",
+                format!("invalid property name: {inner}"),
+            );
         }
         kind => {
             let keyword = kind.keyword().to_string();
@@ -795,48 +892,93 @@ fn describe(kind: &ValidationErrorKind, instance: &Value) -> String {
         Value::String(text) => text.chars().count(),
         _ => 0,
     };
-    let plural = |n: u64, word: &str| if n == 1 { format!("{n} {word}") } else { format!("{n} {word}s") };
+    let plural = |n: u64, word: &str| {
+        if n == 1 {
+            format!("{n} {word}")
+        } else {
+            format!("{n} {word}s")
+        }
+    };
     match kind {
         ValidationErrorKind::Enum { options } => {
             let options = options.as_array().map(Vec::as_slice).unwrap_or_default();
             const SHOWN: usize = 12;
-            let mut listed = options.iter().take(SHOWN).map(show).collect::<Vec<_>>().join(", ");
+            let mut listed = options
+                .iter()
+                .take(SHOWN)
+                .map(show)
+                .collect::<Vec<_>>()
+                .join(", ");
             if options.len() > SHOWN {
                 listed.push_str(&format!(", ... ({} more)", options.len() - SHOWN));
             }
             format!("{value} is not one of {listed}")
         }
-        ValidationErrorKind::Constant { expected_value } => format!("{value} is not {}", show(expected_value)),
-        ValidationErrorKind::Pattern { pattern } => format!("{value} does not match the pattern \"{pattern}\""),
+        ValidationErrorKind::Constant { expected_value } => {
+            format!("{value} is not {}", show(expected_value))
+        }
+        ValidationErrorKind::Pattern { pattern } => {
+            format!("{value} does not match the pattern \"{pattern}\"")
+        }
         ValidationErrorKind::MinLength { limit } => {
-            format!("{value} is shorter than {} (it has {count})", plural(*limit, "character"))
+            format!(
+                "{value} is shorter than {} (it has {count})",
+                plural(*limit, "character")
+            )
         }
         ValidationErrorKind::MaxLength { limit } => {
-            format!("{value} is longer than {} (it has {count})", plural(*limit, "character"))
+            format!(
+                "{value} is longer than {} (it has {count})",
+                plural(*limit, "character")
+            )
         }
-        ValidationErrorKind::Minimum { limit } => format!("{value} is less than the minimum of {limit}"),
-        ValidationErrorKind::Maximum { limit } => format!("{value} is greater than the maximum of {limit}"),
-        ValidationErrorKind::ExclusiveMinimum { limit } => format!("{value} must be greater than {limit}"),
-        ValidationErrorKind::ExclusiveMaximum { limit } => format!("{value} must be less than {limit}"),
-        ValidationErrorKind::MultipleOf { multiple_of } => format!("{value} is not a multiple of {multiple_of}"),
+        ValidationErrorKind::Minimum { limit } => {
+            format!("{value} is less than the minimum of {limit}")
+        }
+        ValidationErrorKind::Maximum { limit } => {
+            format!("{value} is greater than the maximum of {limit}")
+        }
+        ValidationErrorKind::ExclusiveMinimum { limit } => {
+            format!("{value} must be greater than {limit}")
+        }
+        ValidationErrorKind::ExclusiveMaximum { limit } => {
+            format!("{value} must be less than {limit}")
+        }
+        ValidationErrorKind::MultipleOf { multiple_of } => {
+            format!("{value} is not a multiple of {multiple_of}")
+        }
         ValidationErrorKind::MinItems { limit } => {
-            format!("expected at least {}, found {count}", plural(*limit, "item"))
+            format!(
+                "expected at least {}, found {count}",
+                plural(*limit, "item")
+            )
         }
         ValidationErrorKind::MaxItems { limit } => {
             format!("expected at most {}, found {count}", plural(*limit, "item"))
         }
         ValidationErrorKind::AdditionalItems { limit } => {
-            format!("expected at most {}, found {count}", plural(*limit as u64, "item"))
+            format!(
+                "expected at most {}, found {count}",
+                plural(*limit as u64, "item")
+            )
         }
         ValidationErrorKind::MinProperties { limit } => {
-            format!("expected at least {}, found {count}", plural(*limit, "property"))
+            format!(
+                "expected at least {}, found {count}",
+                plural(*limit, "property")
+            )
         }
         ValidationErrorKind::MaxProperties { limit } => {
-            format!("expected at most {}, found {count}", plural(*limit, "property"))
+            format!(
+                "expected at most {}, found {count}",
+                plural(*limit, "property")
+            )
         }
         ValidationErrorKind::UniqueItems => "has duplicate items".to_string(),
         ValidationErrorKind::Contains => "no item has the expected form".to_string(),
-        ValidationErrorKind::FalseSchema | ValidationErrorKind::Not { .. } => format!("{value} is not allowed here"),
+        ValidationErrorKind::FalseSchema | ValidationErrorKind::Not { .. } => {
+            format!("{value} is not allowed here")
+        }
         ValidationErrorKind::Format { format } => format!("{value} is not a valid {format}"),
         ValidationErrorKind::Type { .. } => format!("{value} has the wrong type"),
         other => format!("{value}: {} failed", other.keyword()),
@@ -846,11 +988,18 @@ fn describe(kind: &ValidationErrorKind, instance: &Value) -> String {
 /// When every branch of an `anyOf`/`oneOf` fails only for missing
 /// properties of this same object, one name per branch: the names a
 /// message should offer as a choice.
-fn required_choice(context: &[Vec<ValidationError<'static>>], pointer: &str) -> Option<Vec<String>> {
+fn required_choice(
+    context: &[Vec<ValidationError<'static>>],
+    pointer: &str,
+) -> Option<Vec<String>> {
     let mut names = Vec::new();
     for branch in context {
-        let [error] = branch.as_slice() else { return None };
-        let ValidationErrorKind::Required { property } = error.kind() else { return None };
+        let [error] = branch.as_slice() else {
+            return None;
+        };
+        let ValidationErrorKind::Required { property } = error.kind() else {
+            return None;
+        };
         if error.instance_path().as_str() != pointer {
             return None;
         }
@@ -862,14 +1011,21 @@ fn required_choice(context: &[Vec<ValidationError<'static>>], pointer: &str) -> 
 /// The branch that describes the value best: one that does not fail on the
 /// value's very type, then the one whose errors go deepest (the value got
 /// furthest into it), then the one with fewest errors; the first on ties.
-fn best_branch(context: Vec<Vec<ValidationError<'static>>>, pointer: &str) -> Option<Vec<ValidationError<'static>>> {
+fn best_branch(
+    context: Vec<Vec<ValidationError<'static>>>,
+    pointer: &str,
+) -> Option<Vec<ValidationError<'static>>> {
     let depth = |location: &Location| location.as_str().matches('/').count();
     let score = |branch: &Vec<ValidationError<'static>>| {
         let wrong_type = branch.iter().all(|error| {
             error.instance_path().as_str() == pointer
                 && matches!(error.kind(), ValidationErrorKind::Custom { keyword, .. } if keyword == "cfnType")
         });
-        let deepest = branch.iter().map(|error| depth(error.instance_path())).max().unwrap_or(0);
+        let deepest = branch
+            .iter()
+            .map(|error| depth(error.instance_path()))
+            .max()
+            .unwrap_or(0);
         (!wrong_type, deepest, usize::MAX - branch.len())
     };
     let mut best: Option<(_, Vec<ValidationError<'static>>)> = None;
