@@ -354,11 +354,11 @@ fn measure(groups: usize, quick: bool) -> Row {
         run_once(&file);
     }
 
-    // Peak heap of one steady-state synth + validate.
-    let (_, peak) = peak_during(|| run_once(&file));
+    // Peak heap of one steady-state synth + validate; its time sizes N.
+    let (warm, peak) = peak_during(|| run_once(&file));
 
     // About one second of samples per size, at least 5 (1 when quick).
-    let one = first.synth + first.validate;
+    let one = warm.synth + warm.validate;
     let iterations = if quick {
         1
     } else {

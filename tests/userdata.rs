@@ -1,5 +1,7 @@
-//! User data rendering: golden snapshots, MIME structure, NodeConfig
-//! content, shell syntax and quoting round trips through a real bash.
+//! User data rendering: golden snapshots for every AMI family and mode, MIME
+//! structure, NodeConfig content, Bottlerocket TOML, the Windows script,
+//! shell syntax and quoting round trips through a real bash (and PowerShell,
+//! when `pwsh` is installed).
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -33,6 +35,7 @@ const LOGICAL_ID: &str = "Staging1AutoScalingGroup";
 fn sample(bootstrap: Bootstrap) -> UserDataInput {
     UserDataInput {
         bootstrap,
+        mode: Mode::SelfManaged,
         cluster_name: CLUSTER.into(),
         api_server_endpoint: ENDPOINT.into(),
         certificate_authority: CA.into(),
@@ -62,13 +65,18 @@ fn sample(bootstrap: Bootstrap) -> UserDataInput {
             dns_name: format!("fs-0123456789abcdef0.efs.{REGION}.{URL_SUFFIX}"),
         }],
         block_pod_imds: true,
-        signal: Signal {
-            stack_name: STACK.into(),
-            logical_id: LOGICAL_ID.into(),
-            region: REGION.into(),
-            url_suffix: URL_SUFFIX.into(),
-            timeout_seconds: 900,
-        },
+        signal: Some(sample_signal()),
+        bootstrap_arguments: None,
+    }
+}
+
+fn sample_signal() -> Signal {
+    Signal {
+        stack_name: STACK.into(),
+        logical_id: LOGICAL_ID.into(),
+        region: REGION.into(),
+        url_suffix: URL_SUFFIX.into(),
+        timeout_seconds: 900,
     }
 }
 
@@ -84,6 +92,69 @@ fn bare(bootstrap: Bootstrap) -> UserDataInput {
         block_pod_imds: false,
         ..sample(bootstrap)
     }
+}
+
+/// The input of a managed group: labels and taints go through the EKS API
+/// and nothing signals.
+fn managed(bootstrap: Bootstrap, mode: Mode) -> UserDataInput {
+    let mut input = sample(bootstrap);
+    input.mode = mode;
+    input.labels = vec![];
+    input.taints = vec![];
+    input.signal = None;
+    if bootstrap == Bootstrap::Al2 && mode == Mode::ManagedEksAmi {
+        // EKS passes its own --max-pods to bootstrap.sh.
+        input.max_pods = None;
+    }
+    input
+}
+
+/// Bottlerocket: settings only, no scripts; two taints on one key.
+fn bottlerocket(mode: Mode) -> UserDataInput {
+    let mut input = sample(Bootstrap::Bottlerocket);
+    input.mode = mode;
+    input.pre_bootstrap_commands = vec![];
+    input.efs_mounts = vec![];
+    input.block_pod_imds = false;
+    input.taints.push(taint("staging-only", None, "NoExecute"));
+    input.kubelet_config.extend([
+        (
+            "kubeReserved".into(),
+            json!({"cpu": "250m", "memory": "1Gi"}),
+        ),
+        ("podPidsLimit".into(), json!(4096)),
+        ("containerLogMaxSize".into(), json!("50Mi")),
+    ]);
+    if mode != Mode::SelfManaged {
+        input.signal = None;
+    }
+    if mode == Mode::ManagedEksAmi {
+        input.labels = vec![];
+        input.taints = vec![];
+    }
+    input
+}
+
+/// Windows: PowerShell pre-bootstrap commands, no EFS, no IMDS block.
+fn windows(mode: Mode) -> UserDataInput {
+    let mut input = sample(Bootstrap::Windows);
+    input.mode = mode;
+    input.pre_bootstrap_commands = vec![
+        "New-Item -ItemType Directory -Force -Path 'C:\\eksynth' | Out-Null".into(),
+        "Set-Content -Path C:\\eksynth\\motd.txt -Value \"node for $env:COMPUTERNAME\"".into(),
+    ];
+    input.efs_mounts = vec![];
+    input.block_pod_imds = false;
+    if mode != Mode::SelfManaged {
+        input.signal = None;
+        input.labels = vec![];
+        input.taints = vec![];
+    }
+    if mode == Mode::ManagedEksAmi {
+        input.max_pods = None;
+        input.kubelet_config = vec![];
+    }
+    input
 }
 
 fn label(key: &str, value: &str) -> Label {
@@ -327,6 +398,68 @@ fn al2_bare_snapshot() {
     insta::assert_snapshot!(visible(&render_ok(&bare(Bootstrap::Al2))));
 }
 
+#[test]
+fn al2023_managed_eks_ami_snapshot() {
+    insta::assert_snapshot!(visible(&render_ok(&managed(
+        Bootstrap::Al2023,
+        Mode::ManagedEksAmi
+    ))));
+}
+
+#[test]
+fn al2023_managed_custom_ami_snapshot() {
+    insta::assert_snapshot!(visible(&render_ok(&managed(
+        Bootstrap::Al2023,
+        Mode::ManagedCustomAmi
+    ))));
+}
+
+#[test]
+fn al2_managed_eks_ami_snapshot() {
+    insta::assert_snapshot!(visible(&render_ok(&managed(
+        Bootstrap::Al2,
+        Mode::ManagedEksAmi
+    ))));
+}
+
+#[test]
+fn al2_managed_custom_ami_snapshot() {
+    let mut input = managed(Bootstrap::Al2, Mode::ManagedCustomAmi);
+    input.bootstrap_arguments =
+        Some("--enable-docker-bridge true --aws-api-retry-attempts 5".into());
+    insta::assert_snapshot!(visible(&render_ok(&input)));
+}
+
+#[test]
+fn bottlerocket_self_managed_snapshot() {
+    insta::assert_snapshot!(visible(&render_ok(&bottlerocket(Mode::SelfManaged))));
+}
+
+#[test]
+fn bottlerocket_managed_eks_ami_snapshot() {
+    insta::assert_snapshot!(visible(&render_ok(&bottlerocket(Mode::ManagedEksAmi))));
+}
+
+#[test]
+fn bottlerocket_managed_custom_ami_snapshot() {
+    insta::assert_snapshot!(visible(&render_ok(&bottlerocket(Mode::ManagedCustomAmi))));
+}
+
+#[test]
+fn windows_self_managed_snapshot() {
+    insta::assert_snapshot!(visible(&render_ok(&windows(Mode::SelfManaged))));
+}
+
+#[test]
+fn windows_managed_eks_ami_snapshot() {
+    insta::assert_snapshot!(visible(&render_ok(&windows(Mode::ManagedEksAmi))));
+}
+
+#[test]
+fn windows_managed_custom_ami_snapshot() {
+    insta::assert_snapshot!(visible(&render_ok(&windows(Mode::ManagedCustomAmi))));
+}
+
 // ------------------------------------------------------------ MIME and YAML
 
 #[test]
@@ -428,14 +561,35 @@ print(",".join(part.get_content_type() for part in message.get_payload()))
 for part in message.get_payload():
     assert part.get_payload().startswith(("---", "#!/bin/bash")), part.get_payload()[:40]
 "##;
-    for (bootstrap, expected) in [
+    let mut nodeconfig_only = managed(Bootstrap::Al2023, Mode::ManagedEksAmi);
+    nodeconfig_only.pre_bootstrap_commands = vec![];
+    nodeconfig_only.efs_mounts = vec![];
+    nodeconfig_only.block_pod_imds = false;
+    for (input, expected) in [
         (
-            Bootstrap::Al2023,
+            sample(Bootstrap::Al2023),
             "application/node.eks.aws,text/x-shellscript",
         ),
-        (Bootstrap::Al2, "text/x-shellscript"),
+        (sample(Bootstrap::Al2), "text/x-shellscript"),
+        (
+            managed(Bootstrap::Al2023, Mode::ManagedEksAmi),
+            "application/node.eks.aws,text/x-shellscript",
+        ),
+        (nodeconfig_only, "application/node.eks.aws"),
+        (
+            managed(Bootstrap::Al2023, Mode::ManagedCustomAmi),
+            "application/node.eks.aws,text/x-shellscript",
+        ),
+        (
+            managed(Bootstrap::Al2, Mode::ManagedEksAmi),
+            "text/x-shellscript",
+        ),
+        (
+            managed(Bootstrap::Al2, Mode::ManagedCustomAmi),
+            "text/x-shellscript",
+        ),
     ] {
-        let doc = render_ok(&sample(bootstrap));
+        let doc = render_ok(&input);
         let mut child = Command::new("python3")
             .arg("-c")
             .arg(program)
@@ -469,13 +623,26 @@ fn every_script_passes_bash_syntax_check() {
         return;
     }
     for bootstrap in [Bootstrap::Al2023, Bootstrap::Al2] {
-        for (kind, input) in [("full", sample(bootstrap)), ("bare", bare(bootstrap))] {
+        let mut al2_arguments = managed(bootstrap, Mode::ManagedCustomAmi);
+        if bootstrap == Bootstrap::Al2 {
+            al2_arguments.bootstrap_arguments = Some("--enable-docker-bridge true".into());
+        }
+        for (kind, input) in [
+            ("full", sample(bootstrap)),
+            ("bare", bare(bootstrap)),
+            ("managed-eks-ami", managed(bootstrap, Mode::ManagedEksAmi)),
+            ("managed-custom-ami", al2_arguments),
+        ] {
             let name = format!("{bootstrap:?}-{kind}");
             let doc = render_ok(&input);
             for (i, script) in shell_parts(&doc).iter().enumerate() {
                 bash_syntax_ok(&format!("{name}-part{i}.sh"), script);
-                let signaller = heredoc(script, "EKSYNTH_SIGNAL_EOF");
-                bash_syntax_ok(&format!("{name}-signal.sh"), &signaller);
+                if input.signal.is_some() {
+                    let signaller = heredoc(script, "EKSYNTH_SIGNAL_EOF");
+                    bash_syntax_ok(&format!("{name}-signal.sh"), &signaller);
+                } else {
+                    assert!(!script.contains("EKSYNTH_SIGNAL_EOF"), "{name}");
+                }
                 if input.block_pod_imds {
                     let imds = heredoc(script, "EKSYNTH_IMDS_EOF");
                     bash_syntax_ok(&format!("{name}-imds.sh"), &imds);
@@ -483,7 +650,7 @@ fn every_script_passes_bash_syntax_check() {
             }
         }
     }
-    let signaller = render_signaller(&sample(Bootstrap::Al2023).signal).expect("renders");
+    let signaller = render_signaller(&sample_signal()).expect("renders");
     bash_syntax_ok("signaller.sh", &signaller);
 }
 
@@ -601,7 +768,7 @@ fn awkward_values_round_trip_through_nodeconfig_yaml() {
 
 #[test]
 fn signaller_signs_its_own_request_for_the_exact_resource() {
-    let signaller = render_signaller(&sample(Bootstrap::Al2023).signal).expect("renders");
+    let signaller = render_signaller(&sample_signal()).expect("renders");
     assert!(signaller.contains(&format!("LOGICAL_ID='{LOGICAL_ID}'\n")));
     assert!(signaller.contains(&format!("STACK_NAME='{STACK}'\n")));
     assert!(signaller.contains("TIMEOUT_SECONDS='900'\n"));
@@ -791,5 +958,539 @@ proptest! {
     fn double_quote_reads_back_as_json(text in "[^\u{1}]{0,40}") {
         let back: String = serde_json::from_str(&double_quote(&text)).expect("valid JSON");
         prop_assert_eq!(back, text);
+    }
+}
+
+// ---------------------------------------------------------- managed groups
+
+/// Text that only the full bootstrap or the signal would write.
+const NOT_IN_MANAGED_EKS_AMI: &[&str] = &[
+    "eksynth-signal",
+    "SignalResource",
+    "cfn-signal",
+    "should-signal",
+    "bootstrap.sh",
+    "Start-EKSBootstrap",
+    LOGICAL_ID,
+    STACK,
+    CLUSTER,
+    ENDPOINT,
+    CA,
+];
+
+#[test]
+fn managed_eks_ami_user_data_has_only_the_users_parts() {
+    for bootstrap in [
+        Bootstrap::Al2023,
+        Bootstrap::Al2,
+        Bootstrap::Bottlerocket,
+        Bootstrap::Windows,
+    ] {
+        let input = match bootstrap {
+            Bootstrap::Bottlerocket => bottlerocket(Mode::ManagedEksAmi),
+            Bootstrap::Windows => windows(Mode::ManagedEksAmi),
+            _ => managed(bootstrap, Mode::ManagedEksAmi),
+        };
+        let doc = render_ok(&input);
+        assert!(!doc.is_empty(), "{bootstrap:?}");
+        for needle in NOT_IN_MANAGED_EKS_AMI {
+            assert!(
+                !doc.contains(needle),
+                "{bootstrap:?} managed user data contains {needle:?}:\n{doc}"
+            );
+        }
+    }
+
+    // AL2023: a NodeConfig with the kubelet section only, and a script with
+    // the user's steps.
+    let doc = render_ok(&managed(Bootstrap::Al2023, Mode::ManagedEksAmi));
+    let config = nodeconfig(&doc);
+    assert!(config["spec"].get("cluster").is_none());
+    assert_eq!(
+        config["spec"]["kubelet"]["config"],
+        json!({
+            "maxPods": 58,
+            "imageGCHighThresholdPercent": 70,
+            "imageGCLowThresholdPercent": 50,
+            "evictionHard": {"memory.available": "200Mi", "nodefs.available": "10%"},
+        })
+    );
+    assert!(config["spec"]["kubelet"].get("flags").is_none());
+    let scripts = shell_parts(&doc);
+    assert_eq!(scripts.len(), 1);
+    for needle in [
+        "run_command 'yum install -y amazon-ssm-agent'",
+        "/usr/local/sbin/eksynth-imds-block",
+        "efs_mount '/mnt/efs'",
+    ] {
+        assert!(scripts[0].contains(needle), "missing {needle}");
+    }
+
+    // AL2: every kubelet setting goes into kubelet-config.json before EKS's
+    // bootstrap runs, the image GC thresholds too.
+    let doc = render_ok(&managed(Bootstrap::Al2, Mode::ManagedEksAmi));
+    let script = &shell_parts(&doc)[0];
+    let line = script
+        .lines()
+        .find(|l| l.starts_with("jq --argjson extra "))
+        .expect("jq merge");
+    for key in [
+        "imageGCHighThresholdPercent",
+        "imageGCLowThresholdPercent",
+        "evictionHard",
+    ] {
+        assert!(line.contains(key), "{key} missing from {line}");
+    }
+}
+
+#[test]
+fn managed_groups_ignore_labels_and_taints_on_eks_amis() {
+    // The caller passes none; if some arrive anyway, EKS sets them instead.
+    let mut input = managed(Bootstrap::Al2023, Mode::ManagedEksAmi);
+    input.labels = vec![label("env", "staging")];
+    input.taints = vec![taint("dedicated", None, "NoSchedule")];
+    let doc = render_ok(&input);
+    assert!(!doc.contains("--node-labels") && !doc.contains("--register-with-taints"));
+}
+
+#[test]
+fn empty_managed_input_renders_nothing() {
+    for bootstrap in [
+        Bootstrap::Al2023,
+        Bootstrap::Al2,
+        Bootstrap::Bottlerocket,
+        Bootstrap::Windows,
+    ] {
+        let mut input = bare(bootstrap);
+        input.mode = Mode::ManagedEksAmi;
+        input.signal = None;
+        assert_eq!(render_ok(&input), "", "{bootstrap:?}");
+    }
+}
+
+#[test]
+fn managed_custom_ami_bootstraps_fully_without_signalling() {
+    let doc = render_ok(&managed(Bootstrap::Al2023, Mode::ManagedCustomAmi));
+    let config = nodeconfig(&doc);
+    assert_eq!(config["spec"]["cluster"]["name"], "staging");
+    assert_eq!(config["spec"]["kubelet"]["config"]["maxPods"], 58);
+    let script = &shell_parts(&doc)[0];
+    assert!(!script.contains("eksynth-signal"));
+    assert!(script.contains("run_command 'yum install -y amazon-ssm-agent'"));
+
+    // Nothing for the script to do: the NodeConfig alone.
+    let mut input = bare(Bootstrap::Al2023);
+    input.mode = Mode::ManagedCustomAmi;
+    input.signal = None;
+    let (_, parts) = parse_mime(&render_ok(&input));
+    assert_eq!(parts.len(), 1);
+    assert_eq!(parts[0].content_type(), "application/node.eks.aws");
+
+    let doc = render_ok(&managed(Bootstrap::Al2, Mode::ManagedCustomAmi));
+    let script = &shell_parts(&doc)[0];
+    assert!(script.contains("/etc/eks/bootstrap.sh '"));
+    assert!(
+        script.contains("'--max-pods=58 --image-gc-high-threshold=70 --image-gc-low-threshold=50'")
+    );
+    assert!(!script.contains("eksynth-signal"));
+    assert!(!script.contains("--node-labels"));
+}
+
+#[test]
+fn al2_bootstrap_arguments_come_last_and_verbatim() {
+    if !have("bash") {
+        eprintln!("bash not found; skipping");
+        return;
+    }
+    let extra = "--enable-docker-bridge true --aws-api-retry-attempts 5 --pause-container-account \"$(echo 602401143452)\"";
+    for mode in [Mode::SelfManaged, Mode::ManagedCustomAmi] {
+        let mut input = if mode == Mode::SelfManaged {
+            sample(Bootstrap::Al2)
+        } else {
+            managed(Bootstrap::Al2, mode)
+        };
+        input.bootstrap_arguments = Some(extra.into());
+        let script = &shell_parts(&render_ok(&input))[0];
+        assert!(script.contains(&format!("\n  {extra}\n")), "{mode:?}");
+        let start = script
+            .find("/etc/eks/bootstrap.sh '")
+            .expect("bootstrap call");
+        let call_lines: Vec<&str> = script[start..].lines().collect();
+        let end = call_lines
+            .iter()
+            .position(|l| !l.ends_with('\\'))
+            .expect("end of the call");
+        let call =
+            call_lines[..=end]
+                .join("\n")
+                .replacen("/etc/eks/bootstrap.sh", "printf '%s\\0'", 1);
+        let args = bash_words(&call);
+        // The user's text is shell: its command substitution ran.
+        assert_eq!(
+            args[args.len() - 8..],
+            [
+                "--dns-cluster-ip",
+                "10.100.0.10",
+                "--enable-docker-bridge",
+                "true",
+                "--aws-api-retry-attempts",
+                "5",
+                "--pause-container-account",
+                "602401143452",
+            ],
+            "{mode:?}"
+        );
+    }
+}
+
+// ------------------------------------------------------------ Bottlerocket
+
+/// The Bottlerocket settings, parsed as TOML once placeholders are resolved.
+fn bottlerocket_settings(doc: &str) -> toml::Table {
+    match resolved(doc).parse::<toml::Table>() {
+        Ok(table) => table,
+        Err(e) => panic!("not TOML: {e}\n{doc}"),
+    }
+}
+
+fn settings<'a>(table: &'a toml::Table, path: &[&str]) -> &'a toml::Value {
+    let mut value = table.get("settings").expect("[settings]");
+    for key in path {
+        value = value
+            .get(key)
+            .unwrap_or_else(|| panic!("no settings.{}", path.join(".")));
+    }
+    value
+}
+
+#[test]
+fn bottlerocket_settings_are_toml_with_the_expected_values() {
+    let doc = render_ok(&bottlerocket(Mode::SelfManaged));
+    assert!(!doc.starts_with("MIME-Version"));
+    let table = bottlerocket_settings(&doc);
+    let k8s = |path: &[&str]| {
+        let mut full = vec!["kubernetes"];
+        full.extend_from_slice(path);
+        settings(&table, &full).clone()
+    };
+    assert_eq!(k8s(&["cluster-name"]).as_str(), Some("staging"));
+    assert_eq!(
+        k8s(&["api-server"]).as_str(),
+        Some("https://0123456789ABCDEF.gr7.eu-west-1.eks.amazonaws.com")
+    );
+    assert_eq!(
+        k8s(&["cluster-certificate"]).as_str(),
+        Some("LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCg==")
+    );
+    assert_eq!(k8s(&["cluster-dns-ip"]).as_str(), Some("10.100.0.10"));
+    assert_eq!(k8s(&["max-pods"]).as_integer(), Some(58));
+    assert_eq!(
+        k8s(&["image-gc-high-threshold-percent"]).as_integer(),
+        Some(70)
+    );
+    assert_eq!(
+        k8s(&["image-gc-low-threshold-percent"]).as_integer(),
+        Some(50)
+    );
+    assert_eq!(k8s(&["pod-pids-limit"]).as_integer(), Some(4096));
+    assert_eq!(k8s(&["container-log-max-size"]).as_str(), Some("50Mi"));
+    assert_eq!(
+        k8s(&["eviction-hard", "memory.available"]).as_str(),
+        Some("200Mi")
+    );
+    assert_eq!(
+        k8s(&["eviction-hard", "nodefs.available"]).as_str(),
+        Some("10%")
+    );
+    assert_eq!(k8s(&["kube-reserved", "cpu"]).as_str(), Some("250m"));
+    assert_eq!(k8s(&["node-labels", "env"]).as_str(), Some("staging"));
+    assert_eq!(
+        k8s(&["node-labels", "unmanaged-node"]).as_str(),
+        Some("true")
+    );
+    // One taint on a key: a `value:Effect` string; several: a list.
+    assert_eq!(
+        k8s(&["node-taints", "dedicated"]).as_str(),
+        Some(":NoSchedule")
+    );
+    assert_eq!(
+        k8s(&["node-taints", "staging-only"]),
+        toml::Value::Array(vec!["true:PreferNoSchedule".into(), ":NoExecute".into()])
+    );
+
+    let cfn = settings(&table, &["cloudformation"]);
+    assert_eq!(cfn["should-signal"].as_bool(), Some(true));
+    assert_eq!(cfn["stack-name"].as_str(), Some("staging-nodes"));
+    assert_eq!(cfn["logical-resource-id"].as_str(), Some(LOGICAL_ID));
+}
+
+#[test]
+fn bottlerocket_managed_settings() {
+    // On the EKS AMI: only the user's settings; EKS adds the cluster's.
+    let table = bottlerocket_settings(&render_ok(&bottlerocket(Mode::ManagedEksAmi)));
+    let k8s = settings(&table, &["kubernetes"]).as_table().expect("table");
+    let mut keys: Vec<&str> = k8s.keys().map(String::as_str).collect();
+    keys.sort_unstable();
+    assert_eq!(
+        keys,
+        [
+            "container-log-max-size",
+            "eviction-hard",
+            "image-gc-high-threshold-percent",
+            "image-gc-low-threshold-percent",
+            "kube-reserved",
+            "max-pods",
+            "pod-pids-limit",
+        ]
+    );
+    assert!(table["settings"].get("cloudformation").is_none());
+
+    // On a custom AMI: the cluster settings too, but no signal.
+    let table = bottlerocket_settings(&render_ok(&bottlerocket(Mode::ManagedCustomAmi)));
+    assert_eq!(
+        settings(&table, &["kubernetes", "cluster-name"]).as_str(),
+        Some("staging")
+    );
+    assert!(table["settings"].get("cloudformation").is_none());
+}
+
+#[test]
+fn awkward_values_round_trip_through_bottlerocket_toml() {
+    let awkward = "it's \"quoted\" $HOME ${PATH} \\back\\\\slash\ttab #hash ]] [x] é";
+    let mut input = bottlerocket(Mode::SelfManaged);
+    input.labels = vec![label("example.com/team", awkward)];
+    input.taints = vec![taint("only", Some(awkward), "NoExecute")];
+    input.kubelet_config = vec![("kubeReserved".into(), json!({ awkward: awkward }))];
+    input.signal.as_mut().expect("signal").logical_id = awkward.into();
+    let table = bottlerocket_settings(&render_ok(&input));
+    assert_eq!(
+        settings(&table, &["kubernetes", "node-labels", "example.com/team"]).as_str(),
+        Some(awkward)
+    );
+    assert_eq!(
+        settings(&table, &["kubernetes", "node-taints", "only"]).as_str(),
+        Some(format!("{awkward}:NoExecute").as_str())
+    );
+    assert_eq!(
+        settings(&table, &["kubernetes", "kube-reserved", awkward]).as_str(),
+        Some(awkward)
+    );
+    assert_eq!(
+        settings(&table, &["cloudformation", "logical-resource-id"]).as_str(),
+        Some(awkward)
+    );
+}
+
+// ----------------------------------------------------------------- Windows
+
+#[test]
+fn powershell_quote_doubles_single_quotes() {
+    assert_eq!(powershell_quote("it's"), "'it''s'");
+    assert_eq!(powershell_quote(""), "''");
+    assert_eq!(powershell_quote("$env:X \"y\" `z"), "'$env:X \"y\" `z'");
+    // PowerShell also ends single-quoted strings at typographic quotes.
+    assert_eq!(powershell_quote("it\u{2019}s"), "'it\u{2019}\u{2019}s'");
+    assert_eq!(powershell_quote(CLUSTER), format!("'{CLUSTER}'"));
+}
+
+#[test]
+fn windows_script_bootstraps_waits_for_kubelet_and_signals() {
+    let doc = render_ok(&windows(Mode::SelfManaged));
+    assert!(doc.starts_with("<powershell>\n"));
+    assert!(doc.ends_with("</powershell>\n"));
+    assert_eq!(doc.matches("</powershell>").count(), 1);
+    for needle in [
+        "[string]$EKSBootstrapScriptFile = \"$env:ProgramFiles\\Amazon\\EKS\\Start-EKSBootstrap.ps1\"",
+        &format!(
+            "& $EKSBootstrapScriptFile -EKSClusterName '{CLUSTER}' -APIServerEndpoint '{ENDPOINT}' \
+             -Base64ClusterCA '{CA}' -DNSClusterIP '10.100.0.10' -KubeletExtraArgs \
+             '--node-labels=env=staging,unmanaged-node=true \
+             --register-with-taints=staging-only=true:PreferNoSchedule,dedicated:NoSchedule \
+             --max-pods=58 --image-gc-high-threshold=70 --image-gc-low-threshold=50 \
+             --eviction-hard=memory.available<200Mi,nodefs.available<10%'"
+        ),
+        "Invoke-WebRequest -Uri 'http://127.0.0.1:10248/healthz' -UseBasicParsing",
+        "$deadline = (Get-Date).AddSeconds(900)",
+        &format!(
+            "& \"$env:ProgramFiles\\Amazon\\cfn-bootstrap\\cfn-signal.exe\" --exit-code $ExitCode \
+             --stack '{STACK}' --resource '{LOGICAL_ID}' --region '{REGION}'"
+        ),
+        "  Send-EksynthSignal 0\n",
+        "  Send-EksynthSignal 1\n",
+        "Invoke-EksynthCommand 'New-Item -ItemType Directory -Force -Path ''C:\\eksynth'' | Out-Null'",
+    ] {
+        assert!(doc.contains(needle), "missing {needle}\n{doc}");
+    }
+    // Commands first, then the bootstrap, the wait and the signal.
+    let order = [
+        "Invoke-EksynthCommand 'New-Item",
+        "& $EKSBootstrapScriptFile",
+        "while (-not (Test-EksynthKubeletHealthy))",
+        "  Send-EksynthSignal 0",
+        "\n} catch {\n",
+        "  Send-EksynthSignal 1",
+    ]
+    .map(|n| doc.find(n).unwrap_or_else(|| panic!("missing {n}")));
+    assert!(order.is_sorted(), "{order:?}");
+}
+
+#[test]
+fn windows_quotes_awkward_values() {
+    let mut input = windows(Mode::SelfManaged);
+    input.labels = vec![label("team", "it's")];
+    input.pre_bootstrap_commands = vec!["Write-Host 'it''s' \u{2018}x\u{2019}".into()];
+    let doc = render_ok(&input);
+    assert!(doc.contains("-KubeletExtraArgs '--node-labels=team=it''s "));
+    assert!(doc.contains(
+        "Invoke-EksynthCommand 'Write-Host ''it''''s'' \u{2018}\u{2018}x\u{2019}\u{2019}'"
+    ));
+}
+
+#[test]
+fn windows_managed_modes() {
+    let doc = render_ok(&windows(Mode::ManagedCustomAmi));
+    assert!(doc.contains("& $EKSBootstrapScriptFile -EKSClusterName"));
+    assert!(doc.contains("Invoke-EksynthCommand"));
+    assert!(!doc.contains("cfn-signal") && !doc.contains("healthz"));
+
+    let doc = render_ok(&windows(Mode::ManagedEksAmi));
+    assert!(doc.contains("Invoke-EksynthCommand 'New-Item"));
+}
+
+/// PowerShell, when it is installed: the scripts parse, and quoted values
+/// read back exactly.
+#[test]
+fn windows_scripts_parse_in_powershell() {
+    if !have("pwsh") {
+        eprintln!("pwsh not found; skipping");
+        return;
+    }
+    let parse = r#"
+$text = [Console]::In.ReadToEnd()
+$tokens = $null; $errors = $null
+[void][System.Management.Automation.Language.Parser]::ParseInput($text, [ref]$tokens, [ref]$errors)
+if ($errors.Count -gt 0) { $errors | ForEach-Object { [Console]::Error.WriteLine($_.ToString()) }; exit 1 }
+"#;
+    for mode in [
+        Mode::SelfManaged,
+        Mode::ManagedEksAmi,
+        Mode::ManagedCustomAmi,
+    ] {
+        let doc = render_ok(&windows(mode));
+        let script = doc
+            .strip_prefix("<powershell>\n")
+            .and_then(|d| d.strip_suffix("</powershell>\n"))
+            .expect("tags");
+        let mut child = Command::new("pwsh")
+            .args(["-NoProfile", "-NonInteractive", "-Command", parse])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("pwsh runs");
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(resolved(script).as_bytes())
+            .expect("write to pwsh");
+        let out = child.wait_with_output().expect("pwsh finishes");
+        assert!(
+            out.status.success(),
+            "{mode:?} does not parse: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let awkward = "it's \u{2018}x\u{2019} \"q\" $env:PATH `n";
+    let out = Command::new("pwsh")
+        .args([
+            "-NoProfile",
+            "-NonInteractive",
+            "-Command",
+            &format!("[Console]::Out.Write({})", powershell_quote(awkward)),
+        ])
+        .output()
+        .expect("pwsh runs");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), awkward);
+}
+
+// ----------------------------------------------------------- more errors
+
+#[test]
+fn inputs_a_family_or_mode_cannot_carry_are_refused() {
+    let unsupported =
+        |input: &UserDataInput| matches!(render(input), Err(UserDataError::Unsupported { .. }));
+
+    let mut input = bottlerocket(Mode::SelfManaged);
+    input.pre_bootstrap_commands = vec!["echo hi".into()];
+    assert!(unsupported(&input));
+    let mut input = bottlerocket(Mode::SelfManaged);
+    input.block_pod_imds = true;
+    assert!(unsupported(&input));
+    // Bottlerocket has no serialize-image-pulls setting.
+    let mut input = bottlerocket(Mode::SelfManaged);
+    input.kubelet_config = vec![("serializeImagePulls".into(), json!(false))];
+    assert!(unsupported(&input));
+
+    let mut input = sample(Bootstrap::Al2023);
+    input.bootstrap_arguments = Some("--foo".into());
+    assert!(unsupported(&input));
+
+    // EKS writes the bootstrap.sh call, with its own --max-pods.
+    let mut input = managed(Bootstrap::Al2, Mode::ManagedEksAmi);
+    input.max_pods = Some(20);
+    assert!(unsupported(&input));
+    let mut input = managed(Bootstrap::Al2, Mode::ManagedEksAmi);
+    input.bootstrap_arguments = Some("--foo".into());
+    assert!(unsupported(&input));
+
+    let mut input = windows(Mode::SelfManaged);
+    input.pre_bootstrap_commands = vec!["'</PowerShell>'".into()];
+    assert!(unsupported(&input));
+    let mut input = windows(Mode::SelfManaged);
+    input.efs_mounts = sample(Bootstrap::Al2).efs_mounts;
+    assert!(unsupported(&input));
+    let mut input = windows(Mode::ManagedEksAmi);
+    input.max_pods = Some(20);
+    assert!(unsupported(&input));
+
+    // -KubeletExtraArgs is split at spaces.
+    let mut input = windows(Mode::SelfManaged);
+    input.kubelet_config = vec![("kubeReserved".into(), json!({"memory": "1 Gi"}))];
+    assert!(matches!(
+        render(&input),
+        Err(UserDataError::Separator { separator: ' ', .. })
+    ));
+
+    // The signal goes with self-managed groups, and only with them.
+    let mut input = sample(Bootstrap::Al2023);
+    input.signal = None;
+    assert!(matches!(
+        render(&input),
+        Err(UserDataError::SignalMode { .. })
+    ));
+    let mut input = managed(Bootstrap::Al2023, Mode::ManagedCustomAmi);
+    input.signal = Some(sample_signal());
+    assert!(matches!(
+        render(&input),
+        Err(UserDataError::SignalMode { .. })
+    ));
+
+    // Bottlerocket labels are TOML keys: one key, one value.
+    let mut input = bottlerocket(Mode::SelfManaged);
+    input.labels = vec![label("a", "1"), label("a", "2")];
+    assert!(matches!(
+        render(&input),
+        Err(UserDataError::DuplicateLabel(_))
+    ));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    #[test]
+    fn toml_quote_reads_back(text in "[^\u{1}]{0,40}") {
+        let table: toml::Table = format!("k = {}", toml_quote(&text)).parse().expect("valid TOML");
+        prop_assert_eq!(table["k"].as_str(), Some(text.as_str()));
     }
 }

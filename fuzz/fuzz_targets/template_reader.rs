@@ -39,11 +39,11 @@ fuzz_target!(|data: &[u8]| {
         return;
     }
     assert!(
-        from_yaml.as_ref() == Ok(&template),
+        matches!(&from_yaml, Ok(t) if *t == template),
         "YAML round trip changed the template\n--- read: {template:#?}\n--- emitted:\n{yaml_text}\n--- read back: {from_yaml:#?}"
     );
     assert!(
-        from_json.as_ref() == Ok(&template),
+        matches!(&from_json, Ok(t) if *t == template),
         "JSON round trip changed the template\n--- read: {template:#?}\n--- emitted:\n{json_text}\n--- read back: {from_json:#?}"
     );
 });

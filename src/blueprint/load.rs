@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::decode::{Decoder, Located};
+use super::instances::instance_info;
 use super::rules;
 use super::*;
 use crate::diagnostic::Diagnostic;
@@ -43,6 +44,7 @@ const TOP_FIELDS: &[&str] = &[
     "cluster",
     "defaults",
     "nodeGroups",
+    "managedNodeGroups",
     "suppressions",
 ];
 const SUPPRESSION_FIELDS: &[&str] = &["id", "reason"];
@@ -82,7 +84,47 @@ const GROUP_FIELDS: &[&str] = &[
     "clusterAutoscaler",
     "updatePolicy",
     "signalTimeout",
+    "perAz",
+    "capacityType",
+    "instancesDistribution",
+    "bootstrapArguments",
+    "lifecycle",
+    "updateConfig",
+    "forceUpdateEnabled",
+    "releaseVersion",
+    "amiType",
 ];
+/// Fields only a managed node group has, and only a self-managed one has.
+const MANAGED_ONLY: &[&str] = &[
+    "updateConfig",
+    "forceUpdateEnabled",
+    "releaseVersion",
+    "amiType",
+];
+const SELF_MANAGED_ONLY: &[&str] = &[
+    "instancesDistribution",
+    "updatePolicy",
+    "signalTimeout",
+    "lifecycle",
+    "clusterAutoscaler",
+];
+const DISTRIBUTION_FIELDS: &[&str] = &[
+    "onDemandBaseCapacity",
+    "onDemandPercentageAboveBaseCapacity",
+    "spotAllocationStrategy",
+    "capacityRebalance",
+];
+const LIFECYCLE_FIELDS: &[&str] = &[
+    "terminationHookTimeout",
+    "warmPool",
+    "maxInstanceLifetime",
+    "metricsCollection",
+    "healthCheckGracePeriod",
+    "placementGroup",
+    "capacityReservation",
+];
+const WARM_POOL_FIELDS: &[&str] = &["minSize", "maxGroupPreparedCapacity", "poolState"];
+const UPDATE_CONFIG_FIELDS: &[&str] = &["maxUnavailable", "maxUnavailablePercentage"];
 const KUBELET_FIELDS: &[&str] = &[
     "imageGCHighThresholdPercent",
     "imageGCLowThresholdPercent",
@@ -146,8 +188,28 @@ struct GroupSpec {
     cluster_autoscaler: Opt<bool>,
     update: UpdateSpec,
     signal_timeout: Opt<String>,
+    per_az: Opt<bool>,
+    capacity_type: Opt<CapacityType>,
+    distribution: Opt<DistributionSpec>,
+    bootstrap_arguments: Opt<String>,
+    lifecycle: Opt<Lifecycle>,
+    max_unavailable: Opt<MaxUnavailable>,
+    force_update_enabled: Opt<bool>,
+    release_version: Opt<String>,
+    ami_type: Opt<String>,
+    /// Every field written, with where: kind-specific fields are checked
+    /// once the kind of group is known.
+    written: Vec<(&'static str, Span)>,
     /// Fields suggested for misspelt keys: not reported again as missing.
     misspelt: Vec<&'static str>,
+}
+
+#[derive(Clone, Default)]
+struct DistributionSpec {
+    on_demand_base_capacity: Option<u32>,
+    on_demand_percentage_above_base: Option<u32>,
+    spot_allocation_strategy: Option<String>,
+    capacity_rebalance: Option<bool>,
 }
 
 #[derive(Clone, Default)]
@@ -258,6 +320,16 @@ impl GroupSpec {
                 pause_time: self.update.pause_time.or(d.update.pause_time),
             },
             signal_timeout: self.signal_timeout.or(d.signal_timeout),
+            per_az: self.per_az.or(d.per_az),
+            capacity_type: self.capacity_type.or(d.capacity_type),
+            distribution: self.distribution.or(d.distribution),
+            bootstrap_arguments: self.bootstrap_arguments.or(d.bootstrap_arguments),
+            lifecycle: self.lifecycle.or(d.lifecycle),
+            max_unavailable: self.max_unavailable.or(d.max_unavailable),
+            force_update_enabled: self.force_update_enabled.or(d.force_update_enabled),
+            release_version: self.release_version.or(d.release_version),
+            ami_type: self.ami_type.or(d.ami_type),
+            written: [self.written, d.written].concat(),
             misspelt: [self.misspelt, d.misspelt].concat(),
         }
     }
@@ -296,41 +368,55 @@ fn decode_blueprint(d: &mut Decoder, root: &Node) -> Option<Blueprint> {
         .get("defaults")
         .map(|node| decode_group_spec(d, node, "defaults"))
         .unwrap_or_default();
-    let group_nodes: &[Node] = match top.get("nodeGroups") {
-        Some(node) => d.list("nodeGroups", node),
-        None => {
-            if !misspelt.contains(&"nodeGroups") {
-                missing(
-                    d,
-                    first_column(root.span),
-                    "nodeGroups",
-                    "the blueprint",
-                    "a list of node groups, each with at least a `name`",
-                );
-            }
-            &[]
-        }
-    };
-    if let (Some(node), true) = (top.get("nodeGroups"), group_nodes.is_empty())
-        && node.as_seq().is_some()
-    {
-        d.error(node.span, "`nodeGroups` is empty").help =
-            Some("add at least one node group".into());
+    let self_managed = top.get("nodeGroups").map(|node| (node, false));
+    let managed = top.get("managedNodeGroups").map(|node| (node, true));
+    if self_managed.is_none() && managed.is_none() && !misspelt.contains(&"nodeGroups") {
+        missing(
+            d,
+            first_column(root.span),
+            "nodeGroups",
+            "the blueprint",
+            "a list of node groups (`nodeGroups` for self-managed, `managedNodeGroups` for managed ones)",
+        );
     }
     let suppressions = top
         .get("suppressions")
         .map(|node| decode_suppressions(d, node))
         .unwrap_or_default();
-    let specs: Vec<(Span, GroupSpec)> = group_nodes
-        .iter()
-        .map(|node| (node.span, decode_group_spec(d, node, "node group")))
-        .collect();
+    let mut specs: Vec<(Span, GroupSpec, bool)> = Vec::new();
+    let mut any_group = false;
+    for (node, is_managed) in self_managed.into_iter().chain(managed) {
+        let field = if is_managed {
+            "managedNodeGroups"
+        } else {
+            "nodeGroups"
+        };
+        let items = d.list(field, node);
+        any_group |= !items.is_empty();
+        let context = if is_managed {
+            "managed node group"
+        } else {
+            "node group"
+        };
+        specs.extend(
+            items
+                .iter()
+                .map(|item| (item.span, decode_group_spec(d, item, context), is_managed)),
+        );
+    }
+    if !any_group
+        && let Some((node, _)) = self_managed.or(managed)
+        && node.as_seq().is_some()
+    {
+        d.error(node.span, "the blueprint has no node group").help =
+            Some("add at least one node group".into());
+    }
 
     let cluster = cluster?;
     let mut groups = Vec::new();
     let mut names: HashMap<String, Span> = HashMap::new();
     let mut ids: HashMap<String, (String, Span)> = HashMap::new();
-    for (span, spec) in specs {
+    for (span, spec, is_managed) in specs {
         let Some(name) = spec.name.clone() else {
             d.error(span, "node group has no `name`").help =
                 Some("every node group needs a `name`, e.g. `name: general`".into());
@@ -339,32 +425,50 @@ fn decode_blueprint(d: &mut Decoder, root: &Node) -> Option<Blueprint> {
         let Some(logical_id) = check_group_name(d, &name) else {
             continue;
         };
-        if let Some(first) = names.get(&name.value) {
-            let message = format!("node group `{}` is defined twice", name.value);
-            let help = format!(
-                "the first definition is at line {}; node group names must be unique",
-                first.line
-            );
-            d.error(name.span, message).help = Some(help);
+        let Some(group) = resolve_group(
+            d,
+            &cluster,
+            span,
+            spec.over(&defaults),
+            logical_id,
+            is_managed,
+        ) else {
             continue;
-        }
-        names.insert(name.value.clone(), name.span);
-        if let Some((other, first)) = ids.get(&logical_id) {
-            let message = format!(
-                "node groups `{}` and `{other}` make the same logical ID `{logical_id}`",
-                name.value
-            );
-            let help = format!(
-                "`{other}` is at line {}; rename one so that the names differ in more than case or dashes",
-                first.line
-            );
-            d.error(name.span, message).help = Some(help);
-            continue;
-        }
-        ids.insert(logical_id.clone(), (name.value.clone(), name.span));
-        if let Some(group) = resolve_group(d, &cluster, span, spec.over(&defaults), logical_id) {
+        };
+        for group in expand_per_az(d, group) {
+            let name = &group.name;
+            if let Some(first) = names.get(&name.value) {
+                let message = format!("node group `{}` is defined twice", name.value);
+                let help = format!(
+                    "the first definition is at line {}; node group names must be unique",
+                    first.line
+                );
+                d.error(name.span, message).help = Some(help);
+                continue;
+            }
+            names.insert(name.value.clone(), name.span);
+            if let Some((other, first)) = ids.get(&group.logical_id) {
+                let message = format!(
+                    "node groups `{}` and `{other}` make the same logical ID `{}`",
+                    name.value, group.logical_id
+                );
+                let help = format!(
+                    "`{other}` is at line {}; rename one so that the names differ in more than case or dashes",
+                    first.line
+                );
+                d.error(name.span, message).help = Some(help);
+                continue;
+            }
+            ids.insert(group.logical_id.clone(), (name.value.clone(), name.span));
             groups.push(group);
         }
+    }
+    if let Some(first) = groups.first()
+        && groups.iter().all(|g| g.ami_family.is_windows())
+    {
+        d.warning(first.name.span, "the blueprint has only Windows node groups").help = Some(
+            "Windows nodes cannot run CoreDNS and other kube-system pods; the cluster needs at least one Linux node group".into(),
+        );
     }
     check_parameters(d, &cluster, &groups);
     Some(Blueprint {
@@ -771,16 +875,9 @@ fn decode_group_spec(d: &mut Decoder, node: &Node, context: &str) -> GroupSpec {
         Some(name) => format!("node group `{}`", name.value),
         None => context.to_string(),
     };
-    spec.ami_family = f.get("amiFamily").and_then(|n| {
-        d.choice(
-            "amiFamily",
-            n,
-            &[
-                ("AmazonLinux2023", AmiFamily::AmazonLinux2023),
-                ("AmazonLinux2", AmiFamily::AmazonLinux2),
-            ],
-        )
-    });
+    spec.ami_family = f
+        .get("amiFamily")
+        .and_then(|n| d.choice("amiFamily", n, &AmiFamily::ALL));
     spec.ami = f.get("ami").and_then(|n| {
         let text = d.string("ami", n)?;
         if text.value == "recommended" {
@@ -869,8 +966,160 @@ fn decode_group_spec(d: &mut Decoder, node: &Node, context: &str) -> GroupSpec {
     spec.signal_timeout = f
         .get("signalTimeout")
         .and_then(|n| duration(d, "signalTimeout", n, 60, 43_200));
+    spec.per_az = opt_bool(d, &mut f, "", "perAz");
+    spec.capacity_type = f.get("capacityType").and_then(|n| {
+        d.choice(
+            "capacityType",
+            n,
+            &[
+                ("ON_DEMAND", CapacityType::OnDemand),
+                ("SPOT", CapacityType::Spot),
+                ("CAPACITY_BLOCK", CapacityType::CapacityBlock),
+            ],
+        )
+    });
+    spec.distribution = f
+        .get("instancesDistribution")
+        .and_then(|n| decode_distribution(d, n));
+    spec.bootstrap_arguments = opt_string(d, &mut f, "", "bootstrapArguments");
+    spec.lifecycle = f.get("lifecycle").and_then(|n| decode_lifecycle(d, n));
+    spec.max_unavailable = f
+        .get("updateConfig")
+        .and_then(|n| decode_update_config(d, n));
+    spec.force_update_enabled = opt_bool(d, &mut f, "", "forceUpdateEnabled");
+    spec.release_version = opt_string(d, &mut f, "", "releaseVersion");
+    spec.ami_type = opt_string(d, &mut f, "", "amiType");
+    spec.written = GROUP_FIELDS
+        .iter()
+        .filter_map(|field| f.key_span(field).map(|span| (*field, span)))
+        .collect();
     spec.misspelt = f.finish(d, &context_name);
     spec
+}
+
+fn decode_distribution(d: &mut Decoder, node: &Node) -> Opt<DistributionSpec> {
+    let mut f = d.fields("instancesDistribution", node, DISTRIBUTION_FIELDS)?;
+    let p = "instancesDistribution.";
+    let spec = DistributionSpec {
+        on_demand_base_capacity: opt_u32(d, &mut f, p, "onDemandBaseCapacity", 0, 10_000)
+            .map(|v| v.value),
+        on_demand_percentage_above_base: opt_u32(
+            d,
+            &mut f,
+            p,
+            "onDemandPercentageAboveBaseCapacity",
+            0,
+            100,
+        )
+        .map(|v| v.value),
+        spot_allocation_strategy: f
+            .get("spotAllocationStrategy")
+            .and_then(|n| {
+                d.choice(
+                    "instancesDistribution.spotAllocationStrategy",
+                    n,
+                    &[
+                        ("price-capacity-optimized", "price-capacity-optimized"),
+                        ("capacity-optimized", "capacity-optimized"),
+                        (
+                            "capacity-optimized-prioritized",
+                            "capacity-optimized-prioritized",
+                        ),
+                        ("lowest-price", "lowest-price"),
+                    ],
+                )
+            })
+            .map(|c| c.value.to_string()),
+        capacity_rebalance: opt_bool(d, &mut f, p, "capacityRebalance").map(|v| v.value),
+    };
+    f.finish(d, "`instancesDistribution`");
+    Some(Located::new(spec, node.span))
+}
+
+fn decode_lifecycle(d: &mut Decoder, node: &Node) -> Opt<Lifecycle> {
+    let mut f = d.fields("lifecycle", node, LIFECYCLE_FIELDS)?;
+    let p = "lifecycle.";
+    let warm_pool = f.get("warmPool").and_then(|n| {
+        let mut w = d.fields("lifecycle.warmPool", n, WARM_POOL_FIELDS)?;
+        let pool = WarmPool {
+            min_size: opt_u32(d, &mut w, "lifecycle.warmPool.", "minSize", 0, 10_000)
+                .map_or(0, |v| v.value),
+            max_group_prepared_capacity: opt_u32(
+                d,
+                &mut w,
+                "lifecycle.warmPool.",
+                "maxGroupPreparedCapacity",
+                0,
+                10_000,
+            )
+            .map(|v| v.value),
+            pool_state: w
+                .get("poolState")
+                .and_then(|n| {
+                    d.choice(
+                        "lifecycle.warmPool.poolState",
+                        n,
+                        &[
+                            ("Stopped", "Stopped"),
+                            ("Running", "Running"),
+                            ("Hibernated", "Hibernated"),
+                        ],
+                    )
+                })
+                .map_or("Stopped", |c| c.value)
+                .to_string(),
+        };
+        w.finish(d, "`lifecycle.warmPool`");
+        Some(pool)
+    });
+    let lifecycle = Lifecycle {
+        termination_hook: opt_u32(d, &mut f, p, "terminationHookTimeout", 30, 7_200).map(|v| v.value),
+        warm_pool,
+        max_instance_lifetime: opt_u32(d, &mut f, p, "maxInstanceLifetime", 86_400, 31_536_000).map(|v| v.value),
+        metrics_collection: opt_bool(d, &mut f, p, "metricsCollection").is_some_and(|v| v.value),
+        health_check_grace_period: opt_u32(d, &mut f, p, "healthCheckGracePeriod", 0, 7_200).map(|v| v.value),
+        placement_group: opt_string(d, &mut f, p, "placementGroup").map(|v| v.value),
+        capacity_reservation: opt_string(d, &mut f, p, "capacityReservation").and_then(|v| {
+            let ok = v.value == "open" || v.value == "none" || v.value.starts_with("cr-");
+            if !ok {
+                d.error(v.span, format!("`lifecycle.capacityReservation` cannot be `{}`", v.value)).help =
+                    Some("write `open`, `none`, or a capacity reservation ID like `cr-0123456789abcdef0`".into());
+            }
+            ok.then_some(v.value)
+        }),
+    };
+    f.finish(d, "`lifecycle`");
+    Some(Located::new(lifecycle, node.span))
+}
+
+fn decode_update_config(d: &mut Decoder, node: &Node) -> Opt<MaxUnavailable> {
+    let mut f = d.fields("updateConfig", node, UPDATE_CONFIG_FIELDS)?;
+    let count = opt_u32(d, &mut f, "updateConfig.", "maxUnavailable", 1, 100);
+    let percentage = opt_u32(
+        d,
+        &mut f,
+        "updateConfig.",
+        "maxUnavailablePercentage",
+        1,
+        100,
+    );
+    f.finish(d, "`updateConfig`");
+    match (count, percentage) {
+        (Some(count), None) => Some(Located::new(MaxUnavailable::Count(count.value), count.span)),
+        (None, Some(pct)) => Some(Located::new(
+            MaxUnavailable::Percentage(pct.value),
+            pct.span,
+        )),
+        (Some(count), Some(_)) => {
+            d.error(
+                count.span,
+                "`updateConfig` sets both `maxUnavailable` and `maxUnavailablePercentage`",
+            )
+            .help = Some("keep one of them".into());
+            None
+        }
+        (None, None) => None,
+    }
 }
 
 fn duration(d: &mut Decoder, field: &str, node: &Node, min: u64, max: u64) -> Opt<String> {
@@ -1312,9 +1561,27 @@ fn resolve_group(
     span: Span,
     spec: GroupSpec,
     logical_id: String,
+    is_managed: bool,
 ) -> Option<NodeGroup> {
     let name = spec.name.clone()?;
     let errors_before = d.diagnostics.iter().filter(|x| x.is_error()).count();
+    let (wrong, kind, other) = if is_managed {
+        (SELF_MANAGED_ONLY, "managed node groups", "`nodeGroups`")
+    } else {
+        (
+            MANAGED_ONLY,
+            "self-managed node groups",
+            "`managedNodeGroups`",
+        )
+    };
+    for (field, at) in spec
+        .written
+        .iter()
+        .filter(|(field, _)| wrong.contains(field))
+    {
+        let message = format!("`{field}` does not apply to {kind}");
+        d.error(*at, message).help = Some(format!("it belongs to groups in {other}"));
+    }
     let ami_family = spec
         .ami_family
         .as_ref()
@@ -1364,7 +1631,7 @@ fn resolve_group(
             .help = Some("an Auto Scaling group accepts at most 20 overrides".into());
     }
     let mut arch = None;
-    let mut gpu = false;
+    let mut accelerator = Accelerator::None;
     for instance_type in &instance_types {
         let Some(info) = instance_info(&instance_type.value) else {
             let message = format!("`{}` is not an EC2 instance type", instance_type.value);
@@ -1372,7 +1639,16 @@ fn resolve_group(
             diagnostic.help = Some("instance types look like `m6i.large` or `m7g.2xlarge`".into());
             continue;
         };
-        gpu |= info.gpu;
+        if accelerator == Accelerator::None {
+            accelerator = info.accelerator;
+        } else if info.accelerator != Accelerator::None && info.accelerator != accelerator {
+            d.error(
+                instance_type.span,
+                "one group cannot mix NVIDIA and Neuron instance types",
+            )
+            .help =
+                Some("each accelerator needs its own AMI; put them in separate node groups".into());
+        }
         match arch {
             None => arch = Some((info.arch, instance_type.value.clone())),
             Some((first, ref first_name)) if first != info.arch => {
@@ -1389,6 +1665,16 @@ fn resolve_group(
         }
     }
     let arch = arch.map_or(Arch::X86_64, |(arch, _)| arch);
+    let family_at = spec.ami_family.as_ref().map_or(name.span, |f| f.span);
+    check_family(
+        d,
+        &spec,
+        ami_family,
+        family_at,
+        arch,
+        accelerator,
+        &instance_types,
+    );
 
     let min_size = spec.min_size.as_ref().map_or(1, |v| v.value);
     let max_size = match &spec.max_size {
@@ -1600,26 +1886,111 @@ fn resolve_group(
             Some("remove tags or labels, or set `clusterAutoscaler: false` to drop the node-template tags".into());
     }
 
+    check_bootstrap_limits(d, &spec, ami_family, family_at, is_managed);
+    let capacity_type = spec
+        .capacity_type
+        .as_ref()
+        .map_or(CapacityType::OnDemand, |c| c.value);
+    let managed = if is_managed {
+        if let (Some(ami_type), Some(ami)) = (&spec.ami_type, &spec.ami)
+            && matches!(ami.value, Ami::Pinned(_))
+        {
+            d.error(
+                ami_type.span,
+                "`amiType` is set for a group with a custom AMI",
+            )
+            .help =
+                Some("EKS takes the AMI from the launch template then; remove `amiType`".into());
+        }
+        if let Some(profile) = &spec.iam.instance_profile_arn {
+            d.error(
+                profile.span,
+                "managed node groups make their own instance profile",
+            )
+            .help = Some("give `iam.roleName` only".into());
+        }
+        Some(Managed {
+            capacity_type,
+            max_unavailable: spec.max_unavailable.as_ref().map(|m| m.value),
+            force_update_enabled: spec.force_update_enabled.as_ref().is_some_and(|f| f.value),
+            release_version: spec.release_version.as_ref().map(|r| r.value.clone()),
+            ami_type: spec.ami_type.as_ref().map(|a| a.value.clone()),
+        })
+    } else {
+        if let Some(capacity) = &spec.capacity_type
+            && capacity.value == CapacityType::CapacityBlock
+        {
+            d.error(capacity.span, "`CAPACITY_BLOCK` is for managed node groups")
+                .help = Some("use `lifecycle.capacityReservation` for a self-managed group".into());
+        }
+        None
+    };
+    let distribution = if is_managed {
+        None
+    } else {
+        let written = spec.distribution.as_ref().map(|d| d.value.clone());
+        let spot = capacity_type == CapacityType::Spot;
+        match (written, spot) {
+            (None, false) => None,
+            (written, _) => {
+                let written = written.unwrap_or_default();
+                let percentage =
+                    written
+                        .on_demand_percentage_above_base
+                        .unwrap_or(if spot { 0 } else { 100 });
+                let base = written.on_demand_base_capacity.unwrap_or(0);
+                Some(InstancesDistribution {
+                    on_demand_base_capacity: base,
+                    on_demand_percentage_above_base: percentage,
+                    spot_allocation_strategy: written
+                        .spot_allocation_strategy
+                        .unwrap_or_else(|| "price-capacity-optimized".to_string()),
+                    capacity_rebalance: written.capacity_rebalance.unwrap_or(percentage < 100),
+                })
+            }
+        }
+    };
+    let mut labels: Vec<(String, String)> = spec
+        .labels
+        .iter()
+        .map(|(k, v)| (k.value.clone(), v.value.clone()))
+        .collect();
+    let all_spot = distribution
+        .as_ref()
+        .is_some_and(|d| d.on_demand_base_capacity == 0 && d.on_demand_percentage_above_base == 0);
+    if all_spot && !labels.iter().any(|(k, _)| k == "node-lifecycle") {
+        labels.push(("node-lifecycle".to_string(), "spot".to_string()));
+    }
+    if let Some(per_az) = &spec.per_az
+        && per_az.value
+        && !matches!(subnets.value, Subnets::List(_))
+    {
+        d.error(per_az.span, "`perAz` needs `subnets` written as a list").help =
+            Some("one group is made per listed subnet; a parameter or import does not say how many there are".into());
+    }
+
     let errors_after = d.diagnostics.iter().filter(|x| x.is_error()).count();
     if errors_after > errors_before {
         return None;
     }
     Some(NodeGroup {
+        identity: logical_id.clone(),
         logical_id,
+        managed,
         ami_family,
         ami: spec.ami.map_or(Ami::Recommended, |a| a.value),
         arch,
-        gpu,
+        accelerator,
+        distribution,
+        lifecycle: spec.lifecycle.map(|l| l.value).unwrap_or_default(),
+        bootstrap_arguments: spec.bootstrap_arguments.map(|b| b.value),
+        per_az: spec.per_az.is_some_and(|p| p.value),
         instance_types,
         min_size,
         max_size,
         desired_capacity: spec.desired_capacity.map(|v| v.value),
         subnets,
-        labels: spec
-            .labels
-            .into_iter()
-            .map(|(k, v)| (k.value, v.value))
-            .collect(),
+        labels,
         taints: spec
             .taints
             .map(|t| t.value.into_iter().map(|t| t.value).collect())
@@ -1664,6 +2035,183 @@ fn resolve_group(
     })
 }
 
+/// What each AMI family supports: architectures, accelerators and
+/// bootstrap features.
+fn check_family(
+    d: &mut Decoder,
+    spec: &GroupSpec,
+    family: AmiFamily,
+    at: Span,
+    arch: Arch,
+    accelerator: Accelerator,
+    instance_types: &[Located<String>],
+) {
+    let first_type = instance_types.first().map_or(at, |t| t.span);
+    let name = family.name();
+    let unsupported = |d: &mut Decoder, what: &str| {
+        let message = format!("`{name}` nodes cannot use {what}");
+        d.error(first_type, message).help =
+            Some("choose another instance type or AMI family".into());
+    };
+    match (family, arch, accelerator) {
+        (AmiFamily::Windows(_), Arch::Arm64, _) => unsupported(d, "arm64 instance types"),
+        (AmiFamily::Windows(_), _, Accelerator::Nvidia | Accelerator::Neuron) => {
+            unsupported(d, "GPU or Neuron instance types")
+        }
+        (AmiFamily::AmazonLinux2, Arch::Arm64, Accelerator::Nvidia) => {
+            unsupported(d, "arm64 GPU instance types")
+        }
+        (AmiFamily::AmazonLinux2023, Arch::Arm64, Accelerator::Neuron) => {
+            unsupported(d, "arm64 Neuron instance types")
+        }
+        (AmiFamily::Bottlerocket, _, Accelerator::Neuron) => {
+            unsupported(d, "Neuron instance types")
+        }
+        _ => {}
+    }
+    let shell_features: [(&str, bool); 4] = [
+        (
+            "preBootstrapCommands",
+            spec.pre_bootstrap_commands
+                .as_ref()
+                .is_some_and(|c| !c.value.is_empty()),
+        ),
+        (
+            "efsMounts",
+            spec.efs_mounts
+                .as_ref()
+                .is_some_and(|m| !m.value.is_empty()),
+        ),
+        (
+            "imds.blockPods",
+            spec.imds.block_pods.as_ref().is_some_and(|b| b.value),
+        ),
+        ("bootstrapArguments", spec.bootstrap_arguments.is_some()),
+    ];
+    for (field, set) in shell_features {
+        if !set {
+            continue;
+        }
+        let refused = match family {
+            AmiFamily::Bottlerocket => Some(
+                "Bottlerocket has no shell user data; use its TOML settings or a bootstrap container",
+            ),
+            AmiFamily::Windows(_) if field != "preBootstrapCommands" => {
+                Some("Windows nodes bootstrap with Start-EKSBootstrap.ps1")
+            }
+            AmiFamily::AmazonLinux2023 if field == "bootstrapArguments" => Some(
+                "AL2023 has no bootstrap.sh; nodeadm reads `kubelet` settings and labels instead",
+            ),
+            _ => None,
+        };
+        if let Some(help) = refused {
+            let field_at = spec
+                .written
+                .iter()
+                .find(|(f, _)| field.starts_with(f))
+                .map_or(at, |(_, s)| *s);
+            d.error(field_at, format!("`{field}` is not supported on `{name}`"))
+                .help = Some(help.to_string());
+        }
+    }
+}
+
+/// What the bootstrap of each family and kind of group can carry.
+fn check_bootstrap_limits(
+    d: &mut Decoder,
+    spec: &GroupSpec,
+    family: AmiFamily,
+    at: Span,
+    is_managed: bool,
+) {
+    let name = family.name();
+    let eks_ami =
+        is_managed && !matches!(spec.ami.as_ref().map(|a| &a.value), Some(Ami::Pinned(_)));
+    let field_at = |field: &str| {
+        spec.written
+            .iter()
+            .find(|(f, _)| *f == field)
+            .map_or(at, |(_, s)| *s)
+    };
+    // On an EKS AMI, EKS writes the bootstrap of AL2 and Windows nodes
+    // itself, with its own `--max-pods` and kubelet arguments.
+    let eks_bootstrap =
+        eks_ami && matches!(family, AmiFamily::AmazonLinux2 | AmiFamily::Windows(_));
+    if eks_bootstrap {
+        let mut refused = vec![
+            ("maxPods", spec.max_pods.is_some()),
+            ("bootstrapArguments", spec.bootstrap_arguments.is_some()),
+        ];
+        if family.is_windows() {
+            refused.push(("kubelet", !spec.kubelet.is_empty()));
+        }
+        for (field, set) in refused {
+            if set {
+                d.error(
+                    field_at(field),
+                    format!("`{field}` cannot be set on a managed `{name}` group on the EKS AMI"),
+                )
+                .help = Some(
+                    "EKS writes that bootstrap itself; pin a custom `ami` to control it".into(),
+                );
+            }
+        }
+    }
+    if family == AmiFamily::Bottlerocket
+        && let Some((key, _)) = spec
+            .kubelet
+            .iter()
+            .find(|(k, _)| k.value == "serializeImagePulls")
+    {
+        d.error(
+            key.span,
+            "Bottlerocket has no `serializeImagePulls` setting",
+        )
+        .help = Some("remove it; Bottlerocket pulls images with its own settings".into());
+    }
+    if family.is_windows() {
+        for (key, value) in &spec.kubelet {
+            if value.to_string().contains(char::is_whitespace) {
+                d.error(key.span, format!("`kubelet.{}` contains whitespace, which Windows kubelet arguments cannot carry", key.value));
+            }
+        }
+        if let Some(commands) = &spec.pre_bootstrap_commands
+            && commands
+                .value
+                .iter()
+                .any(|c| c.to_ascii_lowercase().contains("</powershell"))
+        {
+            d.error(commands.span, "a pre-bootstrap command contains `</powershell`, which ends Windows user data early");
+        }
+    }
+}
+
+/// A group with `perAz` becomes one group per subnet, named after the
+/// subnet so that adding or removing a subnet leaves the others' names and
+/// logical IDs alone.
+fn expand_per_az(d: &mut Decoder, group: NodeGroup) -> Vec<NodeGroup> {
+    let Subnets::List(subnets) = &group.subnets.value else {
+        return vec![group];
+    };
+    if !group.per_az {
+        return vec![group];
+    }
+    let mut out = Vec::new();
+    for subnet in subnets {
+        let suffix = subnet.trim_start_matches("subnet-");
+        let name = Located::new(format!("{}-{suffix}", group.name.value), group.name.span);
+        let Some(logical_id) = check_group_name(d, &name) else {
+            continue;
+        };
+        let mut one = group.clone();
+        one.name = name;
+        one.logical_id = logical_id;
+        one.subnets = Located::new(Subnets::List(vec![subnet.clone()]), group.subnets.span);
+        out.push(one);
+    }
+    out
+}
+
 fn arch_name(arch: Arch) -> &'static str {
     match arch {
         Arch::X86_64 => "x86_64",
@@ -1671,65 +2219,10 @@ fn arch_name(arch: Arch) -> &'static str {
     }
 }
 
-struct InstanceInfo {
-    arch: Arch,
-    gpu: bool,
-}
-
-/// What an instance type name says about its processor: Graviton families
-/// carry a `g` among their attribute letters (`m7g`, `c6gn`, `r8gd`), and
-/// `p` and `g` families (other than Graviton `g5g`) carry NVIDIA GPUs.
-fn instance_info(instance_type: &str) -> Option<InstanceInfo> {
-    let (family, size) = instance_type.split_once('.')?;
-    if size.is_empty()
-        || !size
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
-    {
-        return None;
-    }
-    let family = family.split('-').next()?;
-    let letters: String = family
-        .chars()
-        .take_while(|c| c.is_ascii_lowercase())
-        .collect();
-    let rest = &family[letters.len()..];
-    let generation: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
-    let attributes = &rest[generation.len()..];
-    if letters.is_empty()
-        || generation.is_empty()
-        || !attributes.chars().all(|c| c.is_ascii_lowercase())
-    {
-        return None;
-    }
-    let arm = family == "a1" || attributes.contains('g');
-    let gpu = (letters == "p" || letters == "g") && !arm;
-    Some(InstanceInfo {
-        arch: if arm { Arch::Arm64 } else { Arch::X86_64 },
-        gpu,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::suggest::closest;
-
-    #[test]
-    fn instance_types_reveal_architecture_and_gpus() {
-        let arch = |t: &str| instance_info(t).map(|i| (i.arch, i.gpu));
-        assert_eq!(arch("m5.large"), Some((Arch::X86_64, false)));
-        assert_eq!(arch("m6g.2xlarge"), Some((Arch::Arm64, false)));
-        assert_eq!(arch("c6gn.xlarge"), Some((Arch::Arm64, false)));
-        assert_eq!(arch("r8gd.metal"), Some((Arch::Arm64, false)));
-        assert_eq!(arch("a1.large"), Some((Arch::Arm64, false)));
-        assert_eq!(arch("g4dn.xlarge"), Some((Arch::X86_64, true)));
-        assert_eq!(arch("p4d.24xlarge"), Some((Arch::X86_64, true)));
-        assert_eq!(arch("g5g.xlarge"), Some((Arch::Arm64, false)));
-        assert_eq!(arch("m7i-flex.large"), Some((Arch::X86_64, false)));
-        assert!(instance_info("m5").is_none());
-        assert!(instance_info("large").is_none());
-    }
 
     #[test]
     fn group_names_become_pascal_case_logical_ids() {

@@ -5,6 +5,7 @@
 //! and every rule the later stages rely on has been checked here.
 
 mod decode;
+pub mod instances;
 mod load;
 pub mod rules;
 
@@ -79,15 +80,86 @@ pub enum AuthenticationMode {
 pub enum AmiFamily {
     AmazonLinux2023,
     AmazonLinux2,
+    Bottlerocket,
+    Windows(WindowsVersion),
+}
+
+/// A Windows Server release and edition with an EKS-optimized AMI.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WindowsVersion {
+    pub year: u16,
+    /// Server Core (true) or Full (with the desktop experience).
+    pub core: bool,
 }
 
 impl AmiFamily {
+    /// Every family, by its blueprint name.
+    pub const ALL: [(&'static str, AmiFamily); 9] = [
+        ("AmazonLinux2023", AmiFamily::AmazonLinux2023),
+        ("AmazonLinux2", AmiFamily::AmazonLinux2),
+        ("Bottlerocket", AmiFamily::Bottlerocket),
+        (
+            "WindowsServer2019Core",
+            AmiFamily::Windows(WindowsVersion {
+                year: 2019,
+                core: true,
+            }),
+        ),
+        (
+            "WindowsServer2019Full",
+            AmiFamily::Windows(WindowsVersion {
+                year: 2019,
+                core: false,
+            }),
+        ),
+        (
+            "WindowsServer2022Core",
+            AmiFamily::Windows(WindowsVersion {
+                year: 2022,
+                core: true,
+            }),
+        ),
+        (
+            "WindowsServer2022Full",
+            AmiFamily::Windows(WindowsVersion {
+                year: 2022,
+                core: false,
+            }),
+        ),
+        (
+            "WindowsServer2025Core",
+            AmiFamily::Windows(WindowsVersion {
+                year: 2025,
+                core: true,
+            }),
+        ),
+        (
+            "WindowsServer2025Full",
+            AmiFamily::Windows(WindowsVersion {
+                year: 2025,
+                core: false,
+            }),
+        ),
+    ];
+
     pub fn name(self) -> &'static str {
-        match self {
-            AmiFamily::AmazonLinux2023 => "AmazonLinux2023",
-            AmiFamily::AmazonLinux2 => "AmazonLinux2",
-        }
+        AmiFamily::ALL
+            .iter()
+            .find(|(_, family)| *family == self)
+            .map_or("AmazonLinux2023", |(name, _)| name)
     }
+
+    pub fn is_windows(self) -> bool {
+        matches!(self, AmiFamily::Windows(_))
+    }
+}
+
+/// The accelerator an instance type carries, which picks the AMI variant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Accelerator {
+    None,
+    Nvidia,
+    Neuron,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -191,16 +263,86 @@ pub struct RollingUpdate {
     pub pause_time: String,
 }
 
-/// One self-managed node group, with the blueprint defaults merged in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CapacityType {
+    OnDemand,
+    Spot,
+    CapacityBlock,
+}
+
+/// How a self-managed group mixes on-demand and spot instances.
+#[derive(Clone, Debug, PartialEq)]
+pub struct InstancesDistribution {
+    pub on_demand_base_capacity: u32,
+    pub on_demand_percentage_above_base: u32,
+    pub spot_allocation_strategy: String,
+    pub capacity_rebalance: bool,
+}
+
+/// Settings of a managed node group (`AWS::EKS::Nodegroup`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Managed {
+    pub capacity_type: CapacityType,
+    /// `MaxUnavailable` (a count) or `MaxUnavailablePercentage`.
+    pub max_unavailable: Option<MaxUnavailable>,
+    pub force_update_enabled: bool,
+    pub release_version: Option<String>,
+    /// An explicit `AmiType`; otherwise it follows from the family,
+    /// architecture and accelerator.
+    pub ami_type: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MaxUnavailable {
+    Count(u32),
+    Percentage(u32),
+}
+
+/// What a self-managed group's Auto Scaling group does over its life.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Lifecycle {
+    /// A termination lifecycle hook with this heartbeat timeout (seconds),
+    /// so that draining tools can act before an instance goes.
+    pub termination_hook: Option<u32>,
+    pub warm_pool: Option<WarmPool>,
+    pub max_instance_lifetime: Option<u32>,
+    pub metrics_collection: bool,
+    pub health_check_grace_period: Option<u32>,
+    pub placement_group: Option<String>,
+    /// `open`, `none`, or a capacity reservation ID.
+    pub capacity_reservation: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct WarmPool {
+    pub min_size: u32,
+    pub max_group_prepared_capacity: Option<u32>,
+    pub pool_state: String,
+}
+
+/// One node group, self-managed or managed, with the blueprint defaults
+/// merged in.
 #[derive(Clone, Debug)]
 pub struct NodeGroup {
     pub name: Located<String>,
     /// The stem of every logical ID this group produces, e.g. `Staging1`.
     pub logical_id: String,
+    /// The stem of the IAM resources' logical IDs: the groups one `perAz`
+    /// group becomes share one role.
+    pub identity: String,
+    /// `Some` for a managed node group.
+    pub managed: Option<Managed>,
     pub ami_family: AmiFamily,
     pub ami: Ami,
     pub arch: Arch,
-    pub gpu: bool,
+    pub accelerator: Accelerator,
+    /// Spot and on-demand mix of a self-managed group; `None` is all on-demand.
+    pub distribution: Option<InstancesDistribution>,
+    pub lifecycle: Lifecycle,
+    /// Extra `bootstrap.sh` arguments (AL2 only).
+    pub bootstrap_arguments: Option<String>,
+    /// One group per subnet was asked for (already expanded by the loader).
+    pub per_az: bool,
     pub instance_types: Vec<Located<String>>,
     pub min_size: u32,
     pub max_size: u32,

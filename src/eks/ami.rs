@@ -1,15 +1,17 @@
 //! Node images: the public SSM parameter of the EKS-optimized AMI for a
-//! family, Kubernetes version, architecture and accelerator, or a pinned ID.
+//! family, Kubernetes version, architecture and accelerator, or a pinned
+//! ID; and the `AmiType` a managed node group names instead.
 
-use crate::blueprint::{Ami, AmiFamily, Arch, KubernetesVersion, NodeGroup};
+use crate::blueprint::{Accelerator, Ami, AmiFamily, Arch, KubernetesVersion, NodeGroup};
 use crate::cfn::{Expr, Parameter, Template};
 
-/// The image ID for a node group, declaring the SSM parameter it reads.
+/// The image ID for a group, declaring the SSM parameter it reads.
 pub fn image_id(template: &mut Template, group: &NodeGroup, version: KubernetesVersion) -> Expr {
     match &group.ami {
         Ami::Pinned(id) => Expr::str(id),
         Ami::Recommended => {
-            let (name, path) = ssm_parameter(group.ami_family, group.arch, group.gpu, version);
+            let (name, path) =
+                ssm_parameter(group.ami_family, group.arch, group.accelerator, version);
             template.parameters.entry(name.clone()).or_insert_with(|| {
                 Parameter::new("AWS::SSM::Parameter::Value<AWS::EC2::Image::Id>")
                     .described(format!(
@@ -28,43 +30,121 @@ pub fn is_image_parameter(name: &str) -> bool {
     name.starts_with("ImageId")
 }
 
+fn arch_id(arch: Arch) -> &'static str {
+    match arch {
+        Arch::X86_64 => "X86",
+        Arch::Arm64 => "Arm64",
+    }
+}
+
+fn arch_path(arch: Arch) -> &'static str {
+    match arch {
+        Arch::X86_64 => "x86_64",
+        Arch::Arm64 => "arm64",
+    }
+}
+
 /// The template parameter name and SSM path of an EKS-optimized image.
+/// The loader has refused the combinations no image exists for.
 pub fn ssm_parameter(
     family: AmiFamily,
     arch: Arch,
-    gpu: bool,
+    accelerator: Accelerator,
     version: KubernetesVersion,
 ) -> (String, String) {
-    let arch_id = match arch {
-        Arch::X86_64 => "X86",
-        Arch::Arm64 => "Arm64",
+    let arch_id = arch_id(arch);
+    let accelerator_id = match accelerator {
+        Accelerator::None => "",
+        Accelerator::Nvidia => "Nvidia",
+        Accelerator::Neuron => "Neuron",
     };
     match family {
         AmiFamily::AmazonLinux2023 => {
-            let arch_path = match arch {
-                Arch::X86_64 => "x86_64",
-                Arch::Arm64 => "arm64",
+            let variant = match accelerator {
+                Accelerator::None => "standard",
+                Accelerator::Nvidia => "nvidia",
+                Accelerator::Neuron => "neuron",
             };
-            let variant = if gpu { "nvidia" } else { "standard" };
             (
-                format!("ImageIdAl2023{arch_id}{}", if gpu { "Nvidia" } else { "" }),
+                format!("ImageIdAl2023{arch_id}{accelerator_id}"),
                 format!(
-                    "/aws/service/eks/optimized-ami/{version}/amazon-linux-2023/{arch_path}/{variant}/recommended/image_id"
+                    "/aws/service/eks/optimized-ami/{version}/amazon-linux-2023/{}/{variant}/recommended/image_id",
+                    arch_path(arch)
                 ),
             )
         }
         AmiFamily::AmazonLinux2 => {
-            let suffix = match (arch, gpu) {
+            // The AL2 GPU image serves both NVIDIA and Neuron instances.
+            let suffix = match (arch, accelerator) {
                 (Arch::Arm64, _) => "-arm64",
-                (Arch::X86_64, true) => "-gpu",
-                (Arch::X86_64, false) => "",
+                (Arch::X86_64, Accelerator::None) => "",
+                (Arch::X86_64, _) => "-gpu",
+            };
+            let gpu = if accelerator == Accelerator::None {
+                ""
+            } else {
+                "Gpu"
             };
             (
-                format!("ImageIdAl2{arch_id}{}", if gpu { "Gpu" } else { "" }),
+                format!("ImageIdAl2{arch_id}{gpu}"),
                 format!(
                     "/aws/service/eks/optimized-ami/{version}/amazon-linux-2{suffix}/recommended/image_id"
                 ),
             )
+        }
+        AmiFamily::Bottlerocket => {
+            let nvidia = if accelerator == Accelerator::Nvidia {
+                "-nvidia"
+            } else {
+                ""
+            };
+            (
+                format!("ImageIdBottlerocket{arch_id}{accelerator_id}"),
+                format!(
+                    "/aws/service/bottlerocket/aws-k8s-{version}{nvidia}/{}/latest/image_id",
+                    arch_path(arch)
+                ),
+            )
+        }
+        AmiFamily::Windows(windows) => {
+            let edition = if windows.core { "Core" } else { "Full" };
+            (
+                format!("ImageIdWindows{}{edition}", windows.year),
+                format!(
+                    "/aws/service/ami-windows-latest/Windows_Server-{}-English-{edition}-EKS_Optimized-{version}/image_id",
+                    windows.year
+                ),
+            )
+        }
+    }
+}
+
+/// The `AmiType` of a managed node group on an EKS AMI.
+pub fn managed_ami_type(family: AmiFamily, arch: Arch, accelerator: Accelerator) -> String {
+    let arch = match arch {
+        Arch::X86_64 => "x86_64",
+        Arch::Arm64 => "ARM_64",
+    };
+    match family {
+        AmiFamily::AmazonLinux2023 => {
+            let variant = match accelerator {
+                Accelerator::None => "STANDARD",
+                Accelerator::Nvidia => "NVIDIA",
+                Accelerator::Neuron => "NEURON",
+            };
+            format!("AL2023_{arch}_{variant}")
+        }
+        AmiFamily::AmazonLinux2 => match accelerator {
+            Accelerator::None => format!("AL2_{arch}"),
+            _ => "AL2_x86_64_GPU".to_string(),
+        },
+        AmiFamily::Bottlerocket => match accelerator {
+            Accelerator::Nvidia => format!("BOTTLEROCKET_{arch}_NVIDIA"),
+            _ => format!("BOTTLEROCKET_{arch}"),
+        },
+        AmiFamily::Windows(windows) => {
+            let edition = if windows.core { "CORE" } else { "FULL" };
+            format!("WINDOWS_{edition}_{}_x86_64", windows.year)
         }
     }
 }
@@ -72,6 +152,7 @@ pub fn ssm_parameter(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::blueprint::WindowsVersion;
 
     const V: KubernetesVersion = KubernetesVersion {
         major: 1,
@@ -81,31 +162,110 @@ mod tests {
     #[test]
     fn al2023_paths_name_architecture_and_variant() {
         assert_eq!(
-            ssm_parameter(AmiFamily::AmazonLinux2023, Arch::Arm64, false, V).1,
+            ssm_parameter(
+                AmiFamily::AmazonLinux2023,
+                Arch::Arm64,
+                Accelerator::None,
+                V
+            )
+            .1,
             "/aws/service/eks/optimized-ami/1.31/amazon-linux-2023/arm64/standard/recommended/image_id"
         );
         assert_eq!(
-            ssm_parameter(AmiFamily::AmazonLinux2023, Arch::X86_64, true, V),
+            ssm_parameter(AmiFamily::AmazonLinux2023, Arch::X86_64, Accelerator::Nvidia, V),
             (
                 "ImageIdAl2023X86Nvidia".to_string(),
                 "/aws/service/eks/optimized-ami/1.31/amazon-linux-2023/x86_64/nvidia/recommended/image_id".to_string()
             )
         );
+        assert_eq!(
+            ssm_parameter(
+                AmiFamily::AmazonLinux2023,
+                Arch::X86_64,
+                Accelerator::Neuron,
+                V
+            )
+            .1,
+            "/aws/service/eks/optimized-ami/1.31/amazon-linux-2023/x86_64/neuron/recommended/image_id"
+        );
     }
 
     #[test]
     fn al2_paths_use_the_legacy_suffixes() {
+        let path =
+            |arch, accelerator| ssm_parameter(AmiFamily::AmazonLinux2, arch, accelerator, V).1;
         assert_eq!(
-            ssm_parameter(AmiFamily::AmazonLinux2, Arch::X86_64, false, V).1,
+            path(Arch::X86_64, Accelerator::None),
             "/aws/service/eks/optimized-ami/1.31/amazon-linux-2/recommended/image_id"
         );
         assert_eq!(
-            ssm_parameter(AmiFamily::AmazonLinux2, Arch::Arm64, false, V).1,
+            path(Arch::Arm64, Accelerator::None),
             "/aws/service/eks/optimized-ami/1.31/amazon-linux-2-arm64/recommended/image_id"
         );
         assert_eq!(
-            ssm_parameter(AmiFamily::AmazonLinux2, Arch::X86_64, true, V).1,
+            path(Arch::X86_64, Accelerator::Nvidia),
             "/aws/service/eks/optimized-ami/1.31/amazon-linux-2-gpu/recommended/image_id"
+        );
+    }
+
+    #[test]
+    fn bottlerocket_and_windows_paths() {
+        assert_eq!(
+            ssm_parameter(AmiFamily::Bottlerocket, Arch::Arm64, Accelerator::None, V).1,
+            "/aws/service/bottlerocket/aws-k8s-1.31/arm64/latest/image_id"
+        );
+        assert_eq!(
+            ssm_parameter(
+                AmiFamily::Bottlerocket,
+                Arch::X86_64,
+                Accelerator::Nvidia,
+                V
+            )
+            .1,
+            "/aws/service/bottlerocket/aws-k8s-1.31-nvidia/x86_64/latest/image_id"
+        );
+        let windows = AmiFamily::Windows(WindowsVersion {
+            year: 2022,
+            core: true,
+        });
+        assert_eq!(
+            ssm_parameter(windows, Arch::X86_64, Accelerator::None, V),
+            (
+                "ImageIdWindows2022Core".to_string(),
+                "/aws/service/ami-windows-latest/Windows_Server-2022-English-Core-EKS_Optimized-1.31/image_id".to_string()
+            )
+        );
+    }
+
+    #[test]
+    fn managed_ami_types_follow_the_eks_api_names() {
+        assert_eq!(
+            managed_ami_type(AmiFamily::AmazonLinux2023, Arch::Arm64, Accelerator::None),
+            "AL2023_ARM_64_STANDARD"
+        );
+        assert_eq!(
+            managed_ami_type(
+                AmiFamily::AmazonLinux2023,
+                Arch::X86_64,
+                Accelerator::Nvidia
+            ),
+            "AL2023_x86_64_NVIDIA"
+        );
+        assert_eq!(
+            managed_ami_type(AmiFamily::AmazonLinux2, Arch::X86_64, Accelerator::Nvidia),
+            "AL2_x86_64_GPU"
+        );
+        assert_eq!(
+            managed_ami_type(AmiFamily::Bottlerocket, Arch::Arm64, Accelerator::None),
+            "BOTTLEROCKET_ARM_64"
+        );
+        let windows = AmiFamily::Windows(WindowsVersion {
+            year: 2022,
+            core: false,
+        });
+        assert_eq!(
+            managed_ami_type(windows, Arch::X86_64, Accelerator::None),
+            "WINDOWS_FULL_2022_x86_64"
         );
     }
 }

@@ -101,35 +101,71 @@ pub fn lower(template: &mut Template, group: &NodeGroup, context: &Context<'_>) 
             "DesiredCapacity",
             group.desired_capacity.map(|d| Expr::str(d.to_string())),
         );
-    resource = if group.instance_types.len() == 1 {
-        resource.prop("LaunchTemplate", launch_template)
-    } else {
-        let overrides = group
-            .instance_types
-            .iter()
-            .map(|t| Expr::map([("InstanceType", Expr::str(&t.value))]));
-        resource.prop(
-            "MixedInstancesPolicy",
-            Expr::map([
-                (
-                    "InstancesDistribution",
+    resource = match (&group.distribution, group.instance_types.len()) {
+        (None, 1) => resource.prop("LaunchTemplate", launch_template),
+        (distribution, _) => {
+            let overrides = group
+                .instance_types
+                .iter()
+                .map(|t| Expr::map([("InstanceType", Expr::str(&t.value))]));
+            let mut instances = Expr::map([
+                ("OnDemandAllocationStrategy", Expr::str("prioritized")),
+                ("OnDemandBaseCapacity", Expr::Int(0)),
+                ("OnDemandPercentageAboveBaseCapacity", Expr::Int(100)),
+            ]);
+            if let (Some(distribution), Expr::Map(entries)) = (distribution, &mut instances) {
+                entries.insert(
+                    "OnDemandBaseCapacity".into(),
+                    Expr::from(distribution.on_demand_base_capacity),
+                );
+                entries.insert(
+                    "OnDemandPercentageAboveBaseCapacity".into(),
+                    Expr::from(distribution.on_demand_percentage_above_base),
+                );
+                entries.insert(
+                    "SpotAllocationStrategy".into(),
+                    Expr::str(&distribution.spot_allocation_strategy),
+                );
+            }
+            resource
+                .prop_opt(
+                    "CapacityRebalance",
+                    distribution
+                        .as_ref()
+                        .filter(|d| d.capacity_rebalance)
+                        .map(|_| Expr::Bool(true)),
+                )
+                .prop(
+                    "MixedInstancesPolicy",
                     Expr::map([
-                        ("OnDemandAllocationStrategy", Expr::str("prioritized")),
-                        ("OnDemandBaseCapacity", Expr::Int(0)),
-                        ("OnDemandPercentageAboveBaseCapacity", Expr::Int(100)),
+                        ("InstancesDistribution", instances),
+                        (
+                            "LaunchTemplate",
+                            Expr::map([
+                                ("LaunchTemplateSpecification", launch_template),
+                                ("Overrides", Expr::list(overrides)),
+                            ]),
+                        ),
                     ]),
-                ),
-                (
-                    "LaunchTemplate",
-                    Expr::map([
-                        ("LaunchTemplateSpecification", launch_template),
-                        ("Overrides", Expr::list(overrides)),
-                    ]),
-                ),
-            ]),
-        )
+                )
+        }
     };
+    let lifecycle = &group.lifecycle;
     let mut resource = resource
+        .prop_opt(
+            "HealthCheckGracePeriod",
+            lifecycle.health_check_grace_period.map(Expr::from),
+        )
+        .prop_opt(
+            "MaxInstanceLifetime",
+            lifecycle.max_instance_lifetime.map(Expr::from),
+        )
+        .prop_opt(
+            "MetricsCollection",
+            lifecycle
+                .metrics_collection
+                .then(|| Expr::list([Expr::map([("Granularity", Expr::str("1Minute"))])])),
+        )
         .prop(
             "VPCZoneIdentifier",
             inputs::subnets(template, &group.subnets.value),
@@ -169,5 +205,37 @@ pub fn lower(template: &mut Template, group: &NodeGroup, context: &Context<'_>) 
         ),
     ]));
     template.resources.insert(id.clone(), resource);
+    lower_lifecycle(template, group, &id);
     id
+}
+
+/// The termination hook and warm pool that belong to the group.
+fn lower_lifecycle(template: &mut Template, group: &NodeGroup, asg: &str) {
+    let lifecycle = &group.lifecycle;
+    if let Some(timeout) = lifecycle.termination_hook {
+        template.resources.insert(
+            format!("{}TerminationHook", group.logical_id),
+            Resource::new("AWS::AutoScaling::LifecycleHook")
+                .prop("AutoScalingGroupName", Expr::reference(asg))
+                .prop("DefaultResult", "CONTINUE")
+                .prop("HeartbeatTimeout", Expr::from(timeout))
+                .prop(
+                    "LifecycleTransition",
+                    "autoscaling:EC2_INSTANCE_TERMINATING",
+                ),
+        );
+    }
+    if let Some(pool) = &lifecycle.warm_pool {
+        template.resources.insert(
+            format!("{}WarmPool", group.logical_id),
+            Resource::new("AWS::AutoScaling::WarmPool")
+                .prop("AutoScalingGroupName", Expr::reference(asg))
+                .prop_opt(
+                    "MaxGroupPreparedCapacity",
+                    pool.max_group_prepared_capacity.map(Expr::from),
+                )
+                .prop("MinSize", Expr::from(pool.min_size))
+                .prop("PoolState", pool.pool_state.as_str()),
+        );
+    }
 }

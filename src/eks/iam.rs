@@ -5,10 +5,13 @@
 use crate::blueprint::NodeGroup;
 use crate::cfn::{Expr, Resource, Template};
 
-/// What the launch template and the outputs need to know about the identity.
+/// What the launch template, the node group and the outputs need to know
+/// about the identity.
 pub struct NodeIdentity {
-    /// The value of `IamInstanceProfile.Arn`.
-    pub instance_profile_arn: Expr,
+    /// The value of `IamInstanceProfile.Arn`; `None` for a managed group.
+    pub instance_profile_arn: Option<Expr>,
+    /// The role's ARN, which a managed node group names.
+    pub role_arn: Expr,
     /// The role's logical ID when the stack creates it.
     pub role: Option<String>,
     /// The instance profile's logical ID when the stack creates it.
@@ -50,8 +53,23 @@ fn signal_policy_document() -> Expr {
 }
 
 pub fn lower(template: &mut Template, group: &NodeGroup) -> NodeIdentity {
-    let id = &group.logical_id;
+    let id = &group.identity;
+    let managed = group.managed.is_some();
     if let Some(existing) = &group.iam.existing {
+        let role_arn = Expr::sub(format!(
+            "arn:${{AWS::Partition}}:iam::${{AWS::AccountId}}:role/{}",
+            existing.role_name
+        ));
+        // EKS makes the instance profile of a managed group, and its nodes
+        // do not signal CloudFormation.
+        if managed {
+            return NodeIdentity {
+                instance_profile_arn: None,
+                role_arn,
+                role: None,
+                instance_profile: None,
+            };
+        }
         template.resources.insert(
             format!("{id}SignalPolicy"),
             Resource::new("AWS::IAM::RolePolicy")
@@ -64,7 +82,8 @@ pub fn lower(template: &mut Template, group: &NodeGroup) -> NodeIdentity {
         );
         if let Some(arn) = &existing.instance_profile_arn {
             return NodeIdentity {
-                instance_profile_arn: Expr::str(arn),
+                instance_profile_arn: Some(Expr::str(arn)),
+                role_arn,
                 role: None,
                 instance_profile: None,
             };
@@ -77,7 +96,8 @@ pub fn lower(template: &mut Template, group: &NodeGroup) -> NodeIdentity {
                 .prop("Roles", Expr::list([Expr::str(&existing.role_name)])),
         );
         return NodeIdentity {
-            instance_profile_arn: Expr::get_att(&profile, "Arn"),
+            instance_profile_arn: Some(Expr::get_att(&profile, "Arn")),
+            role_arn,
             role: None,
             instance_profile: Some(profile),
         };
@@ -102,6 +122,17 @@ pub fn lower(template: &mut Template, group: &NodeGroup) -> NodeIdentity {
     );
 
     let role = format!("{id}NodeRole");
+    let profile = format!("{id}InstanceProfile");
+    // Groups made from one `perAz` group share the role made for the first.
+    if template.resources.contains_key(&role) {
+        let has_profile = template.resources.contains_key(&profile);
+        return NodeIdentity {
+            instance_profile_arn: has_profile.then(|| Expr::get_att(&profile, "Arn")),
+            role_arn: Expr::get_att(&role, "Arn"),
+            role: Some(role),
+            instance_profile: has_profile.then_some(profile),
+        };
+    }
     let assume = Expr::map([
         ("Version", Expr::str("2012-10-17")),
         (
@@ -116,21 +147,31 @@ pub fn lower(template: &mut Template, group: &NodeGroup) -> NodeIdentity {
             ])]),
         ),
     ]);
+    // Only self-managed nodes signal CloudFormation, and only they need an
+    // instance profile from the stack: EKS makes one for a managed group.
+    let signal_policy = (!managed).then(|| {
+        Expr::list([Expr::map([
+            ("PolicyName", Expr::str("signal-cloudformation")),
+            ("PolicyDocument", signal_policy_document()),
+        ])])
+    });
     template.resources.insert(
         role.clone(),
         Resource::new("AWS::IAM::Role")
             .prop("Path", "/")
             .prop("AssumeRolePolicyDocument", assume)
             .prop("ManagedPolicyArns", Expr::List(policies))
-            .prop(
-                "Policies",
-                Expr::list([Expr::map([
-                    ("PolicyName", Expr::str("signal-cloudformation")),
-                    ("PolicyDocument", signal_policy_document()),
-                ])]),
-            ),
+            .prop_opt("Policies", signal_policy),
     );
-    let profile = format!("{id}InstanceProfile");
+    let role_arn = Expr::get_att(&role, "Arn");
+    if managed {
+        return NodeIdentity {
+            instance_profile_arn: None,
+            role_arn,
+            role: Some(role),
+            instance_profile: None,
+        };
+    }
     template.resources.insert(
         profile.clone(),
         Resource::new("AWS::IAM::InstanceProfile")
@@ -138,7 +179,8 @@ pub fn lower(template: &mut Template, group: &NodeGroup) -> NodeIdentity {
             .prop("Roles", Expr::list([Expr::reference(&role)])),
     );
     NodeIdentity {
-        instance_profile_arn: Expr::get_att(&profile, "Arn"),
+        instance_profile_arn: Some(Expr::get_att(&profile, "Arn")),
+        role_arn,
         role: Some(role),
         instance_profile: Some(profile),
     }

@@ -1,13 +1,13 @@
 //! The launch template of a node group: image, instance type, IMDS
-//! hardening, the encrypted root volume, security groups, tags and the
-//! user data that joins the node and signals CloudFormation.
+//! hardening, the encrypted root volume, security groups, tags, placement,
+//! and the user data that joins the node (and, for a self-managed group,
+//! signals CloudFormation).
 
 use super::ami;
-use super::iam::NodeIdentity;
 use super::inputs::ClusterValues;
 use super::security_group::NODE_SECURITY_GROUP;
-use super::userdata::{self, Bootstrap, EfsMount, Label, Signal, Taint, UserDataInput};
-use crate::blueprint::{AmiFamily, Blueprint, NodeGroup};
+use super::userdata::{self, Bootstrap, EfsMount, Label, Mode, Signal, Taint, UserDataInput};
+use crate::blueprint::{Ami, AmiFamily, Blueprint, NodeGroup};
 use crate::cfn::sub::SubBuilder;
 use crate::cfn::{Expr, Pseudo, Resource, Template};
 
@@ -15,10 +15,17 @@ use crate::cfn::{Expr, Pseudo, Resource, Template};
 pub struct Context<'a> {
     pub blueprint: &'a Blueprint,
     pub cluster: &'a ClusterValues,
-    pub identity: &'a NodeIdentity,
-    /// The logical ID of the Auto Scaling group the nodes signal.
-    pub auto_scaling_group: &'a str,
+    /// `IamInstanceProfile.Arn`; `None` for a managed group, whose profile
+    /// EKS makes.
+    pub instance_profile_arn: Option<&'a Expr>,
+    /// The logical ID of the Auto Scaling group the nodes signal; `None`
+    /// for a managed group.
+    pub auto_scaling_group: Option<&'a str>,
     pub name_tag: &'a Expr,
+}
+
+fn tag(key: &str, value: Expr) -> Expr {
+    Expr::map([("Key", Expr::str(key)), ("Value", value)])
 }
 
 pub fn lower(
@@ -27,36 +34,51 @@ pub fn lower(
     context: &Context<'_>,
 ) -> Result<String, super::Error> {
     let id = format!("{}LaunchTemplate", group.logical_id);
-    let image_id = ami::image_id(
-        template,
-        group,
-        context.blueprint.cluster.kubernetes_version.value,
-    );
+    let managed = group.managed.is_some();
+    // A managed group on an EKS AMI names its AMI type instead of an image.
+    let image_id = match (&group.ami, managed) {
+        (Ami::Recommended, true) => None,
+        _ => Some(ami::image_id(
+            template,
+            group,
+            context.blueprint.cluster.kubernetes_version.value,
+        )),
+    };
 
     let mut ebs = Resource::new("")
+        .prop("DeleteOnTermination", true)
+        .prop("Encrypted", group.root_volume.encrypted)
+        .prop_opt("Iops", group.root_volume.iops)
+        .prop_opt("KmsKeyId", group.root_volume.kms_key_id.as_deref())
+        .prop_opt("Throughput", group.root_volume.throughput)
         .prop("VolumeSize", group.root_volume.size_gib)
         .prop("VolumeType", group.root_volume.volume_type.as_str())
-        .prop_opt("Iops", group.root_volume.iops)
-        .prop_opt("Throughput", group.root_volume.throughput)
-        .prop("Encrypted", group.root_volume.encrypted)
-        .prop_opt("KmsKeyId", group.root_volume.kms_key_id.as_deref())
-        .prop("DeleteOnTermination", true)
         .properties;
-    ebs.sort_by(|a, _, b, _| property_rank(a).cmp(&property_rank(b)));
+    ebs.sort_keys();
 
     let mut security_groups = vec![Expr::reference(NODE_SECURITY_GROUP)];
     security_groups.extend(group.security_groups.iter().map(Expr::str));
 
-    let mut volume_tags = vec![Expr::map([
-        ("Key", Expr::str("Name")),
-        ("Value", context.name_tag.clone()),
-    ])];
-    volume_tags.extend(
+    let mut tags = vec![tag("Name", context.name_tag.clone())];
+    tags.extend(
         group
             .tags
             .iter()
-            .map(|(key, value)| Expr::map([("Key", Expr::str(key)), ("Value", Expr::str(value))])),
+            .map(|(key, value)| tag(key, Expr::str(value))),
     );
+    // A self-managed group's instances get their tags from the Auto Scaling
+    // group; a managed group's from here.
+    let mut tag_specifications = Vec::new();
+    if managed {
+        tag_specifications.push(Expr::map([
+            ("ResourceType", Expr::str("instance")),
+            ("Tags", Expr::List(tags.clone())),
+        ]));
+    }
+    tag_specifications.push(Expr::map([
+        ("ResourceType", Expr::str("volume")),
+        ("Tags", Expr::List(tags)),
+    ]));
 
     let metadata = Expr::map([
         ("HttpEndpoint", Expr::str("enabled")),
@@ -71,6 +93,27 @@ pub fn lower(
         ("HttpPutResponseHopLimit", Expr::from(group.imds.hop_limit)),
     ]);
 
+    let lifecycle = &group.lifecycle;
+    let capacity_reservation = lifecycle
+        .capacity_reservation
+        .as_deref()
+        .map(|reservation| match reservation {
+            "open" | "none" => {
+                Expr::map([("CapacityReservationPreference", Expr::str(reservation))])
+            }
+            id => Expr::map([(
+                "CapacityReservationTarget",
+                Expr::map([("CapacityReservationId", Expr::str(id))]),
+            )]),
+        });
+    // A managed group lists its instance types itself; a self-managed group
+    // with several types or a spot mix lists them in its mixed instances
+    // policy.
+    let instance_type =
+        (!managed && group.instance_types.len() == 1 && group.distribution.is_none())
+            .then(|| Expr::str(&group.instance_types[0].value));
+    let user_data = user_data(group, context)?;
+
     let data = Resource::new("")
         .prop(
             "BlockDeviceMappings",
@@ -79,15 +122,15 @@ pub fn lower(
                 ("Ebs", Expr::Map(ebs)),
             ])]),
         )
-        .prop(
-            "IamInstanceProfile",
-            Expr::map([("Arn", context.identity.instance_profile_arn.clone())]),
-        )
-        .prop("ImageId", image_id)
+        .prop_opt("CapacityReservationSpecification", capacity_reservation)
         .prop_opt(
-            "InstanceType",
-            (group.instance_types.len() == 1).then(|| Expr::str(&group.instance_types[0].value)),
+            "IamInstanceProfile",
+            context
+                .instance_profile_arn
+                .map(|arn| Expr::map([("Arn", arn.clone())])),
         )
+        .prop_opt("ImageId", image_id)
+        .prop_opt("InstanceType", instance_type)
         .prop_opt("KeyName", group.key_name.as_deref())
         .prop("MetadataOptions", metadata)
         .prop_opt(
@@ -96,15 +139,16 @@ pub fn lower(
                 .detailed_monitoring
                 .then(|| Expr::map([("Enabled", Expr::Bool(true))])),
         )
-        .prop("SecurityGroupIds", Expr::List(security_groups))
-        .prop(
-            "TagSpecifications",
-            Expr::list([Expr::map([
-                ("ResourceType", Expr::str("volume")),
-                ("Tags", Expr::List(volume_tags)),
-            ])]),
+        .prop_opt(
+            "Placement",
+            lifecycle
+                .placement_group
+                .as_deref()
+                .map(|name| Expr::map([("GroupName", Expr::str(name))])),
         )
-        .prop("UserData", Expr::base64(user_data(group, context)?));
+        .prop("SecurityGroupIds", Expr::List(security_groups))
+        .prop("TagSpecifications", Expr::List(tag_specifications))
+        .prop_opt("UserData", user_data.map(Expr::base64));
 
     template.resources.insert(
         id.clone(),
@@ -114,63 +158,77 @@ pub fn lower(
     Ok(id)
 }
 
-/// EBS properties in the order the CloudFormation documentation lists them.
-fn property_rank(name: &str) -> usize {
-    [
-        "DeleteOnTermination",
-        "Encrypted",
-        "Iops",
-        "KmsKeyId",
-        "Throughput",
-        "VolumeSize",
-        "VolumeType",
-    ]
-    .iter()
-    .position(|n| *n == name)
-    .unwrap_or(usize::MAX)
-}
-
+/// The root device of each family's images; Bottlerocket's OS volume is
+/// small and fixed, so the size the blueprint asks for goes to its data
+/// volume.
 fn root_device(family: AmiFamily) -> &'static str {
     match family {
         AmiFamily::AmazonLinux2023 | AmiFamily::AmazonLinux2 => "/dev/xvda",
+        AmiFamily::Bottlerocket => "/dev/xvdb",
+        AmiFamily::Windows(_) => "/dev/sda1",
     }
 }
 
 /// Renders the user data with placeholders for template values, then turns
-/// it into `Fn::Sub`.
-fn user_data(group: &NodeGroup, context: &Context<'_>) -> Result<Expr, super::Error> {
+/// it into `Fn::Sub`. `None` when there is nothing to add (a managed group on
+/// an EKS AMI with no customisation).
+fn user_data(group: &NodeGroup, context: &Context<'_>) -> Result<Option<Expr>, super::Error> {
     let cluster = context.cluster;
     let mut sub = SubBuilder::new();
     let region = sub.placeholder("Region", &Expr::pseudo(Pseudo::Region));
     let url_suffix = sub.placeholder("URLSuffix", &Expr::pseudo(Pseudo::UrlSuffix));
+    let mode = match (&group.managed, &group.ami) {
+        (None, _) => Mode::SelfManaged,
+        (Some(_), Ami::Recommended) => Mode::ManagedEksAmi,
+        (Some(_), Ami::Pinned(_)) => Mode::ManagedCustomAmi,
+    };
+    // A managed group's labels and taints go through the EKS API instead.
+    let (labels, taints) = if group.managed.is_some() {
+        (Vec::new(), Vec::new())
+    } else {
+        (
+            group
+                .labels
+                .iter()
+                .map(|(key, value)| Label {
+                    key: key.clone(),
+                    value: value.clone(),
+                })
+                .collect(),
+            group
+                .taints
+                .iter()
+                .map(|taint| Taint {
+                    key: taint.key.clone(),
+                    value: taint.value.clone(),
+                    effect: taint.effect.kubernetes_name().to_string(),
+                })
+                .collect(),
+        )
+    };
+    let signal = context.auto_scaling_group.map(|asg| Signal {
+        stack_name: sub.placeholder("StackName", &Expr::pseudo(Pseudo::StackName)),
+        logical_id: asg.to_string(),
+        region: region.clone(),
+        url_suffix: url_suffix.clone(),
+        timeout_seconds: group.signal_timeout_seconds,
+    });
     let input = UserDataInput {
         bootstrap: match group.ami_family {
             AmiFamily::AmazonLinux2023 => Bootstrap::Al2023,
             AmiFamily::AmazonLinux2 => Bootstrap::Al2,
+            AmiFamily::Bottlerocket => Bootstrap::Bottlerocket,
+            AmiFamily::Windows(_) => Bootstrap::Windows,
         },
+        mode,
         cluster_name: sub.placeholder("ClusterName", &cluster.name),
         api_server_endpoint: sub.placeholder("ApiServerEndpoint", &cluster.endpoint),
         certificate_authority: sub
             .placeholder("CertificateAuthority", &cluster.certificate_authority),
         service_ipv4_cidr: sub.placeholder("ServiceIpv4Cidr", &cluster.service_ipv4_cidr),
         dns_cluster_ip: sub.placeholder("DnsClusterIp", &cluster.dns_cluster_ip),
-        labels: group
-            .labels
-            .iter()
-            .map(|(key, value)| Label {
-                key: key.clone(),
-                value: value.clone(),
-            })
-            .collect(),
-        taints: group
-            .taints
-            .iter()
-            .map(|taint| Taint {
-                key: taint.key.clone(),
-                value: taint.value.clone(),
-                effect: taint.effect.kubernetes_name().to_string(),
-            })
-            .collect(),
+        labels,
+        taints,
         max_pods: group.max_pods,
         kubelet_config: group.kubelet_config.clone(),
         pre_bootstrap_commands: group.pre_bootstrap_commands.clone(),
@@ -184,17 +242,15 @@ fn user_data(group: &NodeGroup, context: &Context<'_>) -> Result<Expr, super::Er
             })
             .collect(),
         block_pod_imds: group.imds.block_pods,
-        signal: Signal {
-            stack_name: sub.placeholder("StackName", &Expr::pseudo(Pseudo::StackName)),
-            logical_id: context.auto_scaling_group.to_string(),
-            region: region.clone(),
-            url_suffix: url_suffix.clone(),
-            timeout_seconds: group.signal_timeout_seconds,
-        },
+        signal,
+        bootstrap_arguments: group.bootstrap_arguments.clone(),
     };
     let text = userdata::render(&input).map_err(|error| super::Error {
         group: group.name.value.clone(),
         message: error.to_string(),
     })?;
-    Ok(sub.finish(&text))
+    if text.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(sub.finish(&text)))
 }

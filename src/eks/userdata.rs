@@ -1,5 +1,10 @@
 //! User data: the text each node runs at boot, rendered from the handlebars
-//! templates in `blueprints/userdata/`.
+//! templates in `blueprints/userdata/`: MIME with shell (and a nodeadm
+//! `NodeConfig`) for Amazon Linux, TOML settings for Bottlerocket, a
+//! `<powershell>` script for Windows. [`Mode`] decides how much of the
+//! bootstrap is ours: all of it for self-managed groups (which also signal
+//! CloudFormation) and for managed groups on a custom AMI, only the user's
+//! own parts for managed groups on an EKS AMI.
 //!
 //! Template values (cluster name, endpoint, stack name...) arrive here as
 //! opaque placeholder strings made by `cfn::sub::SubBuilder`; the caller turns
@@ -22,6 +27,22 @@ pub enum Bootstrap {
     Al2023,
     /// Amazon Linux 2: `/etc/eks/bootstrap.sh`.
     Al2,
+    /// Bottlerocket: TOML settings, not a script.
+    Bottlerocket,
+    /// Windows Server: a `<powershell>` script around `Start-EKSBootstrap.ps1`.
+    Windows,
+}
+
+/// Who bootstraps the node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Mode {
+    /// A self-managed group: the full bootstrap, and the signal to CloudFormation.
+    SelfManaged,
+    /// A managed node group on an EKS AMI: EKS adds the bootstrap itself and merges
+    /// our user data with its own, so only the user's parts are rendered; no signal.
+    ManagedEksAmi,
+    /// A managed node group on a custom AMI: the full bootstrap; no signal.
+    ManagedCustomAmi,
 }
 
 /// Everything a node needs to join the cluster and report back.
@@ -29,24 +50,35 @@ pub enum Bootstrap {
 #[serde(rename_all = "camelCase")]
 pub struct UserDataInput {
     pub bootstrap: Bootstrap,
+    pub mode: Mode,
     pub cluster_name: String,
     pub api_server_endpoint: String,
     /// Base64 certificate authority data.
     pub certificate_authority: String,
     pub service_ipv4_cidr: String,
-    /// The cluster DNS IP (the service CIDR's `.10` address), for AL2.
+    /// The cluster DNS IP (the service CIDR's `.10` address), for AL2,
+    /// Bottlerocket and Windows.
     pub dns_cluster_ip: String,
+    /// Node labels. Ignored for [`Mode::ManagedEksAmi`]: a managed group sets
+    /// them through the EKS API.
     pub labels: Vec<Label>,
+    /// Node taints. Ignored for [`Mode::ManagedEksAmi`], like the labels.
     pub taints: Vec<Taint>,
     pub max_pods: Option<u32>,
     /// Kubelet configuration fields (e.g. `imageGCHighThresholdPercent`),
     /// in the kubelet's own camelCase names, in blueprint order.
     pub kubelet_config: Vec<(String, serde_json::Value)>,
+    /// Shell commands (PowerShell on Windows) run before the node joins.
     pub pre_bootstrap_commands: Vec<String>,
     pub efs_mounts: Vec<EfsMount>,
     /// Block pods (traffic from `eni+` interfaces) from reaching IMDS.
     pub block_pod_imds: bool,
-    pub signal: Signal,
+    /// How the node reports to CloudFormation: `Some` exactly for
+    /// [`Mode::SelfManaged`].
+    pub signal: Option<Signal>,
+    /// AL2 only: extra `bootstrap.sh` arguments, the user's own shell text,
+    /// appended verbatim after eksynth's.
+    pub bootstrap_arguments: Option<String>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -104,6 +136,14 @@ pub enum UserDataError {
     TaintEffect { key: String, effect: String },
     #[error("EFS mount point `{0}` is not an absolute path")]
     MountPoint(String),
+    #[error("{what} cannot be set for {target}")]
+    Unsupported { what: String, target: &'static str },
+    #[error("label `{0}` is given more than once")]
+    DuplicateLabel(String),
+    #[error(
+        "a signal must be given for a self-managed group and only for one (mode {mode:?}, signal {given})"
+    )]
+    SignalMode { mode: Mode, given: &'static str },
     /// A bug in the embedded templates, not in the input.
     #[error("user data template: {0}")]
     Template(String),
@@ -114,6 +154,8 @@ const NODECONFIG_TEMPLATE: &str = "nodeconfig";
 const AL2023_TEMPLATE: &str = "al2023";
 const AL2_TEMPLATE: &str = "al2";
 const SIGNAL_TEMPLATE: &str = "signal";
+const BOTTLEROCKET_TEMPLATE: &str = "bottlerocket";
+const WINDOWS_TEMPLATE: &str = "windows";
 
 const TEMPLATES: &[(&str, &str)] = &[
     (
@@ -135,6 +177,14 @@ const TEMPLATES: &[(&str, &str)] = &[
     (
         SIGNAL_TEMPLATE,
         include_str!("../../blueprints/userdata/signal.sh.hbs"),
+    ),
+    (
+        BOTTLEROCKET_TEMPLATE,
+        include_str!("../../blueprints/userdata/bottlerocket.toml.hbs"),
+    ),
+    (
+        WINDOWS_TEMPLATE,
+        include_str!("../../blueprints/userdata/windows.ps1.hbs"),
     ),
 ];
 
@@ -172,14 +222,16 @@ static REGISTRY: LazyLock<Result<Handlebars<'static>, String>> = LazyLock::new(b
 
 fn build_registry() -> Result<Handlebars<'static>, String> {
     let mut hb = Handlebars::new();
-    // The output is shell, YAML and MIME, never HTML: each value is quoted
-    // by the helper that fits where it lands instead.
+    // The output is shell, PowerShell, YAML, TOML and MIME, never HTML: each
+    // value is quoted by the helper that fits where it lands instead.
     hb.register_escape_fn(handlebars::no_escape);
     // A misspelt field must fail rendering, not quietly render as nothing.
     hb.set_strict_mode(true);
-    let helpers: [(&str, &'static str, TextFn); 3] = [
+    let helpers: [(&str, &'static str, TextFn); 5] = [
         ("sq", "quote", |v| Ok(shell_quote(&scalar_text(v)?))),
         ("dq", "quote", |v| Ok(double_quote(&scalar_text(v)?))),
+        ("psq", "quote", |v| Ok(powershell_quote(&scalar_text(v)?))),
+        ("tq", "quote", |v| Ok(toml_quote(&scalar_text(v)?))),
         // Any value as JSON, which is also valid YAML flow syntax.
         ("json", "json", |v| Ok(to_json(v))),
     ];
@@ -280,6 +332,50 @@ pub fn double_quote(text: &str) -> String {
     out
 }
 
+/// Quotes `text` as one single-quoted PowerShell string, in which nothing
+/// is special but the quote. PowerShell takes the typographic single quotes
+/// (U+2018 to U+201B) for quotes too, so each of them is doubled like the
+/// ASCII one; a doubled quote stands for its second character, so the text
+/// reads back exactly. Placeholder marks pass through untouched.
+pub fn powershell_quote(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('\'');
+    for c in text.chars() {
+        if matches!(c, '\'' | '\u{2018}' | '\u{2019}' | '\u{201a}' | '\u{201b}') {
+            out.push(c);
+        }
+        out.push(c);
+    }
+    out.push('\'');
+    out
+}
+
+/// Quotes `text` as a TOML basic string. The placeholder mark `\u{1}` is
+/// left raw on purpose, as in [`double_quote`]: it is replaced by a
+/// CloudFormation value before anything parses the text.
+pub fn toml_quote(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{1}' => out.push(c),
+            // TOML allows no other control character (nor DEL) raw.
+            c if c.is_control() => {
+                // Writing to a String cannot fail.
+                let _ = write!(out, "\\u{:04X}", u32::from(c));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
 /// JSON text for `value`, with strings quoted by [`double_quote`] so that
 /// placeholders survive (serde_json would escape them).
 fn to_json(value: &Value) -> String {
@@ -331,7 +427,7 @@ const AL2_FLAG_SETTINGS: &[(&str, &str)] = &[
 
 const TAINT_EFFECTS: &[&str] = &["NoSchedule", "PreferNoSchedule", "NoExecute"];
 
-/// The input checked and reduced to what both templates need.
+/// The input checked and reduced to what every family needs.
 struct Prepared<'a> {
     max_pods: Option<u64>,
     /// Kubelet settings other than `maxPods`, in blueprint order.
@@ -349,6 +445,19 @@ fn refuse(what: &'static str, value: &str, separators: &[char]) -> Result<(), Us
         }),
         None => Ok(()),
     }
+}
+
+fn unsupported(what: impl Into<String>, target: &'static str) -> UserDataError {
+    UserDataError::Unsupported {
+        what: what.into(),
+        target,
+    }
+}
+
+/// Whether labels and taints are rendered: a managed group on an EKS AMI
+/// sets them through the EKS API instead.
+fn renders_labels(input: &UserDataInput) -> bool {
+    input.mode != Mode::ManagedEksAmi
 }
 
 fn prepare(input: &UserDataInput) -> Result<Prepared<'_>, UserDataError> {
@@ -378,28 +487,27 @@ fn prepare(input: &UserDataInput) -> Result<Prepared<'_>, UserDataError> {
         }
     }
 
-    let mut labels = Vec::with_capacity(input.labels.len());
-    for label in &input.labels {
-        refuse("label key", &label.key, &[',', '='])?;
-        refuse("label value", &label.value, &[','])?;
-        labels.push(format!("{}={}", label.key, label.value));
-    }
-    let mut taints = Vec::with_capacity(input.taints.len());
-    for taint in &input.taints {
-        refuse("taint key", &taint.key, &[',', '=', ':'])?;
-        if !TAINT_EFFECTS.contains(&taint.effect.as_str()) {
-            return Err(UserDataError::TaintEffect {
-                key: taint.key.clone(),
-                effect: taint.effect.clone(),
-            });
+    let mut labels = Vec::new();
+    let mut taints = Vec::new();
+    if renders_labels(input) {
+        for label in &input.labels {
+            refuse("label key", &label.key, &[',', '='])?;
+            refuse("label value", &label.value, &[','])?;
+            labels.push(format!("{}={}", label.key, label.value));
         }
-        taints.push(match &taint.value {
-            Some(value) => {
-                refuse("taint value", value, &[',', ':'])?;
-                format!("{}={}:{}", taint.key, value, taint.effect)
+        for taint in &input.taints {
+            refuse("taint key", &taint.key, &[',', '=', ':'])?;
+            if !TAINT_EFFECTS.contains(&taint.effect.as_str()) {
+                return Err(UserDataError::TaintEffect {
+                    key: taint.key.clone(),
+                    effect: taint.effect.clone(),
+                });
             }
-            None => format!("{}:{}", taint.key, taint.effect),
-        });
+            if let Some(value) = &taint.value {
+                refuse("taint value", value, &[',', ':'])?;
+            }
+            taints.push(format!("{}{}", taint.key, taint_text(taint, "=")));
+        }
     }
 
     Ok(Prepared {
@@ -409,6 +517,15 @@ fn prepare(input: &UserDataInput) -> Result<Prepared<'_>, UserDataError> {
         taints_flag: (!taints.is_empty())
             .then(|| format!("--register-with-taints={}", taints.join(","))),
     })
+}
+
+/// A taint without its key: `<prefix>value:Effect`, or `:Effect` when it
+/// has no value.
+fn taint_text(taint: &Taint, prefix: &str) -> String {
+    match &taint.value {
+        Some(value) => format!("{prefix}{value}:{}", taint.effect),
+        None => format!(":{}", taint.effect),
+    }
 }
 
 /// Picks `base`, or `base` with a numeric suffix, such that `clashes` is
@@ -443,14 +560,26 @@ pub fn render_signaller(signal: &Signal) -> Result<String, UserDataError> {
     Ok(script)
 }
 
+/// Whether the input has anything for the shell part besides the bootstrap
+/// and the signal.
+fn has_shell_steps(input: &UserDataInput) -> bool {
+    !input.pre_bootstrap_commands.is_empty() || input.block_pod_imds || !input.efs_mounts.is_empty()
+}
+
 /// The values shared by the AL2023 and AL2 shell templates.
 fn shell_data(input: &UserDataInput) -> Result<serde_json::Map<String, Value>, UserDataError> {
-    let script = render_signaller(&input.signal)?;
-    // A value with a line equal to the heredoc marker would end the heredoc
-    // early; pick a marker no line of the script uses.
-    let eof = unique_marker("EKSYNTH_SIGNAL_EOF", |m| script.lines().any(|l| l == m));
-    // Slack for the signalling retries after the kubelet wait.
-    let hard_limit = u64::from(input.signal.timeout_seconds) + 600;
+    let signal = match &input.signal {
+        Some(signal) => {
+            let script = render_signaller(signal)?;
+            // A value with a line equal to the heredoc marker would end the
+            // heredoc early; pick a marker no line of the script uses.
+            let eof = unique_marker("EKSYNTH_SIGNAL_EOF", |m| script.lines().any(|l| l == m));
+            // Slack for the signalling retries after the kubelet wait.
+            let hard_limit = u64::from(signal.timeout_seconds) + 600;
+            json!({ "script": script, "eof": eof, "hardLimitSeconds": hard_limit })
+        }
+        None => Value::Null,
+    };
 
     let mut mounts = Vec::with_capacity(input.efs_mounts.len());
     for mount in &input.efs_mounts {
@@ -466,10 +595,7 @@ fn shell_data(input: &UserDataInput) -> Result<serde_json::Map<String, Value>, U
     }
 
     let mut data = serde_json::Map::new();
-    data.insert(
-        "signal".into(),
-        json!({ "script": script, "eof": eof, "hardLimitSeconds": hard_limit }),
-    );
+    data.insert("signal".into(), signal);
     data.insert(
         "preBootstrapCommands".into(),
         json!(input.pre_bootstrap_commands),
@@ -479,7 +605,9 @@ fn shell_data(input: &UserDataInput) -> Result<serde_json::Map<String, Value>, U
     Ok(data)
 }
 
-fn nodeconfig_data(input: &UserDataInput, prepared: &Prepared) -> Value {
+/// The NodeConfig's values; `None` when it would say nothing (only possible
+/// without the cluster section, for a managed group on an EKS AMI).
+fn nodeconfig_data(input: &UserDataInput, prepared: &Prepared) -> Option<Value> {
     let mut config = Vec::new();
     if let Some(max_pods) = prepared.max_pods {
         config.push(json!({ "key": "maxPods", "value": max_pods }));
@@ -491,22 +619,80 @@ fn nodeconfig_data(input: &UserDataInput, prepared: &Prepared) -> Value {
         .into_iter()
         .flatten()
         .collect();
-    json!({
-        "cluster": {
+    let kubelet_present = !config.is_empty() || !flags.is_empty();
+    let cluster = match input.mode {
+        // EKS adds the cluster section in a NodeConfig of its own.
+        Mode::ManagedEksAmi if !kubelet_present => return None,
+        Mode::ManagedEksAmi => Value::Null,
+        Mode::SelfManaged | Mode::ManagedCustomAmi => json!({
             "name": input.cluster_name,
             "apiServerEndpoint": input.api_server_endpoint,
             "certificateAuthority": input.certificate_authority,
             "cidr": input.service_ipv4_cidr,
-        },
+        }),
+    };
+    Some(json!({
+        "cluster": cluster,
         "kubelet": {
-            "present": !config.is_empty() || !flags.is_empty(),
+            "present": kubelet_present,
             "config": config,
             "flags": flags,
         },
-    })
+    }))
+}
+
+/// The user's extra `bootstrap.sh` arguments, if any.
+fn bootstrap_arguments(input: &UserDataInput) -> Option<&str> {
+    input
+        .bootstrap_arguments
+        .as_deref()
+        .filter(|a| !a.trim().is_empty())
+}
+
+/// Refuses what `target` cannot carry.
+fn refuse_fields(
+    input: &UserDataInput,
+    target: &'static str,
+    fields: &[Field],
+) -> Result<(), UserDataError> {
+    for field in fields {
+        let set = match field {
+            Field::PreBootstrapCommands => !input.pre_bootstrap_commands.is_empty(),
+            Field::EfsMounts => !input.efs_mounts.is_empty(),
+            Field::BlockPodImds => input.block_pod_imds,
+            Field::BootstrapArguments => bootstrap_arguments(input).is_some(),
+        };
+        if set {
+            return Err(unsupported(field.name(), target));
+        }
+    }
+    Ok(())
+}
+
+/// Input fields that not every family can carry.
+#[derive(Clone, Copy)]
+enum Field {
+    PreBootstrapCommands,
+    EfsMounts,
+    BlockPodImds,
+    BootstrapArguments,
+}
+
+impl Field {
+    fn name(self) -> &'static str {
+        match self {
+            Field::PreBootstrapCommands => "pre-bootstrap commands",
+            Field::EfsMounts => "EFS mounts",
+            Field::BlockPodImds => "the pod IMDS block",
+            Field::BootstrapArguments => "bootstrap.sh arguments",
+        }
+    }
 }
 
 fn al2_bootstrap_data(input: &UserDataInput, prepared: &Prepared) -> Result<Value, UserDataError> {
+    // On an EKS AMI in a managed group EKS writes the bootstrap.sh call, so
+    // every kubelet setting goes through kubelet-config.json.
+    let run = input.mode != Mode::ManagedEksAmi;
     let mut args: Vec<String> = [&prepared.labels_flag, &prepared.taints_flag]
         .into_iter()
         .flatten()
@@ -518,7 +704,7 @@ fn al2_bootstrap_data(input: &UserDataInput, prepared: &Prepared) -> Result<Valu
     let mut config = serde_json::Map::new();
     for (key, value) in &prepared.kubelet {
         match AL2_FLAG_SETTINGS.iter().find(|(k, _)| k == key) {
-            Some((_, flag)) => {
+            Some((_, flag)) if run => {
                 let text = match value {
                     Value::Number(n) => n.to_string(),
                     // A placeholder for a template value.
@@ -532,7 +718,7 @@ fn al2_bootstrap_data(input: &UserDataInput, prepared: &Prepared) -> Result<Valu
                 };
                 args.push(format!("{flag}={text}"));
             }
-            None => {
+            _ => {
                 config.insert((*key).to_string(), (*value).clone());
             }
         }
@@ -543,6 +729,7 @@ fn al2_bootstrap_data(input: &UserDataInput, prepared: &Prepared) -> Result<Valu
         to_json(&Value::Object(config))
     };
     Ok(json!({
+        "run": run,
         "clusterName": input.cluster_name,
         "certificateAuthority": input.certificate_authority,
         "apiServerEndpoint": input.api_server_endpoint,
@@ -550,6 +737,7 @@ fn al2_bootstrap_data(input: &UserDataInput, prepared: &Prepared) -> Result<Valu
         "maxPodsFlag": prepared.max_pods.is_some(),
         "kubeletExtraArgs": args.join(" "),
         "kubeletConfigJson": config_json,
+        "extraArguments": bootstrap_arguments(input),
     }))
 }
 
@@ -582,41 +770,460 @@ fn mime(parts: Vec<Part>) -> Result<String, UserDataError> {
 }
 
 const SHELL_CONTENT_TYPE: &str = "text/x-shellscript; charset=\"utf-8\"";
+const NODECONFIG_CONTENT_TYPE: &str = "application/node.eks.aws";
 
 /// Renders the user data for one node group.
 ///
-/// Both families get a MIME `multipart/mixed` document. AL2023 needs it for
-/// the nodeadm `NodeConfig` part; AL2 has a single shell part, because
-/// cloud-init runs either form the same way, and one envelope keeps a single
-/// shape to check and lets an EKS managed node group (which only accepts
-/// MIME user data in a launch template) use the same text.
+/// - AL2023 and AL2 get a MIME `multipart/mixed` document. AL2023 needs it
+///   for the nodeadm `NodeConfig` part; AL2 has a single shell part, because
+///   cloud-init runs either form the same way, and one envelope keeps a
+///   single shape to check. EKS accepts only MIME user data in the launch
+///   template of a managed group, and merges it with its own.
+/// - Bottlerocket gets TOML settings.
+/// - Windows gets a `<powershell>` script.
+///
+/// For [`Mode::ManagedEksAmi`] only the user's own parts are rendered (EKS
+/// adds the bootstrap); when there are none the result is an empty string,
+/// and the caller leaves `UserData` out.
 pub fn render(input: &UserDataInput) -> Result<String, UserDataError> {
+    match (input.mode, &input.signal) {
+        (Mode::SelfManaged, Some(_)) | (Mode::ManagedEksAmi | Mode::ManagedCustomAmi, None) => {}
+        (mode, signal) => {
+            return Err(UserDataError::SignalMode {
+                mode,
+                given: if signal.is_some() { "given" } else { "missing" },
+            });
+        }
+    }
     let prepared = prepare(input)?;
-    let mut data = shell_data(input)?;
-    let parts = match input.bootstrap {
-        Bootstrap::Al2023 => {
-            let nodeconfig =
-                render_template(NODECONFIG_TEMPLATE, &nodeconfig_data(input, &prepared))?;
-            let script = render_template(AL2023_TEMPLATE, &Value::Object(data))?;
-            vec![
-                Part {
-                    content_type: "application/node.eks.aws",
-                    body: nodeconfig,
-                },
-                Part {
-                    content_type: SHELL_CONTENT_TYPE,
-                    body: script,
-                },
-            ]
-        }
-        Bootstrap::Al2 => {
-            data.insert("bootstrap".into(), al2_bootstrap_data(input, &prepared)?);
-            let script = render_template(AL2_TEMPLATE, &Value::Object(data))?;
-            vec![Part {
-                content_type: SHELL_CONTENT_TYPE,
-                body: script,
-            }]
-        }
-    };
+    match input.bootstrap {
+        Bootstrap::Al2023 => render_al2023(input, &prepared),
+        Bootstrap::Al2 => render_al2(input, &prepared),
+        Bootstrap::Bottlerocket => render_bottlerocket(input, &prepared),
+        Bootstrap::Windows => render_windows(input, &prepared),
+    }
+}
+
+fn render_al2023(input: &UserDataInput, prepared: &Prepared) -> Result<String, UserDataError> {
+    refuse_fields(input, "AL2023 (nodeadm)", &[Field::BootstrapArguments])?;
+    let mut parts = Vec::new();
+    if let Some(data) = nodeconfig_data(input, prepared) {
+        parts.push(Part {
+            content_type: NODECONFIG_CONTENT_TYPE,
+            body: render_template(NODECONFIG_TEMPLATE, &data)?,
+        });
+    }
+    // Without a signal there is no need for a script that does nothing.
+    if input.signal.is_some() || has_shell_steps(input) {
+        let data = shell_data(input)?;
+        parts.push(Part {
+            content_type: SHELL_CONTENT_TYPE,
+            body: render_template(AL2023_TEMPLATE, &Value::Object(data))?,
+        });
+    }
+    if parts.is_empty() {
+        return Ok(String::new());
+    }
     mime(parts)
+}
+
+fn render_al2(input: &UserDataInput, prepared: &Prepared) -> Result<String, UserDataError> {
+    if input.mode == Mode::ManagedEksAmi {
+        const TARGET: &str =
+            "a managed node group on the EKS AL2 AMI (EKS writes the bootstrap.sh call)";
+        refuse_fields(input, TARGET, &[Field::BootstrapArguments])?;
+        if prepared.max_pods.is_some() {
+            // bootstrap.sh would overwrite it with EKS's own value.
+            return Err(unsupported("maxPods", TARGET));
+        }
+        if !has_shell_steps(input) && prepared.kubelet.is_empty() {
+            return Ok(String::new());
+        }
+    }
+    if bootstrap_arguments(input).is_some_and(|a| a.contains(['\n', '\r'])) {
+        return Err(unsupported(
+            "bootstrap.sh arguments with a line break",
+            "AL2 (they continue the bootstrap.sh command line)",
+        ));
+    }
+    let mut data = shell_data(input)?;
+    data.insert("bootstrap".into(), al2_bootstrap_data(input, prepared)?);
+    let script = render_template(AL2_TEMPLATE, &Value::Object(data))?;
+    mime(vec![Part {
+        content_type: SHELL_CONTENT_TYPE,
+        body: script,
+    }])
+}
+
+// ------------------------------------------------------------ Bottlerocket
+
+/// What a Bottlerocket kubelet setting holds.
+#[derive(Clone, Copy)]
+enum TomlKind {
+    Integer,
+    String,
+    /// A table of quantity strings.
+    Table,
+}
+
+/// Kubelet settings and the `settings.kubernetes` names Bottlerocket gives
+/// them. Bottlerocket has no `serializeImagePulls` (only
+/// `max-parallel-image-pulls`), so that one is refused.
+const BOTTLEROCKET_SETTINGS: &[(&str, &str, TomlKind)] = &[
+    (
+        "imageGCHighThresholdPercent",
+        "image-gc-high-threshold-percent",
+        TomlKind::Integer,
+    ),
+    (
+        "imageGCLowThresholdPercent",
+        "image-gc-low-threshold-percent",
+        TomlKind::Integer,
+    ),
+    ("podPidsLimit", "pod-pids-limit", TomlKind::Integer),
+    (
+        "containerLogMaxFiles",
+        "container-log-max-files",
+        TomlKind::Integer,
+    ),
+    (
+        "containerLogMaxSize",
+        "container-log-max-size",
+        TomlKind::String,
+    ),
+    ("cpuManagerPolicy", "cpu-manager-policy", TomlKind::String),
+    ("evictionHard", "eviction-hard", TomlKind::Table),
+    ("kubeReserved", "kube-reserved", TomlKind::Table),
+    ("systemReserved", "system-reserved", TomlKind::Table),
+];
+
+/// Whether `text` is exactly one placeholder, which CloudFormation replaces
+/// with the value's own text (so it may stand for a number).
+fn is_placeholder(text: &str) -> bool {
+    text.len() > 2
+        && text.starts_with('\u{1}')
+        && text.ends_with('\u{1}')
+        && text[1..text.len() - 1].chars().all(|c| c.is_ascii_digit())
+}
+
+fn toml_scalar(key: &str, value: &Value, kind: TomlKind) -> Result<String, UserDataError> {
+    let mismatch = |expected| UserDataError::KubeletSettingType {
+        key: key.to_string(),
+        expected,
+    };
+    match (kind, value) {
+        (TomlKind::Integer, Value::Number(n)) if n.is_i64() || n.is_u64() => Ok(n.to_string()),
+        (TomlKind::Integer, Value::String(s)) if is_placeholder(s) => Ok(s.clone()),
+        (TomlKind::Integer, _) => Err(mismatch("an integer")),
+        (TomlKind::String, Value::String(s)) => Ok(toml_quote(s)),
+        (TomlKind::String, _) => Err(mismatch("a string")),
+        (TomlKind::Table, _) => Err(mismatch("a map")),
+    }
+}
+
+fn render_bottlerocket(
+    input: &UserDataInput,
+    prepared: &Prepared,
+) -> Result<String, UserDataError> {
+    refuse_fields(
+        input,
+        "Bottlerocket (its user data is settings, not a script)",
+        &[
+            Field::PreBootstrapCommands,
+            Field::EfsMounts,
+            Field::BlockPodImds,
+            Field::BootstrapArguments,
+        ],
+    )?;
+    let full = input.mode != Mode::ManagedEksAmi;
+    let mut kubernetes: Vec<(String, String)> = Vec::new();
+    if full {
+        kubernetes.push(("cluster-name".into(), toml_quote(&input.cluster_name)));
+        kubernetes.push(("api-server".into(), toml_quote(&input.api_server_endpoint)));
+        kubernetes.push((
+            "cluster-certificate".into(),
+            toml_quote(&input.certificate_authority),
+        ));
+        kubernetes.push(("cluster-dns-ip".into(), toml_quote(&input.dns_cluster_ip)));
+    }
+    if let Some(max_pods) = prepared.max_pods {
+        kubernetes.push(("max-pods".into(), max_pods.to_string()));
+    }
+
+    // Each table: its name under settings.kubernetes and (key, TOML value).
+    let mut tables: Vec<(String, Vec<(String, String)>)> = Vec::new();
+    for (key, value) in &prepared.kubelet {
+        let Some((_, name, kind)) = BOTTLEROCKET_SETTINGS.iter().find(|(k, _, _)| k == key) else {
+            return Err(unsupported(
+                format!("kubelet setting `{key}`"),
+                "Bottlerocket (it has no such setting)",
+            ));
+        };
+        if let TomlKind::Table = kind {
+            let Value::Object(map) = value else {
+                return Err(UserDataError::KubeletSettingType {
+                    key: (*key).to_string(),
+                    expected: "a map",
+                });
+            };
+            let mut entries = Vec::with_capacity(map.len());
+            for (k, v) in map {
+                let text = match v {
+                    Value::String(s) => toml_quote(s),
+                    // Bottlerocket reads quantities as strings.
+                    Value::Number(n) => toml_quote(&n.to_string()),
+                    _ => {
+                        return Err(UserDataError::KubeletSettingType {
+                            key: format!("{key}.{k}"),
+                            expected: "a string",
+                        });
+                    }
+                };
+                entries.push((k.clone(), text));
+            }
+            if !entries.is_empty() {
+                tables.push(((*name).to_string(), entries));
+            }
+        } else {
+            kubernetes.push(((*name).to_string(), toml_scalar(key, value, *kind)?));
+        }
+    }
+
+    if renders_labels(input) {
+        let mut labels: Vec<(String, String)> = Vec::new();
+        for label in &input.labels {
+            if labels.iter().any(|(k, _)| *k == label.key) {
+                return Err(UserDataError::DuplicateLabel(label.key.clone()));
+            }
+            labels.push((label.key.clone(), toml_quote(&label.value)));
+        }
+        if !labels.is_empty() {
+            tables.push(("node-labels".into(), labels));
+        }
+        // One key may carry several taints (one per effect): Bottlerocket
+        // takes a list of `value:Effect` strings for it then, and a single
+        // string otherwise.
+        let mut taints: Vec<(&str, Vec<String>)> = Vec::new();
+        for taint in &input.taints {
+            let text = taint_text(taint, "");
+            match taints.iter_mut().find(|(k, _)| *k == taint.key) {
+                Some((_, values)) => values.push(text),
+                None => taints.push((&taint.key, vec![text])),
+            }
+        }
+        if !taints.is_empty() {
+            let entries = taints
+                .into_iter()
+                .map(|(key, values)| {
+                    let value = match values.as_slice() {
+                        [one] => toml_quote(one),
+                        many => {
+                            let items: Vec<String> = many.iter().map(|v| toml_quote(v)).collect();
+                            format!("[{}]", items.join(", "))
+                        }
+                    };
+                    (key.to_string(), value)
+                })
+                .collect();
+            tables.push(("node-taints".into(), entries));
+        }
+    }
+
+    if kubernetes.is_empty() && tables.is_empty() {
+        return Ok(String::new());
+    }
+    let pairs = |entries: Vec<(String, String)>| -> Vec<Value> {
+        entries
+            .into_iter()
+            .map(|(key, value)| json!({ "key": key, "value": value }))
+            .collect()
+    };
+    let tables: Vec<Value> = tables
+        .into_iter()
+        .map(|(name, entries)| json!({ "name": name, "entries": pairs(entries) }))
+        .collect();
+    let signal = match &input.signal {
+        Some(signal) => json!({ "stackName": signal.stack_name, "logicalId": signal.logical_id }),
+        None => Value::Null,
+    };
+    render_template(
+        BOTTLEROCKET_TEMPLATE,
+        &json!({
+            "managedEksAmi": !full,
+            "kubernetes": pairs(kubernetes),
+            "tables": tables,
+            "signal": signal,
+        }),
+    )
+}
+
+// ----------------------------------------------------------------- Windows
+
+/// How a kubelet setting becomes a flag for `-KubeletExtraArgs`.
+#[derive(Clone, Copy)]
+enum FlagKind {
+    Scalar,
+    /// A map, as `key<separator>value` pairs joined by commas.
+    Map(char),
+}
+
+/// Kubelet settings as flags: `Start-EKSBootstrap.ps1` writes the kubelet
+/// configuration file itself, so flags are the only way in.
+const WINDOWS_FLAGS: &[(&str, &str, FlagKind)] = &[
+    (
+        "imageGCHighThresholdPercent",
+        "--image-gc-high-threshold",
+        FlagKind::Scalar,
+    ),
+    (
+        "imageGCLowThresholdPercent",
+        "--image-gc-low-threshold",
+        FlagKind::Scalar,
+    ),
+    ("podPidsLimit", "--pod-max-pids", FlagKind::Scalar),
+    (
+        "containerLogMaxFiles",
+        "--container-log-max-files",
+        FlagKind::Scalar,
+    ),
+    (
+        "containerLogMaxSize",
+        "--container-log-max-size",
+        FlagKind::Scalar,
+    ),
+    ("cpuManagerPolicy", "--cpu-manager-policy", FlagKind::Scalar),
+    (
+        "serializeImagePulls",
+        "--serialize-image-pulls",
+        FlagKind::Scalar,
+    ),
+    ("evictionHard", "--eviction-hard", FlagKind::Map('<')),
+    ("kubeReserved", "--kube-reserved", FlagKind::Map('=')),
+    ("systemReserved", "--system-reserved", FlagKind::Map('=')),
+];
+
+fn flag_scalar(key: &str, value: &Value) -> Result<String, UserDataError> {
+    match value {
+        Value::String(s) => Ok(s.clone()),
+        Value::Number(n) => Ok(n.to_string()),
+        Value::Bool(b) => Ok(b.to_string()),
+        _ => Err(UserDataError::KubeletSettingType {
+            key: key.to_string(),
+            expected: "a string, number or boolean",
+        }),
+    }
+}
+
+fn windows_kubelet_args(prepared: &Prepared) -> Result<String, UserDataError> {
+    let mut args: Vec<String> = [&prepared.labels_flag, &prepared.taints_flag]
+        .into_iter()
+        .flatten()
+        .cloned()
+        .collect();
+    if let Some(max_pods) = prepared.max_pods {
+        args.push(format!("--max-pods={max_pods}"));
+    }
+    for (key, value) in &prepared.kubelet {
+        let Some((_, flag, kind)) = WINDOWS_FLAGS.iter().find(|(k, _, _)| k == key) else {
+            return Err(unsupported(
+                format!("kubelet setting `{key}`"),
+                "Windows (no kubelet flag is known for it)",
+            ));
+        };
+        let text = match kind {
+            FlagKind::Scalar => flag_scalar(key, value)?,
+            FlagKind::Map(separator) => {
+                let Value::Object(map) = value else {
+                    return Err(UserDataError::KubeletSettingType {
+                        key: (*key).to_string(),
+                        expected: "a map",
+                    });
+                };
+                let mut pairs = Vec::with_capacity(map.len());
+                for (k, v) in map {
+                    let v = flag_scalar(&format!("{key}.{k}"), v)?;
+                    refuse("kubelet map key", k, &[',', '=', *separator])?;
+                    refuse("kubelet map value", &v, &[',', '=', *separator])?;
+                    pairs.push(format!("{k}{separator}{v}"));
+                }
+                if pairs.is_empty() {
+                    continue;
+                }
+                pairs.join(",")
+            }
+        };
+        args.push(format!("{flag}={text}"));
+    }
+    // The EKS script splits its -KubeletExtraArgs at spaces.
+    for arg in &args {
+        if let Some(separator) = arg.chars().find(|c| c.is_whitespace()) {
+            return Err(UserDataError::Separator {
+                what: "kubelet argument",
+                value: arg.clone(),
+                separator,
+            });
+        }
+    }
+    Ok(args.join(" "))
+}
+
+fn render_windows(input: &UserDataInput, prepared: &Prepared) -> Result<String, UserDataError> {
+    refuse_fields(
+        input,
+        "Windows",
+        &[
+            Field::EfsMounts,
+            Field::BlockPodImds,
+            Field::BootstrapArguments,
+        ],
+    )?;
+    // EC2Launch runs the text up to the first closing tag.
+    if let Some(command) = input
+        .pre_bootstrap_commands
+        .iter()
+        .find(|c| c.to_ascii_lowercase().contains("</powershell"))
+    {
+        return Err(unsupported(
+            format!("the pre-bootstrap command `{command}`"),
+            "Windows (it contains `</powershell`, which would end the user data)",
+        ));
+    }
+    let bootstrap = if input.mode == Mode::ManagedEksAmi {
+        const TARGET: &str = "a managed node group on the EKS Windows AMI (EKS runs the bootstrap)";
+        if prepared.max_pods.is_some() {
+            return Err(unsupported("maxPods", TARGET));
+        }
+        if let Some((key, _)) = prepared.kubelet.first() {
+            return Err(unsupported(format!("kubelet setting `{key}`"), TARGET));
+        }
+        if input.pre_bootstrap_commands.is_empty() {
+            return Ok(String::new());
+        }
+        Value::Null
+    } else {
+        json!({
+            "clusterName": input.cluster_name,
+            "apiServerEndpoint": input.api_server_endpoint,
+            "certificateAuthority": input.certificate_authority,
+            "dnsClusterIp": input.dns_cluster_ip,
+            "kubeletExtraArgs": windows_kubelet_args(prepared)?,
+        })
+    };
+    let signal = match &input.signal {
+        Some(signal) => json!({
+            "stackName": signal.stack_name,
+            "logicalId": signal.logical_id,
+            "region": signal.region,
+            "timeoutSeconds": signal.timeout_seconds,
+        }),
+        None => Value::Null,
+    };
+    render_template(
+        WINDOWS_TEMPLATE,
+        &json!({
+            "preBootstrapCommands": input.pre_bootstrap_commands,
+            "bootstrap": bootstrap,
+            "signal": signal,
+        }),
+    )
 }

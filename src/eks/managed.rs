@@ -1,0 +1,107 @@
+//! A managed node group (`AWS::EKS::Nodegroup`) with a custom launch
+//! template: EKS runs the Auto Scaling group, drains nodes on updates and
+//! maps the node role in the cluster, so the template carries no signal and
+//! no aws-auth entry.
+
+use super::ami;
+use super::inputs::{self, ClusterValues};
+use crate::blueprint::{Ami, CapacityType, MaxUnavailable, NodeGroup, TaintEffect};
+use crate::cfn::{Expr, Resource, Template};
+
+pub fn logical_id(group: &NodeGroup) -> String {
+    format!("{}Nodegroup", group.logical_id)
+}
+
+/// The EKS API spells taint effects in upper snake case.
+fn eks_effect(effect: TaintEffect) -> &'static str {
+    match effect {
+        TaintEffect::NoSchedule => "NO_SCHEDULE",
+        TaintEffect::PreferNoSchedule => "PREFER_NO_SCHEDULE",
+        TaintEffect::NoExecute => "NO_EXECUTE",
+    }
+}
+
+pub struct Context<'a> {
+    pub cluster: &'a ClusterValues,
+    pub role_arn: &'a Expr,
+    pub launch_template: &'a str,
+}
+
+pub fn lower(template: &mut Template, group: &NodeGroup, context: &Context<'_>) -> String {
+    let id = logical_id(group);
+    let Some(managed) = &group.managed else {
+        return id;
+    };
+    let capacity_type = match managed.capacity_type {
+        CapacityType::OnDemand => "ON_DEMAND",
+        CapacityType::Spot => "SPOT",
+        CapacityType::CapacityBlock => "CAPACITY_BLOCK",
+    };
+    // On an EKS AMI the group names its AMI type; a custom AMI is in the
+    // launch template, and `AmiType` must then be left out.
+    let ami_type = match &group.ami {
+        Ami::Recommended => Some(managed.ami_type.clone().unwrap_or_else(|| {
+            ami::managed_ami_type(group.ami_family, group.arch, group.accelerator)
+        })),
+        Ami::Pinned(_) => None,
+    };
+    let mut scaling = vec![
+        ("MinSize", Expr::from(group.min_size)),
+        ("MaxSize", Expr::from(group.max_size)),
+    ];
+    if let Some(desired) = group.desired_capacity {
+        scaling.push(("DesiredSize", Expr::from(desired)));
+    }
+    let labels = (!group.labels.is_empty())
+        .then(|| Expr::map(group.labels.iter().map(|(k, v)| (k.clone(), Expr::str(v)))));
+    let taints = (!group.taints.is_empty()).then(|| {
+        Expr::list(group.taints.iter().map(|taint| {
+            let mut entries = vec![("Key", Expr::str(&taint.key))];
+            if let Some(value) = &taint.value {
+                entries.push(("Value", Expr::str(value)));
+            }
+            entries.push(("Effect", Expr::str(eks_effect(taint.effect))));
+            Expr::map(entries)
+        }))
+    });
+    let update_config = managed.max_unavailable.map(|max| match max {
+        MaxUnavailable::Count(count) => Expr::map([("MaxUnavailable", Expr::from(count))]),
+        MaxUnavailable::Percentage(pct) => {
+            Expr::map([("MaxUnavailablePercentage", Expr::from(pct))])
+        }
+    });
+    let tags = (!group.tags.is_empty())
+        .then(|| Expr::map(group.tags.iter().map(|(k, v)| (k.clone(), Expr::str(v)))));
+    let resource = Resource::new("AWS::EKS::Nodegroup")
+        .prop_opt("AmiType", ami_type.map(Expr::from))
+        .prop("CapacityType", capacity_type)
+        .prop("ClusterName", context.cluster.name.clone())
+        .prop_opt(
+            "ForceUpdateEnabled",
+            managed.force_update_enabled.then_some(Expr::Bool(true)),
+        )
+        .prop(
+            "InstanceTypes",
+            Expr::list(group.instance_types.iter().map(|t| Expr::str(&t.value))),
+        )
+        .prop_opt("Labels", labels)
+        .prop(
+            "LaunchTemplate",
+            Expr::map([
+                ("Id", Expr::reference(context.launch_template)),
+                (
+                    "Version",
+                    Expr::get_att(context.launch_template, "LatestVersionNumber"),
+                ),
+            ]),
+        )
+        .prop("NodeRole", context.role_arn.clone())
+        .prop_opt("ReleaseVersion", managed.release_version.as_deref())
+        .prop("ScalingConfig", Expr::map(scaling))
+        .prop("Subnets", inputs::subnets(template, &group.subnets.value))
+        .prop_opt("Tags", tags)
+        .prop_opt("Taints", taints)
+        .prop_opt("UpdateConfig", update_config);
+    template.resources.insert(id.clone(), resource);
+    id
+}
