@@ -137,3 +137,20 @@ fn synthesized_templates_read_back_identically_in_both_formats() {
         }
     });
 }
+
+#[test]
+fn the_inline_aws_auth_provider_is_the_tested_file_byte_for_byte() {
+    let source =
+        std::fs::read_to_string("blueprints/aws-auth/provider.py").expect("provider source");
+    let path = Path::new("examples/aws-auth-config-map/template.yaml");
+    let text = std::fs::read_to_string(path).expect("committed template");
+    let template = cfn::read::read(&SourceFile::new("template.yaml", text)).expect("reads back");
+    let code = template.resources["AwsAuthProvider"].properties["Code"].clone();
+    let cfn::Expr::Map(code) = code else {
+        panic!("Code is not a mapping: {code:?}");
+    };
+    assert_eq!(
+        code.get("ZipFile").and_then(|z| z.as_str()),
+        Some(source.as_str())
+    );
+}

@@ -55,6 +55,31 @@ pub struct Cluster {
     pub control_plane_security_group: Located<Source>,
     pub vpc: Located<Source>,
     pub authentication_mode: AuthenticationMode,
+    /// How self-managed nodes are authorized on the cluster.
+    pub node_access: NodeAccess,
+}
+
+/// How self-managed node roles get into the cluster.
+#[derive(Clone, Debug, PartialEq)]
+pub enum NodeAccess {
+    /// An `AWS::EKS::AccessEntry` per node role (API authentication modes).
+    AccessEntries,
+    /// A `Custom::AwsAuth` per node role, served by a provider.
+    AwsAuth(AwsAuthProvider),
+}
+
+/// Who serves the `Custom::AwsAuth` resources.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AwsAuthProvider {
+    /// An existing provider's service token.
+    Existing(Source),
+    /// A provider Lambda emitted in the same template.
+    Inline {
+        subnets: Vec<String>,
+        security_groups: Vec<String>,
+        reserved_concurrency: Option<u32>,
+        log_retention_days: u32,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]

@@ -6,6 +6,7 @@
 //! failure here is an internal one (a user-data template that does not
 //! render), which is a bug in eksynth, not in the input.
 
+pub mod access;
 pub mod ami;
 pub mod autoscaling;
 pub mod iam;
@@ -17,7 +18,7 @@ pub mod userdata;
 
 use indexmap::IndexMap;
 
-use crate::blueprint::Blueprint;
+use crate::blueprint::{AuthenticationMode, Blueprint};
 use crate::cfn::sub::SubBuilder;
 use crate::cfn::{Expr, Output, Template};
 use crate::source::Span;
@@ -129,6 +130,20 @@ pub fn lower(blueprint: &Blueprint) -> Result<Lowered, Error> {
                 ("NodegroupArn", "The managed node group ARN", Some("Arn")),
             ),
         };
+        // Self-managed nodes join only once their role is authorized; EKS
+        // authorizes a managed group's role itself.
+        if asg.is_some() {
+            let access = access::lower(
+                &mut template,
+                blueprint,
+                &cluster.name,
+                group,
+                &identity.role_arn,
+            );
+            if let Some(resource) = template.resources.get_mut(&group_resource) {
+                resource.depends_on.push(access);
+            }
+        }
         record_origins(&template, &mut origins, group.name.span);
 
         let identity_id = &group.identity;
@@ -154,6 +169,15 @@ pub fn lower(blueprint: &Blueprint) -> Result<Lowered, Error> {
             None => Expr::reference(&group_resource),
         };
         output(&mut template, &format!("{id}{name}"), description, value);
+    }
+    if let Some(arn) = access::provider_role_arn(&template) {
+        let description = if blueprint.cluster.authentication_mode == AuthenticationMode::ConfigMap
+        {
+            "The aws-auth provider role: map it once in aws-auth to a group that may edit ConfigMaps in kube-system (see the README)"
+        } else {
+            "The aws-auth provider's role"
+        };
+        output(&mut template, "AwsAuthProviderRoleArn", description, arn);
     }
     output(
         &mut template,

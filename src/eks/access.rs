@@ -1,0 +1,227 @@
+//! Cluster access for self-managed nodes: an `AWS::EKS::AccessEntry` per
+//! node role, or a `Custom::AwsAuth` per node role and, unless the
+//! blueprint names an existing one, the provider that serves them.
+
+use super::text;
+use crate::blueprint::{AuthenticationMode, AwsAuthProvider, Blueprint, NodeAccess, NodeGroup};
+use crate::cfn::{Expr, Pseudo, Resource, Template};
+
+/// The provider's source, embedded byte for byte as its inline code.
+pub const PROVIDER_SOURCE: &str = include_str!("../../blueprints/aws-auth/provider.py");
+
+pub const PROVIDER: &str = "AwsAuthProvider";
+const PROVIDER_ROLE: &str = "AwsAuthProviderRole";
+const PROVIDER_LOGS: &str = "AwsAuthProviderLogGroup";
+const PROVIDER_ACCESS: &str = "AwsAuthProviderAccessEntry";
+
+/// The username and groups aws-auth gives a node role.
+const NODE_USERNAME: &str = "system:node:{{EC2PrivateDNSName}}";
+
+/// Authorizes one self-managed group's role; returns the logical ID of the
+/// resource its nodes must wait for.
+pub fn lower(
+    template: &mut Template,
+    blueprint: &Blueprint,
+    cluster_name: &Expr,
+    group: &NodeGroup,
+    role_arn: &Expr,
+) -> String {
+    let windows = group.ami_family.is_windows();
+    match &blueprint.cluster.node_access {
+        NodeAccess::AccessEntries => {
+            let id = format!("{}AccessEntry", group.identity);
+            template.resources.entry(id.clone()).or_insert_with(|| {
+                Resource::new("AWS::EKS::AccessEntry")
+                    .prop("ClusterName", cluster_name.clone())
+                    .prop("PrincipalArn", role_arn.clone())
+                    .prop("Type", if windows { "EC2_WINDOWS" } else { "EC2_LINUX" })
+            });
+            id
+        }
+        NodeAccess::AwsAuth(provider) => {
+            let (service_token, depends_on) = match provider {
+                AwsAuthProvider::Existing(token) => (
+                    super::inputs::value(
+                        template,
+                        token,
+                        super::inputs::Kind::String,
+                        "The service token of an aws-auth provider",
+                    ),
+                    None,
+                ),
+                AwsAuthProvider::Inline { .. } => {
+                    lower_provider(template, blueprint, cluster_name, provider);
+                    let access = (blueprint.cluster.authentication_mode
+                        != AuthenticationMode::ConfigMap)
+                        .then(|| PROVIDER_ACCESS.to_string());
+                    (Expr::get_att(PROVIDER, "Arn"), access)
+                }
+            };
+            let mut groups = vec![Expr::str("system:bootstrappers"), Expr::str("system:nodes")];
+            if windows {
+                groups.push(Expr::str("eks:kube-proxy-windows"));
+            }
+            let id = format!("{}AwsAuth", group.identity);
+            let mut resource = Resource::new("Custom::AwsAuth")
+                .prop("ServiceToken", service_token)
+                .prop("ClusterName", cluster_name.clone())
+                .prop("RoleArn", role_arn.clone())
+                .prop("Username", NODE_USERNAME)
+                .prop("Groups", Expr::List(groups));
+            resource.depends_on.extend(depends_on);
+            template.resources.entry(id.clone()).or_insert(resource);
+            id
+        }
+    }
+}
+
+/// The provider Lambda, its role, log group and, in the API modes, the
+/// access entry that lets it edit ConfigMaps in `kube-system` and nothing
+/// else.
+fn lower_provider(
+    template: &mut Template,
+    blueprint: &Blueprint,
+    cluster_name: &Expr,
+    provider: &AwsAuthProvider,
+) {
+    if template.resources.contains_key(PROVIDER) {
+        return;
+    }
+    let AwsAuthProvider::Inline {
+        subnets,
+        security_groups,
+        reserved_concurrency,
+        log_retention_days,
+    } = provider
+    else {
+        return;
+    };
+    template.resources.insert(
+        PROVIDER_LOGS.to_string(),
+        Resource::new("AWS::Logs::LogGroup")
+            .prop("RetentionInDays", Expr::from(*log_retention_days)),
+    );
+    let (partition, region, account) = (
+        Expr::pseudo(Pseudo::Partition),
+        Expr::pseudo(Pseudo::Region),
+        Expr::pseudo(Pseudo::AccountId),
+    );
+    let cluster_arn = text(&[
+        ("arn:", None),
+        ("Partition", Some(&partition)),
+        (":eks:", None),
+        ("Region", Some(&region)),
+        (":", None),
+        ("AccountId", Some(&account)),
+        (":cluster/", None),
+        ("ClusterName", Some(cluster_name)),
+    ]);
+    let statement = |sid: &str, actions: Vec<&str>, resource: Expr| {
+        Expr::map([
+            ("Sid", Expr::str(sid)),
+            ("Effect", Expr::str("Allow")),
+            ("Action", Expr::list(actions.into_iter().map(Expr::str))),
+            ("Resource", resource),
+        ])
+    };
+    let vpc = !subnets.is_empty();
+    template.resources.insert(
+        PROVIDER_ROLE.to_string(),
+        Resource::new("AWS::IAM::Role")
+            .prop(
+                "AssumeRolePolicyDocument",
+                Expr::map([
+                    ("Version", Expr::str("2012-10-17")),
+                    (
+                        "Statement",
+                        Expr::list([Expr::map([
+                            ("Effect", Expr::str("Allow")),
+                            ("Principal", Expr::map([("Service", Expr::str("lambda.amazonaws.com"))])),
+                            ("Action", Expr::str("sts:AssumeRole")),
+                        ])]),
+                    ),
+                ]),
+            )
+            .prop_opt(
+                "ManagedPolicyArns",
+                vpc.then(|| Expr::list([Expr::sub("arn:${AWS::Partition}:iam::aws:policy/service-role/AWSLambdaVPCAccessExecutionRole")])),
+            )
+            .prop(
+                "Policies",
+                Expr::list([Expr::map([
+                    ("PolicyName", Expr::str("aws-auth-provider")),
+                    (
+                        "PolicyDocument",
+                        Expr::map([
+                            ("Version", Expr::str("2012-10-17")),
+                            (
+                                "Statement",
+                                Expr::list([
+                                    statement("DescribeThisCluster", vec!["eks:DescribeCluster"], cluster_arn),
+                                    statement(
+                                        "WriteItsLogs",
+                                        vec!["logs:CreateLogStream", "logs:PutLogEvents"],
+                                        Expr::get_att(PROVIDER_LOGS, "Arn"),
+                                    ),
+                                ]),
+                            ),
+                        ]),
+                    ),
+                ])]),
+            ),
+    );
+    let vpc_config = vpc.then(|| {
+        Expr::map([
+            (
+                "SecurityGroupIds",
+                Expr::list(security_groups.iter().map(Expr::str)),
+            ),
+            ("SubnetIds", Expr::list(subnets.iter().map(Expr::str))),
+        ])
+    });
+    template.resources.insert(
+        PROVIDER.to_string(),
+        Resource::new("AWS::Lambda::Function")
+            .prop("Description", "Maps node roles in the aws-auth ConfigMap, one entry per resource, never touching others")
+            .prop("Runtime", "python3.12")
+            .prop("Handler", "index.handler")
+            .prop("Role", Expr::get_att(PROVIDER_ROLE, "Arn"))
+            .prop("Timeout", Expr::Int(300))
+            .prop("MemorySize", Expr::Int(256))
+            .prop_opt("ReservedConcurrentExecutions", reserved_concurrency.map(Expr::from))
+            .prop("LoggingConfig", Expr::map([("LogGroup", Expr::reference(PROVIDER_LOGS))]))
+            .prop_opt("VpcConfig", vpc_config)
+            .prop("Code", Expr::map([("ZipFile", Expr::str(PROVIDER_SOURCE))])),
+    );
+    if blueprint.cluster.authentication_mode != AuthenticationMode::ConfigMap {
+        template.resources.insert(
+            PROVIDER_ACCESS.to_string(),
+            Resource::new("AWS::EKS::AccessEntry")
+                .prop("ClusterName", cluster_name.clone())
+                .prop("PrincipalArn", Expr::get_att(PROVIDER_ROLE, "Arn"))
+                .prop("Type", "STANDARD")
+                .prop(
+                    "AccessPolicies",
+                    Expr::list([Expr::map([
+                        ("PolicyArn", Expr::sub("arn:${AWS::Partition}:eks::aws:cluster-access-policy/AmazonEKSEditPolicy")),
+                        (
+                            "AccessScope",
+                            Expr::map([
+                                ("Type", Expr::str("namespace")),
+                                ("Namespaces", Expr::list([Expr::str("kube-system")])),
+                            ]),
+                        ),
+                    ])]),
+                ),
+        );
+    }
+}
+
+/// The provider role's ARN, for the one-time mapping a `CONFIG_MAP`
+/// cluster needs before the provider can edit aws-auth.
+pub fn provider_role_arn(template: &Template) -> Option<Expr> {
+    template
+        .resources
+        .contains_key(PROVIDER_ROLE)
+        .then(|| Expr::get_att(PROVIDER_ROLE, "Arn"))
+}
