@@ -19,6 +19,8 @@ pub struct Compiled {
     pub template: Template,
     pub findings: Vec<Finding>,
     pub diagnostics: Vec<Diagnostic>,
+    /// For each resource, where in the blueprint it comes from.
+    pub origins: indexmap::IndexMap<String, Span>,
 }
 
 impl Compiled {
@@ -105,7 +107,26 @@ pub fn compile_with(file: &Arc<SourceFile>, schemas: &SchemaSet) -> Result<Compi
         template: lowered.template,
         findings,
         diagnostics,
+        origins: lowered.origins,
     })
+}
+
+/// For each emitted resource, its type and the blueprint line that
+/// produced it: `eksynth explain`.
+pub fn explain(compiled: &Compiled, file: &SourceFile) -> String {
+    let mut out = String::new();
+    for (id, resource) in &compiled.template.resources {
+        out.push_str(&format!("{id} ({})\n", resource.kind));
+        if let Some(span) = compiled.origins.get(id) {
+            out.push_str(&format!(
+                "    {}:{}: {}\n",
+                file.name,
+                span.line,
+                file.line_text(span.line).trim()
+            ));
+        }
+    }
+    out
 }
 
 /// A finding as a diagnostic at `span`, with the template path as its label.

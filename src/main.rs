@@ -41,6 +41,12 @@ enum Command {
         #[arg(long, value_name = "DIR")]
         schemas: Option<PathBuf>,
     },
+    /// List every resource a blueprint produces, with the blueprint line it
+    /// comes from.
+    Explain {
+        /// The blueprint file; `-` reads standard input.
+        blueprint: String,
+    },
     /// Validate blueprints and CloudFormation templates offline.
     ///
     /// A blueprint is compiled and its template validated; any other file is
@@ -96,6 +102,7 @@ fn main() -> ExitCode {
             format,
             schemas,
         } => synth(&blueprint, format, schemas),
+        Command::Explain { blueprint } => explain(&blueprint),
         Command::Validate {
             files,
             format,
@@ -207,6 +214,33 @@ fn synth(path: &str, format: Format, schemas: Option<PathBuf>) -> ExitCode {
                 file.name,
                 plural(errors, "error")
             );
+            ExitCode::from(FINDINGS)
+        }
+        Err(error @ CompileError::Internal(_)) => {
+            eprintln!("error: {error}");
+            ExitCode::from(USAGE_OR_IO)
+        }
+    }
+}
+
+fn explain(path: &str) -> ExitCode {
+    let file = match read_input(path) {
+        Ok(file) => file,
+        Err(message) => {
+            eprintln!("{message}");
+            return ExitCode::from(USAGE_OR_IO);
+        }
+    };
+    match compile_with(&file, SchemaSet::embedded()) {
+        Ok(compiled) => {
+            report(&compiled.diagnostics);
+            match write_stdout(&eksynth::compile::explain(&compiled, &file)) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(code) => code,
+            }
+        }
+        Err(CompileError::Blueprint(diagnostics)) => {
+            report(&diagnostics);
             ExitCode::from(FINDINGS)
         }
         Err(error @ CompileError::Internal(_)) => {
