@@ -1,0 +1,1 @@
+//! What changes between two templates, and which changes replace resources.

@@ -1,0 +1,2 @@
+//! Writing templates to a directory, atomically, and checking committed
+//! templates for staleness.
