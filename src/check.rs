@@ -57,6 +57,11 @@ fn looks_like_blueprint(root: &syntax::Node) -> bool {
     })
 }
 
+/// Whether a file is a blueprint (as opposed to a template).
+pub fn looks_like_blueprint_text(file: &Arc<SourceFile>) -> bool {
+    syntax::parse(file).is_ok_and(|root| looks_like_blueprint(&root))
+}
+
 /// Validates one file, whatever it is. Problems reading it as a blueprint
 /// or a template are reported as diagnostics (`E0001`, `E0002`).
 pub fn check_file(file: &Arc<SourceFile>, schemas: &SchemaSet) -> Report {

@@ -11,6 +11,7 @@ use eksynth::cfn;
 use eksynth::check::{Report, check_file};
 use eksynth::compile::{CompileError, compile_with};
 use eksynth::diagnostic::Diagnostic;
+use eksynth::output;
 use eksynth::report;
 use eksynth::source::SourceFile;
 use eksynth::validate::{Level, SchemaSet};
@@ -40,6 +41,41 @@ enum Command {
         /// instead of the embedded ones.
         #[arg(long, value_name = "DIR")]
         schemas: Option<PathBuf>,
+        /// Write the template to DIR/<blueprint name>.yaml (or .json), atomically,
+        /// leaving the file untouched when nothing changed, instead of to stdout.
+        #[arg(long, value_name = "DIR")]
+        out_dir: Option<PathBuf>,
+        /// With --out-dir, also write DIR/<blueprint name>.parameters.json with
+        /// the template's parameters (defaults filled in), in the shape
+        /// `aws cloudformation create-stack --parameters file://...` reads.
+        #[arg(long, requires = "out_dir")]
+        parameters_file: bool,
+    },
+    /// Check that committed templates are what their blueprints synthesize now.
+    ///
+    /// Exit code 0 when every template in DIR matches, 1 with a unified diff
+    /// for each stale or missing one and a list of files no blueprint produces.
+    Check {
+        /// The blueprints whose templates are committed.
+        #[arg(required = true)]
+        blueprints: Vec<String>,
+        /// The directory of committed templates.
+        #[arg(long, value_name = "DIR")]
+        out_dir: PathBuf,
+    },
+    /// Show what changes between two templates (or a blueprint and a
+    /// committed template): resources added, removed and modified property
+    /// by property, which changes REPLACE resources (loudly for Auto Scaling
+    /// groups, node groups, roles and access), and which rolling updates
+    /// follow. Exit code 0 when nothing changes, 1 when something does.
+    Diff {
+        /// The old template or blueprint.
+        old: String,
+        /// The new template or blueprint.
+        new: String,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = DiffFormat::Human)]
+        format: DiffFormat,
     },
     /// List every resource a blueprint produces, with the blueprint line it
     /// comes from.
@@ -81,6 +117,14 @@ enum Format {
 }
 
 #[derive(Clone, Copy, ValueEnum)]
+enum DiffFormat {
+    /// Readable text.
+    Human,
+    /// One JSON document.
+    Json,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
 enum ReportFormat {
     /// rustc-style messages.
     Human,
@@ -101,8 +145,21 @@ fn main() -> ExitCode {
             blueprint,
             format,
             schemas,
-        } => synth(&blueprint, format, schemas),
+            out_dir,
+            parameters_file,
+        } => synth(
+            &blueprint,
+            format,
+            schemas,
+            out_dir.as_deref(),
+            parameters_file,
+        ),
+        Command::Check {
+            blueprints,
+            out_dir,
+        } => check(&blueprints, &out_dir),
         Command::Explain { blueprint } => explain(&blueprint),
+        Command::Diff { old, new, format } => diff(&old, &new, format),
         Command::Validate {
             files,
             format,
@@ -176,7 +233,47 @@ fn plural(n: usize, word: &str) -> String {
     }
 }
 
-fn synth(path: &str, format: Format, schemas: Option<PathBuf>) -> ExitCode {
+/// The stack a blueprint file makes is named after the file.
+fn stack_name(path: &str) -> Option<String> {
+    let stem = std::path::Path::new(path).file_stem()?.to_str()?;
+    (path != "-").then(|| stem.to_string())
+}
+
+/// The template's parameters with their defaults, for a parameters file.
+fn parameter_values(template: &cfn::Template) -> Vec<(String, String)> {
+    template
+        .parameters
+        .iter()
+        .map(|(name, parameter)| {
+            let value = parameter
+                .default
+                .as_ref()
+                .and_then(|d| d.as_str().map(str::to_string))
+                .unwrap_or_default();
+            (name.clone(), value)
+        })
+        .collect()
+}
+
+fn synth(
+    path: &str,
+    format: Format,
+    schemas: Option<PathBuf>,
+    out_dir: Option<&std::path::Path>,
+    parameters_file: bool,
+) -> ExitCode {
+    if let Some(dir) = out_dir {
+        if stack_name(path).is_none() {
+            eprintln!(
+                "error: --out-dir needs a blueprint file, not standard input: the file names the stack"
+            );
+            return ExitCode::from(USAGE_OR_IO);
+        }
+        if let Err(error) = output::prepare_out_dir(dir) {
+            eprintln!("error: {error}");
+            return ExitCode::from(USAGE_OR_IO);
+        }
+    }
     let (file, schemas) = match read_input(path).and_then(|file| Ok((file, load_schemas(schemas)?)))
     {
         Ok(loaded) => loaded,
@@ -197,14 +294,38 @@ fn synth(path: &str, format: Format, schemas: Option<PathBuf>) -> ExitCode {
                 );
                 return ExitCode::from(FINDINGS);
             }
-            let text = match format {
-                Format::Yaml => cfn::yaml::emit(&compiled.template),
-                Format::Json => cfn::json::emit(&compiled.template),
+            let (text, extension) = match format {
+                Format::Yaml => (cfn::yaml::emit(&compiled.template), "yaml"),
+                Format::Json => (cfn::json::emit(&compiled.template), "json"),
             };
-            match write_stdout(&text) {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(code) => code,
+            let (Some(dir), Some(name)) = (out_dir, stack_name(path)) else {
+                return match write_stdout(&text) {
+                    Ok(()) => ExitCode::SUCCESS,
+                    Err(code) => code,
+                };
+            };
+            let mut files = vec![(output::stack_file_name_with(&name, extension), text)];
+            if parameters_file {
+                files.push((
+                    output::parameters_file_name(&name),
+                    output::parameters_file(&parameter_values(&compiled.template)),
+                ));
             }
+            for (file_name, contents) in files {
+                match output::write_atomically(dir, &file_name, contents.as_bytes()) {
+                    Ok(output::WriteOutcome::Written) => {
+                        eprintln!("wrote {}", dir.join(&file_name).display())
+                    }
+                    Ok(output::WriteOutcome::Unchanged) => {
+                        eprintln!("unchanged {}", dir.join(&file_name).display())
+                    }
+                    Err(error) => {
+                        eprintln!("error: {error}");
+                        return ExitCode::from(USAGE_OR_IO);
+                    }
+                }
+            }
+            ExitCode::SUCCESS
         }
         Err(CompileError::Blueprint(diagnostics)) => {
             report(&diagnostics);
@@ -220,6 +341,120 @@ fn synth(path: &str, format: Format, schemas: Option<PathBuf>) -> ExitCode {
             eprintln!("error: {error}");
             ExitCode::from(USAGE_OR_IO)
         }
+    }
+}
+
+fn check(paths: &[String], out_dir: &std::path::Path) -> ExitCode {
+    let mut expected = Vec::new();
+    let mut failed = false;
+    for path in paths {
+        let Some(name) = stack_name(path) else {
+            eprintln!("error: `check` needs blueprint files, not standard input");
+            return ExitCode::from(USAGE_OR_IO);
+        };
+        let file = match read_input(path) {
+            Ok(file) => file,
+            Err(message) => {
+                eprintln!("{message}");
+                return ExitCode::from(USAGE_OR_IO);
+            }
+        };
+        match compile_with(&file, SchemaSet::embedded()) {
+            Ok(compiled) if !compiled.has_errors() => {
+                expected.push((
+                    output::stack_file_name(&name),
+                    cfn::yaml::emit(&compiled.template),
+                ));
+            }
+            Ok(compiled) => {
+                report(&compiled.diagnostics);
+                failed = true;
+            }
+            Err(CompileError::Blueprint(diagnostics)) => {
+                report(&diagnostics);
+                failed = true;
+            }
+            Err(error @ CompileError::Internal(_)) => {
+                eprintln!("error: {error}");
+                return ExitCode::from(USAGE_OR_IO);
+            }
+        }
+    }
+    let result = output::check(out_dir, &expected);
+    for (name, diff) in &result.stale {
+        eprintln!("stale: {}", out_dir.join(name).display());
+        print!("{diff}");
+    }
+    for name in &result.missing {
+        eprintln!("missing: {}", out_dir.join(name).display());
+    }
+    for (name, error) in &result.unreadable {
+        eprintln!("unreadable: {}: {error}", out_dir.join(name).display());
+    }
+    for name in &result.extra {
+        eprintln!(
+            "not produced by any blueprint: {}",
+            out_dir.join(name).display()
+        );
+    }
+    if failed || !result.is_clean() {
+        eprintln!(
+            "error: committed templates are not what the blueprints synthesize; run `eksynth synth --out-dir`"
+        );
+        return ExitCode::from(FINDINGS);
+    }
+    eprintln!("check: {} up to date", plural(expected.len(), "template"));
+    ExitCode::SUCCESS
+}
+
+/// A template read from a file: a blueprint is synthesized, anything else is
+/// read as a template.
+fn template_of(path: &str) -> Result<cfn::Template, ExitCode> {
+    let file = read_input(path).map_err(|message| {
+        eprintln!("{message}");
+        ExitCode::from(USAGE_OR_IO)
+    })?;
+    if eksynth::check::looks_like_blueprint_text(&file) {
+        return match compile_with(&file, SchemaSet::embedded()) {
+            Ok(compiled) if !compiled.has_errors() => Ok(compiled.template),
+            Ok(compiled) => {
+                report(&compiled.diagnostics);
+                Err(ExitCode::from(FINDINGS))
+            }
+            Err(CompileError::Blueprint(diagnostics)) => {
+                report(&diagnostics);
+                Err(ExitCode::from(FINDINGS))
+            }
+            Err(error @ CompileError::Internal(_)) => {
+                eprintln!("error: {error}");
+                Err(ExitCode::from(USAGE_OR_IO))
+            }
+        };
+    }
+    cfn::read::read(&file).map_err(|diagnostics| {
+        report(&diagnostics);
+        eprintln!("error: `{}` is not a CloudFormation template", file.name);
+        ExitCode::from(USAGE_OR_IO)
+    })
+}
+
+fn diff(old: &str, new: &str, format: DiffFormat) -> ExitCode {
+    let (old, new) = match (template_of(old), template_of(new)) {
+        (Ok(old), Ok(new)) => (old, new),
+        (Err(code), _) | (_, Err(code)) => return code,
+    };
+    let diff = eksynth::diff::diff(&old, &new, SchemaSet::embedded());
+    let text = match format {
+        DiffFormat::Human => eksynth::diff::render_human(&diff),
+        DiffFormat::Json => eksynth::diff::render_json(&diff),
+    };
+    if let Err(code) = write_stdout(&text) {
+        return code;
+    }
+    if diff.has_changes() {
+        ExitCode::from(FINDINGS)
+    } else {
+        ExitCode::SUCCESS
     }
 }
 

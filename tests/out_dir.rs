@@ -1,0 +1,132 @@
+//! `synth --out-dir` and `check` end to end: the binary writes committed
+//! templates, touches nothing when nothing changed, and `check` reports
+//! stale, missing and extra files with the right exit codes.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn eksynth(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_eksynth"))
+        .args(args)
+        .output()
+        .expect("eksynth runs")
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("eksynth-out-dir-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+const BLUEPRINT: &str = "examples/quickstart/blueprint.yaml";
+
+#[test]
+fn synth_writes_the_template_and_touches_nothing_the_second_time() {
+    let dir = temp_dir("idempotent");
+    let out = dir.to_str().expect("utf-8 path");
+    let first = eksynth(&["synth", BLUEPRINT, "--out-dir", out, "--parameters-file"]);
+    assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
+    let template = dir.join("blueprint.yaml");
+    let written = std::fs::read_to_string(&template).expect("template written");
+    assert_eq!(
+        written,
+        std::fs::read_to_string("examples/quickstart/template.yaml").expect("committed")
+    );
+    let parameters: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("blueprint.parameters.json")).expect("parameters"),
+    )
+    .expect("JSON");
+    assert!(
+        parameters
+            .as_array()
+            .is_some_and(|p| p.iter().all(|e| e.get("ParameterKey").is_some()))
+    );
+    let modified = std::fs::metadata(&template)
+        .and_then(|m| m.modified())
+        .expect("mtime");
+
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let second = eksynth(&["synth", BLUEPRINT, "--out-dir", out]);
+    assert_eq!(second.status.code(), Some(0));
+    assert!(stderr(&second).contains("unchanged"), "{}", stderr(&second));
+    assert_eq!(
+        std::fs::metadata(&template)
+            .and_then(|m| m.modified())
+            .expect("mtime"),
+        modified
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn check_passes_on_fresh_templates_and_fails_with_a_diff_on_stale_ones() {
+    let dir = temp_dir("check");
+    let out = dir.to_str().expect("utf-8 path");
+    assert_eq!(
+        eksynth(&["synth", BLUEPRINT, "--out-dir", out])
+            .status
+            .code(),
+        Some(0)
+    );
+    let clean = eksynth(&["check", BLUEPRINT, "--out-dir", out]);
+    assert_eq!(clean.status.code(), Some(0), "{}", stderr(&clean));
+
+    let template = dir.join("blueprint.yaml");
+    let text = std::fs::read_to_string(&template).expect("template");
+    std::fs::write(&template, text.replace("MaxSize: \"3\"", "MaxSize: \"4\"")).expect("edit");
+    std::fs::write(dir.join("orphan.yaml"), "Resources: {}\n").expect("extra file");
+    let stale = eksynth(&["check", BLUEPRINT, "--out-dir", out]);
+    assert_eq!(stale.status.code(), Some(1));
+    let diff = String::from_utf8_lossy(&stale.stdout);
+    assert!(
+        diff.contains("-      MaxSize: \"4\"") && diff.contains("+      MaxSize: \"3\""),
+        "{diff}"
+    );
+    assert!(stderr(&stale).contains("orphan.yaml"), "{}", stderr(&stale));
+
+    std::fs::remove_file(&template).expect("remove");
+    let missing = eksynth(&["check", BLUEPRINT, "--out-dir", out]);
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(stderr(&missing).contains("missing"), "{}", stderr(&missing));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn an_out_dir_that_is_a_file_is_a_usage_error_and_nothing_is_written() {
+    let dir = temp_dir("file");
+    std::fs::create_dir_all(&dir).expect("dir");
+    let file = dir.join("not-a-dir");
+    std::fs::write(&file, "x").expect("file");
+    let result = eksynth(&[
+        "synth",
+        BLUEPRINT,
+        "--out-dir",
+        file.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(result.status.code(), Some(2), "{}", stderr(&result));
+    assert!(result.stdout.is_empty());
+    assert_eq!(std::fs::read_to_string(&file).expect("still a file"), "x");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_blueprint_with_errors_writes_nothing_to_the_out_dir() {
+    let dir = temp_dir("errors");
+    let out = dir.to_str().expect("utf-8 path");
+    let result = eksynth(&[
+        "synth",
+        "tests/blueprints/err/unknown-field.yaml",
+        "--out-dir",
+        out,
+    ]);
+    assert_eq!(result.status.code(), Some(1));
+    let written: Vec<_> = std::fs::read_dir(Path::new(out))
+        .map(|d| d.flatten().collect())
+        .unwrap_or_default();
+    assert!(written.is_empty(), "{written:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
