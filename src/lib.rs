@@ -3,7 +3,8 @@
 //!
 //! The stages: [`syntax`] (YAML with spans) → [`blueprint`] (typed, checked
 //! model) → [`eks`] (lowering to CloudFormation resources) → [`cfn`]
-//! (template model and emitters).
+//! (template model and emitters) and [`validate`] (offline checks against
+//! the provider schemas and beyond).
 
 pub mod blueprint;
 pub mod cfn;
