@@ -39,6 +39,7 @@ ROOT = HERE.parents[1]
 PROVIDER_PATH = ROOT / "blueprints" / "aws-auth" / "provider.py"
 FIXTURES = HERE / "fixtures"
 
+sys.dont_write_bytecode = True  # no __pycache__ beside the provider
 spec = importlib.util.spec_from_file_location("aws_auth_provider", PROVIDER_PATH)
 provider = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(provider)
@@ -95,7 +96,7 @@ class KubeState:
         self.reset()
 
     def reset(self):
-        with getattr(self, "lock", threading.Lock()):
+        with self.lock:
             self.cm, self.rv = None, 1000
             self.requests, self.tokens, self.writes = [], [], 0
             self.fail = {}  # method -> list of HTTP statuses to answer next
