@@ -9,7 +9,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 use eksynth::cfn;
 use eksynth::check::{Report, check_file};
-use eksynth::compile::{CompileError, compile_with};
+use eksynth::compile::{CompileError, Compiled, compile_with};
 use eksynth::diagnostic::Diagnostic;
 use eksynth::output;
 use eksynth::report;
@@ -255,77 +255,31 @@ fn parameter_values(template: &cfn::Template) -> Vec<(String, String)> {
         .collect()
 }
 
-fn synth(
-    path: &str,
-    format: Format,
-    schemas: Option<PathBuf>,
-    out_dir: Option<&std::path::Path>,
-    parameters_file: bool,
-) -> ExitCode {
-    if let Some(dir) = out_dir {
-        if stack_name(path).is_none() {
-            eprintln!(
-                "error: --out-dir needs a blueprint file, not standard input: the file names the stack"
-            );
-            return ExitCode::from(USAGE_OR_IO);
-        }
-        if let Err(error) = output::prepare_out_dir(dir) {
-            eprintln!("error: {error}");
-            return ExitCode::from(USAGE_OR_IO);
-        }
-    }
-    let (file, schemas) = match read_input(path).and_then(|file| Ok((file, load_schemas(schemas)?)))
-    {
-        Ok(loaded) => loaded,
-        Err(message) => {
-            eprintln!("{message}");
-            return ExitCode::from(USAGE_OR_IO);
-        }
-    };
-    match compile_with(&file, schemas) {
+/// Reads a file, or reports why not (exit 2).
+fn read(path: &str) -> Result<Arc<SourceFile>, ExitCode> {
+    read_input(path).map_err(|message| {
+        eprintln!("{message}");
+        ExitCode::from(USAGE_OR_IO)
+    })
+}
+
+/// Compiles a blueprint and reports its diagnostics. A blueprint or
+/// template with errors is exit 1, naming what was not written; an internal
+/// error is exit 2.
+fn compiled(file: &Arc<SourceFile>, schemas: &SchemaSet) -> Result<Compiled, ExitCode> {
+    match compile_with(file, schemas) {
         Ok(compiled) => {
             report(&compiled.diagnostics);
-            if compiled.has_errors() {
-                let errors = compiled.diagnostics.iter().filter(|d| d.is_error()).count();
-                eprintln!(
-                    "error: the template of `{}` has {}; no template was written",
-                    file.name,
-                    plural(errors, "error")
-                );
-                return ExitCode::from(FINDINGS);
+            if !compiled.has_errors() {
+                return Ok(compiled);
             }
-            let (text, extension) = match format {
-                Format::Yaml => (cfn::yaml::emit(&compiled.template), "yaml"),
-                Format::Json => (cfn::json::emit(&compiled.template), "json"),
-            };
-            let (Some(dir), Some(name)) = (out_dir, stack_name(path)) else {
-                return match write_stdout(&text) {
-                    Ok(()) => ExitCode::SUCCESS,
-                    Err(code) => code,
-                };
-            };
-            let mut files = vec![(output::stack_file_name_with(&name, extension), text)];
-            if parameters_file {
-                files.push((
-                    output::parameters_file_name(&name),
-                    output::parameters_file(&parameter_values(&compiled.template)),
-                ));
-            }
-            for (file_name, contents) in files {
-                match output::write_atomically(dir, &file_name, contents.as_bytes()) {
-                    Ok(output::WriteOutcome::Written) => {
-                        eprintln!("wrote {}", dir.join(&file_name).display())
-                    }
-                    Ok(output::WriteOutcome::Unchanged) => {
-                        eprintln!("unchanged {}", dir.join(&file_name).display())
-                    }
-                    Err(error) => {
-                        eprintln!("error: {error}");
-                        return ExitCode::from(USAGE_OR_IO);
-                    }
-                }
-            }
-            ExitCode::SUCCESS
+            let errors = compiled.diagnostics.iter().filter(|d| d.is_error()).count();
+            eprintln!(
+                "error: the template of `{}` has {}; no template was written",
+                file.name,
+                plural(errors, "error")
+            );
+            Err(ExitCode::from(FINDINGS))
         }
         Err(CompileError::Blueprint(diagnostics)) => {
             report(&diagnostics);
@@ -335,13 +289,76 @@ fn synth(
                 file.name,
                 plural(errors, "error")
             );
-            ExitCode::from(FINDINGS)
+            Err(ExitCode::from(FINDINGS))
         }
         Err(error @ CompileError::Internal(_)) => {
             eprintln!("error: {error}");
-            ExitCode::from(USAGE_OR_IO)
+            Err(ExitCode::from(USAGE_OR_IO))
         }
     }
+}
+
+/// Turns a command's result into its exit code.
+fn finish(result: Result<ExitCode, ExitCode>) -> ExitCode {
+    result.unwrap_or_else(|code| code)
+}
+
+fn synth(
+    path: &str,
+    format: Format,
+    schemas: Option<PathBuf>,
+    out_dir: Option<&std::path::Path>,
+    parameters_file: bool,
+) -> ExitCode {
+    finish((|| {
+        if let Some(dir) = out_dir {
+            if stack_name(path).is_none() {
+                eprintln!(
+                    "error: --out-dir needs a blueprint file, not standard input: the file names the stack"
+                );
+                return Err(ExitCode::from(USAGE_OR_IO));
+            }
+            output::prepare_out_dir(dir).map_err(|error| {
+                eprintln!("error: {error}");
+                ExitCode::from(USAGE_OR_IO)
+            })?;
+        }
+        let file = read(path)?;
+        let schemas = load_schemas(schemas).map_err(|message| {
+            eprintln!("{message}");
+            ExitCode::from(USAGE_OR_IO)
+        })?;
+        let compiled = compiled(&file, schemas)?;
+        let (text, extension) = match format {
+            Format::Yaml => (cfn::yaml::emit(&compiled.template), "yaml"),
+            Format::Json => (cfn::json::emit(&compiled.template), "json"),
+        };
+        let (Some(dir), Some(name)) = (out_dir, stack_name(path)) else {
+            write_stdout(&text)?;
+            return Ok(ExitCode::SUCCESS);
+        };
+        let mut files = vec![(output::stack_file_name_with(&name, extension), text)];
+        if parameters_file {
+            files.push((
+                output::parameters_file_name(&name),
+                output::parameters_file(&parameter_values(&compiled.template)),
+            ));
+        }
+        for (file_name, contents) in files {
+            let outcome = output::write_atomically(dir, &file_name, contents.as_bytes()).map_err(
+                |error| {
+                    eprintln!("error: {error}");
+                    ExitCode::from(USAGE_OR_IO)
+                },
+            )?;
+            let verb = match outcome {
+                output::WriteOutcome::Written => "wrote",
+                output::WriteOutcome::Unchanged => "unchanged",
+            };
+            eprintln!("{verb} {}", dir.join(&file_name).display());
+        }
+        Ok(ExitCode::SUCCESS)
+    })())
 }
 
 fn check(paths: &[String], out_dir: &std::path::Path) -> ExitCode {
@@ -352,32 +369,19 @@ fn check(paths: &[String], out_dir: &std::path::Path) -> ExitCode {
             eprintln!("error: `check` needs blueprint files, not standard input");
             return ExitCode::from(USAGE_OR_IO);
         };
-        let file = match read_input(path) {
+        let file = match read(path) {
             Ok(file) => file,
-            Err(message) => {
-                eprintln!("{message}");
-                return ExitCode::from(USAGE_OR_IO);
-            }
+            Err(code) => return code,
         };
-        match compile_with(&file, SchemaSet::embedded()) {
-            Ok(compiled) if !compiled.has_errors() => {
+        match compiled(&file, SchemaSet::embedded()) {
+            Ok(compiled) => {
                 expected.push((
                     output::stack_file_name(&name),
                     cfn::yaml::emit(&compiled.template),
                 ));
             }
-            Ok(compiled) => {
-                report(&compiled.diagnostics);
-                failed = true;
-            }
-            Err(CompileError::Blueprint(diagnostics)) => {
-                report(&diagnostics);
-                failed = true;
-            }
-            Err(error @ CompileError::Internal(_)) => {
-                eprintln!("error: {error}");
-                return ExitCode::from(USAGE_OR_IO);
-            }
+            Err(code) if code == ExitCode::from(FINDINGS) => failed = true,
+            Err(code) => return code,
         }
     }
     let result = output::check(out_dir, &expected);
@@ -410,26 +414,9 @@ fn check(paths: &[String], out_dir: &std::path::Path) -> ExitCode {
 /// A template read from a file: a blueprint is synthesized, anything else is
 /// read as a template.
 fn template_of(path: &str) -> Result<cfn::Template, ExitCode> {
-    let file = read_input(path).map_err(|message| {
-        eprintln!("{message}");
-        ExitCode::from(USAGE_OR_IO)
-    })?;
+    let file = read(path)?;
     if eksynth::check::looks_like_blueprint_text(&file) {
-        return match compile_with(&file, SchemaSet::embedded()) {
-            Ok(compiled) if !compiled.has_errors() => Ok(compiled.template),
-            Ok(compiled) => {
-                report(&compiled.diagnostics);
-                Err(ExitCode::from(FINDINGS))
-            }
-            Err(CompileError::Blueprint(diagnostics)) => {
-                report(&diagnostics);
-                Err(ExitCode::from(FINDINGS))
-            }
-            Err(error @ CompileError::Internal(_)) => {
-                eprintln!("error: {error}");
-                Err(ExitCode::from(USAGE_OR_IO))
-            }
-        };
+        return compiled(&file, SchemaSet::embedded()).map(|c| c.template);
     }
     cfn::read::read(&file).map_err(|diagnostics| {
         report(&diagnostics);
@@ -439,50 +426,28 @@ fn template_of(path: &str) -> Result<cfn::Template, ExitCode> {
 }
 
 fn diff(old: &str, new: &str, format: DiffFormat) -> ExitCode {
-    let (old, new) = match (template_of(old), template_of(new)) {
-        (Ok(old), Ok(new)) => (old, new),
-        (Err(code), _) | (_, Err(code)) => return code,
-    };
-    let diff = eksynth::diff::diff(&old, &new, SchemaSet::embedded());
-    let text = match format {
-        DiffFormat::Human => eksynth::diff::render_human(&diff),
-        DiffFormat::Json => eksynth::diff::render_json(&diff),
-    };
-    if let Err(code) = write_stdout(&text) {
-        return code;
-    }
-    if diff.has_changes() {
-        ExitCode::from(FINDINGS)
-    } else {
-        ExitCode::SUCCESS
-    }
+    finish((|| {
+        let (old, new) = (template_of(old)?, template_of(new)?);
+        let diff = eksynth::diff::diff(&old, &new, SchemaSet::embedded());
+        write_stdout(&match format {
+            DiffFormat::Human => eksynth::diff::render_human(&diff),
+            DiffFormat::Json => eksynth::diff::render_json(&diff),
+        })?;
+        Ok(if diff.has_changes() {
+            ExitCode::from(FINDINGS)
+        } else {
+            ExitCode::SUCCESS
+        })
+    })())
 }
 
 fn explain(path: &str) -> ExitCode {
-    let file = match read_input(path) {
-        Ok(file) => file,
-        Err(message) => {
-            eprintln!("{message}");
-            return ExitCode::from(USAGE_OR_IO);
-        }
-    };
-    match compile_with(&file, SchemaSet::embedded()) {
-        Ok(compiled) => {
-            report(&compiled.diagnostics);
-            match write_stdout(&eksynth::compile::explain(&compiled, &file)) {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(code) => code,
-            }
-        }
-        Err(CompileError::Blueprint(diagnostics)) => {
-            report(&diagnostics);
-            ExitCode::from(FINDINGS)
-        }
-        Err(error @ CompileError::Internal(_)) => {
-            eprintln!("error: {error}");
-            ExitCode::from(USAGE_OR_IO)
-        }
-    }
+    finish((|| {
+        let file = read(path)?;
+        let compiled = compiled(&file, SchemaSet::embedded())?;
+        write_stdout(&eksynth::compile::explain(&compiled, &file))?;
+        Ok(ExitCode::SUCCESS)
+    })())
 }
 
 fn validate(
