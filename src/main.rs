@@ -77,6 +77,9 @@ enum Command {
         #[arg(long, value_enum, default_value_t = DiffFormat::Human)]
         format: DiffFormat,
     },
+    /// Print the JSON Schema of the blueprint format, for editors
+    /// (`# yaml-language-server: $schema=...`).
+    Schema,
     /// List every resource a blueprint produces, with the blueprint line it
     /// comes from.
     Explain {
@@ -159,6 +162,7 @@ fn main() -> ExitCode {
             out_dir,
         } => check(&blueprints, &out_dir),
         Command::Explain { blueprint } => explain(&blueprint),
+        Command::Schema => finish(write_stdout(&blueprint_schema()).map(|()| ExitCode::SUCCESS)),
         Command::Diff { old, new, format } => diff(&old, &new, format),
         Command::Validate {
             files,
@@ -439,6 +443,13 @@ fn diff(old: &str, new: &str, format: DiffFormat) -> ExitCode {
             ExitCode::SUCCESS
         })
     })())
+}
+
+fn blueprint_schema() -> String {
+    let mut text = serde_json::to_string_pretty(&eksynth::blueprint::schema::json_schema())
+        .unwrap_or_default();
+    text.push('\n');
+    text
 }
 
 fn explain(path: &str) -> ExitCode {

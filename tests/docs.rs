@@ -30,3 +30,56 @@ fn every_example_is_listed_in_the_readme() {
         );
     }
 }
+
+#[test]
+fn the_committed_blueprint_schema_is_the_generated_one() {
+    let committed =
+        std::fs::read_to_string("schemas/blueprint.schema.json").expect("committed schema");
+    let mut generated = serde_json::to_string_pretty(&eksynth::blueprint::schema::json_schema())
+        .expect("serializes");
+    generated.push('\n');
+    assert_eq!(
+        committed, generated,
+        "regenerate with `eksynth schema > schemas/blueprint.schema.json`"
+    );
+}
+
+#[test]
+fn every_example_and_valid_corpus_blueprint_matches_the_schema() {
+    let schema = eksynth::blueprint::schema::json_schema();
+    let validator = jsonschema::options()
+        .with_draft(jsonschema::Draft::Draft7)
+        .build(&schema)
+        .expect("the schema compiles");
+    let mut paths: Vec<std::path::PathBuf> = std::fs::read_dir("examples")
+        .expect("examples")
+        .map(|e| e.expect("entry").path().join("blueprint.yaml"))
+        .collect();
+    paths.extend(
+        std::fs::read_dir("tests/blueprints/ok")
+            .expect("corpus")
+            .map(|e| e.expect("entry").path()),
+    );
+    for path in paths {
+        let text = std::fs::read_to_string(&path).expect("readable");
+        let value: serde_json::Value = serde_saphyr::from_str(&text).expect("YAML");
+        let errors: Vec<String> = validator
+            .iter_errors(&value)
+            .map(|e| format!("{}: {e}", e.instance_path()))
+            .collect();
+        assert!(errors.is_empty(), "{}: {errors:?}", path.display());
+    }
+}
+
+#[test]
+fn the_schema_rejects_what_the_loader_rejects_by_name() {
+    let schema = eksynth::blueprint::schema::json_schema();
+    let validator = jsonschema::options()
+        .with_draft(jsonschema::Draft::Draft7)
+        .build(&schema)
+        .expect("compiles");
+    let text =
+        std::fs::read_to_string("tests/blueprints/err/unknown-field.yaml").expect("readable");
+    let value: serde_json::Value = serde_saphyr::from_str(&text).expect("YAML");
+    assert!(!validator.is_valid(&value));
+}

@@ -37,7 +37,7 @@ pub fn load(file: &Arc<SourceFile>) -> Result<Loaded, Vec<Diagnostic>> {
     }
 }
 
-const TOP_FIELDS: &[&str] = &[
+pub(super) const TOP_FIELDS: &[&str] = &[
     "apiVersion",
     "kind",
     "description",
@@ -47,15 +47,15 @@ const TOP_FIELDS: &[&str] = &[
     "managedNodeGroups",
     "suppressions",
 ];
-const SUPPRESSION_FIELDS: &[&str] = &["id", "reason"];
-const PROVIDER_FIELDS: &[&str] = &[
+pub(super) const SUPPRESSION_FIELDS: &[&str] = &["id", "reason"];
+pub(super) const PROVIDER_FIELDS: &[&str] = &[
     "serviceToken",
     "subnets",
     "securityGroups",
     "reservedConcurrency",
     "logRetentionDays",
 ];
-const CLUSTER_FIELDS: &[&str] = &[
+pub(super) const CLUSTER_FIELDS: &[&str] = &[
     "nodeAccess",
     "awsAuthProvider",
     "name",
@@ -67,7 +67,7 @@ const CLUSTER_FIELDS: &[&str] = &[
     "vpc",
     "authenticationMode",
 ];
-const GROUP_FIELDS: &[&str] = &[
+pub(super) const GROUP_FIELDS: &[&str] = &[
     "name",
     "amiFamily",
     "ami",
@@ -104,26 +104,26 @@ const GROUP_FIELDS: &[&str] = &[
     "amiType",
 ];
 /// Fields only a managed node group has, and only a self-managed one has.
-const MANAGED_ONLY: &[&str] = &[
+pub(super) const MANAGED_ONLY: &[&str] = &[
     "updateConfig",
     "forceUpdateEnabled",
     "releaseVersion",
     "amiType",
 ];
-const SELF_MANAGED_ONLY: &[&str] = &[
+pub(super) const SELF_MANAGED_ONLY: &[&str] = &[
     "instancesDistribution",
     "updatePolicy",
     "signalTimeout",
     "lifecycle",
     "clusterAutoscaler",
 ];
-const DISTRIBUTION_FIELDS: &[&str] = &[
+pub(super) const DISTRIBUTION_FIELDS: &[&str] = &[
     "onDemandBaseCapacity",
     "onDemandPercentageAboveBaseCapacity",
     "spotAllocationStrategy",
     "capacityRebalance",
 ];
-const LIFECYCLE_FIELDS: &[&str] = &[
+pub(super) const LIFECYCLE_FIELDS: &[&str] = &[
     "terminationHookTimeout",
     "warmPool",
     "maxInstanceLifetime",
@@ -132,9 +132,9 @@ const LIFECYCLE_FIELDS: &[&str] = &[
     "placementGroup",
     "capacityReservation",
 ];
-const WARM_POOL_FIELDS: &[&str] = &["minSize", "maxGroupPreparedCapacity", "poolState"];
-const UPDATE_CONFIG_FIELDS: &[&str] = &["maxUnavailable", "maxUnavailablePercentage"];
-const KUBELET_FIELDS: &[&str] = &[
+pub(super) const WARM_POOL_FIELDS: &[&str] = &["minSize", "maxGroupPreparedCapacity", "poolState"];
+pub(super) const UPDATE_CONFIG_FIELDS: &[&str] = &["maxUnavailable", "maxUnavailablePercentage"];
+pub(super) const KUBELET_FIELDS: &[&str] = &[
     "imageGCHighThresholdPercent",
     "imageGCLowThresholdPercent",
     "evictionHard",
@@ -146,7 +146,7 @@ const KUBELET_FIELDS: &[&str] = &[
     "containerLogMaxFiles",
     "serializeImagePulls",
 ];
-const VOLUME_FIELDS: &[&str] = &[
+pub(super) const VOLUME_FIELDS: &[&str] = &[
     "size",
     "type",
     "iops",
@@ -154,18 +154,18 @@ const VOLUME_FIELDS: &[&str] = &[
     "encrypted",
     "kmsKeyId",
 ];
-const IMDS_FIELDS: &[&str] = &["httpTokens", "hopLimit", "blockPods"];
-const IAM_FIELDS: &[&str] = &[
+pub(super) const IMDS_FIELDS: &[&str] = &["httpTokens", "hopLimit", "blockPods"];
+pub(super) const IAM_FIELDS: &[&str] = &[
     "cniUsesIrsa",
     "ssmManagedInstance",
     "extraManagedPolicies",
     "roleName",
     "instanceProfileArn",
 ];
-const UPDATE_FIELDS: &[&str] = &["maxBatchSize", "minInstancesInService", "pauseTime"];
-const TAINT_FIELDS: &[&str] = &["key", "value", "effect"];
-const EFS_FIELDS: &[&str] = &["fileSystemId", "mountPoint"];
-const SOURCE_FIELDS: &[&str] = &["parameter", "default", "import"];
+pub(super) const UPDATE_FIELDS: &[&str] = &["maxBatchSize", "minInstancesInService", "pauseTime"];
+pub(super) const TAINT_FIELDS: &[&str] = &["key", "value", "effect"];
+pub(super) const EFS_FIELDS: &[&str] = &["fileSystemId", "mountPoint"];
+pub(super) const SOURCE_FIELDS: &[&str] = &["parameter", "default", "import"];
 
 type Opt<T> = Option<Located<T>>;
 

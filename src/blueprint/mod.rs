@@ -8,6 +8,7 @@ mod decode;
 pub mod instances;
 mod load;
 pub mod rules;
+pub mod schema;
 
 pub use decode::Located;
 pub use load::load;

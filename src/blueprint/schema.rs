@@ -1,0 +1,272 @@
+//! The JSON Schema of the blueprint format, for editors
+//! (yaml-language-server). Every object's field names come from the very
+//! lists the loader decodes with, so the schema cannot name a field the
+//! loader does not know or miss one it does; a test makes sure every field
+//! has a description here.
+
+use serde_json::{Map, Value, json};
+
+use super::load::*;
+use super::{API_VERSION, AmiFamily, KIND};
+
+/// What one field holds, by its name in a given object.
+fn field(object: &str, name: &str) -> Option<Value> {
+    let string = |description: &str| json!({"type": "string", "description": description});
+    let integer = |min: i64, max: i64, description: &str| json!({"type": "integer", "minimum": min, "maximum": max, "description": description});
+    let boolean = |description: &str| json!({"type": "boolean", "description": description});
+    let strings = |description: &str| json!({"type": "array", "items": {"type": "string"}, "description": description});
+    let string_map = |description: &str| json!({"type": "object", "additionalProperties": {"type": ["string", "number"]}, "description": description});
+    let source =
+        |description: &str| json!({"$ref": "#/definitions/source", "description": description});
+    let object_of = |definition: &str, description: &str| json!({"$ref": format!("#/definitions/{definition}"), "description": description});
+    let duration = |description: &str| json!({"type": "string", "pattern": "^PT([0-9]+H)?([0-9]+M)?([0-9]+S)?$", "description": description});
+    Some(match (object, name) {
+        ("blueprint", "apiVersion") => json!({"const": API_VERSION}),
+        ("blueprint", "kind") => json!({"const": KIND}),
+        ("blueprint", "description") => string("The template's description"),
+        ("blueprint", "cluster") => object_of("cluster", "The cluster the nodes join"),
+        ("blueprint", "defaults") => {
+            object_of("defaults", "Node group fields shared by every group")
+        }
+        ("blueprint", "nodeGroups") => {
+            json!({"type": "array", "items": {"$ref": "#/definitions/nodeGroup"}, "description": "Self-managed node groups"})
+        }
+        ("blueprint", "managedNodeGroups") => {
+            json!({"type": "array", "items": {"$ref": "#/definitions/nodeGroup"}, "description": "Managed node groups"})
+        }
+        ("blueprint", "suppressions") => {
+            json!({"type": "array", "items": {"$ref": "#/definitions/suppression"}, "description": "Validation findings accepted, with a reason"})
+        }
+        ("suppression", "id") => string("A finding ID, e.g. W5002"),
+        ("suppression", "reason") => string("Why the finding is accepted"),
+        ("cluster", "name") => source("The cluster name"),
+        ("cluster", "kubernetesVersion") => {
+            json!({"type": ["string", "number"], "description": "The Kubernetes version, quoted: \"1.33\""})
+        }
+        ("cluster", "endpoint") => source("The API server endpoint"),
+        ("cluster", "certificateAuthority") => source("The certificate authority data (base64)"),
+        ("cluster", "serviceIpv4Cidr") => source("The Kubernetes service CIDR"),
+        ("cluster", "controlPlaneSecurityGroup") => source("The control plane security group"),
+        ("cluster", "vpc") => source("The VPC"),
+        ("cluster", "authenticationMode") => {
+            json!({"enum": ["API", "API_AND_CONFIG_MAP", "CONFIG_MAP"]})
+        }
+        ("cluster", "nodeAccess") => json!({"enum": ["accessEntries", "awsAuth"]}),
+        ("cluster", "awsAuthProvider") => object_of(
+            "awsAuthProvider",
+            "The aws-auth provider: an existing one, or settings of the one emitted",
+        ),
+        ("awsAuthProvider", "serviceToken") => source("An existing provider's service token"),
+        ("awsAuthProvider", "subnets") => {
+            strings("Subnets for a provider that reaches a private endpoint")
+        }
+        ("awsAuthProvider", "securityGroups") => {
+            strings("Security groups for the provider in the VPC")
+        }
+        ("awsAuthProvider", "reservedConcurrency") => integer(1, 1000, "Reserved concurrency"),
+        ("awsAuthProvider", "logRetentionDays") => integer(1, 3653, "Log retention in days"),
+        ("nodeGroup", "name") => {
+            json!({"type": "string", "pattern": "^[A-Za-z][A-Za-z0-9]*(-[A-Za-z0-9]+)*$", "maxLength": 63})
+        }
+        ("nodeGroup", "amiFamily") => {
+            json!({"enum": AmiFamily::ALL.iter().map(|(name, _)| *name).collect::<Vec<_>>()})
+        }
+        ("nodeGroup", "ami") => {
+            json!({"type": "string", "pattern": "^(recommended|ami-[0-9a-f]{8}([0-9a-f]{9})?)$"})
+        }
+        ("nodeGroup", "instanceType") => string("One instance type"),
+        ("nodeGroup", "instanceTypes") => {
+            json!({"type": "array", "items": {"type": "string"}, "maxItems": 20})
+        }
+        ("nodeGroup", "minSize") | ("nodeGroup", "desiredCapacity") => {
+            integer(0, 10_000, "Instances")
+        }
+        ("nodeGroup", "maxSize") => integer(1, 10_000, "Instances"),
+        ("nodeGroup", "subnets") => {
+            json!({"oneOf": [{"type": "array", "items": {"type": "string"}}, {"$ref": "#/definitions/source"}]})
+        }
+        ("nodeGroup", "labels") => string_map("Kubernetes labels"),
+        ("nodeGroup", "taints") => {
+            json!({"type": "array", "items": {"$ref": "#/definitions/taint"}})
+        }
+        ("nodeGroup", "maxPods") => integer(1, 737, "Pods per node"),
+        ("nodeGroup", "kubelet") => object_of("kubelet", "Kubelet settings"),
+        ("nodeGroup", "rootVolume") => {
+            object_of("rootVolume", "The root (Bottlerocket: data) volume")
+        }
+        ("nodeGroup", "imds") => object_of("imds", "Instance metadata service settings"),
+        ("nodeGroup", "preBootstrapCommands") => strings("Commands run before the node joins"),
+        ("nodeGroup", "efsMounts") => {
+            json!({"type": "array", "items": {"$ref": "#/definitions/efsMount"}})
+        }
+        ("nodeGroup", "tags") => string_map("Extra tags"),
+        ("nodeGroup", "iam") => object_of("iam", "The node role"),
+        ("nodeGroup", "securityGroups") => strings("Extra security group IDs"),
+        ("nodeGroup", "keyName") => string("An EC2 key pair (SSH is off unless set)"),
+        ("nodeGroup", "detailedMonitoring") => boolean("Detailed monitoring"),
+        ("nodeGroup", "clusterAutoscaler") => boolean("The cluster autoscaler's tags"),
+        ("nodeGroup", "updatePolicy") => object_of("updatePolicy", "The rolling update"),
+        ("nodeGroup", "signalTimeout") => {
+            duration("How long nodes have to report a healthy kubelet")
+        }
+        ("nodeGroup", "perAz") => boolean("One group per listed subnet"),
+        ("nodeGroup", "capacityType") => json!({"enum": ["ON_DEMAND", "SPOT", "CAPACITY_BLOCK"]}),
+        ("nodeGroup", "instancesDistribution") => {
+            object_of("instancesDistribution", "The spot and on-demand mix")
+        }
+        ("nodeGroup", "bootstrapArguments") => string("Extra bootstrap.sh arguments (AL2)"),
+        ("nodeGroup", "lifecycle") => object_of("lifecycle", "Lifecycle of a self-managed group"),
+        ("nodeGroup", "updateConfig") => object_of("updateConfig", "Managed group updates"),
+        ("nodeGroup", "forceUpdateEnabled") => boolean("Force updates past pod disruption budgets"),
+        ("nodeGroup", "releaseVersion") => string("The EKS AMI release version"),
+        ("nodeGroup", "amiType") => string("The EKS AMI type"),
+        ("taint", "key") => string("The taint key"),
+        ("taint", "value") => string("The taint value"),
+        ("taint", "effect") => {
+            json!({"enum": ["NoSchedule", "PreferNoSchedule", "NoExecute", "NO_SCHEDULE", "PREFER_NO_SCHEDULE", "NO_EXECUTE"]})
+        }
+        ("efsMount", "fileSystemId") => json!({"type": "string", "pattern": "^fs-[0-9a-f]+$"}),
+        ("efsMount", "mountPoint") => json!({"type": "string", "pattern": "^/"}),
+        ("kubelet", "imageGCHighThresholdPercent") | ("kubelet", "imageGCLowThresholdPercent") => {
+            integer(0, 100, "Percent")
+        }
+        ("kubelet", "evictionHard")
+        | ("kubelet", "kubeReserved")
+        | ("kubelet", "systemReserved") => string_map("Kubelet resource map"),
+        ("kubelet", "podPidsLimit") => integer(-1, 4_194_304, "PIDs per pod"),
+        ("kubelet", "cpuManagerPolicy") => json!({"enum": ["none", "static"]}),
+        ("kubelet", "containerLogMaxSize") => string("e.g. 10Mi"),
+        ("kubelet", "containerLogMaxFiles") => integer(2, 1000, "Files"),
+        ("kubelet", "serializeImagePulls") => boolean("Pull one image at a time"),
+        ("rootVolume", "size") => integer(1, 16_384, "GiB"),
+        ("rootVolume", "type") => {
+            json!({"enum": ["gp3", "gp2", "io1", "io2", "st1", "sc1", "standard"]})
+        }
+        ("rootVolume", "iops") => integer(100, 256_000, "IOPS"),
+        ("rootVolume", "throughput") => integer(125, 2_000, "MiB/s (gp3)"),
+        ("rootVolume", "encrypted") => boolean("Encrypted (the default)"),
+        ("rootVolume", "kmsKeyId") => string("A KMS key"),
+        ("imds", "httpTokens") => json!({"enum": ["required", "optional"]}),
+        ("imds", "hopLimit") => integer(1, 3, "Hop limit"),
+        ("imds", "blockPods") => boolean("Drop pod traffic to IMDS"),
+        ("iam", "cniUsesIrsa") => boolean("Leave the CNI policy off the node role"),
+        ("iam", "ssmManagedInstance") => boolean("Attach AmazonSSMManagedInstanceCore"),
+        ("iam", "extraManagedPolicies") => strings("Extra managed policy ARNs"),
+        ("iam", "roleName") => string("An existing role"),
+        ("iam", "instanceProfileArn") => string("An existing instance profile"),
+        ("updatePolicy", "maxBatchSize") => integer(1, 10_000, "Instances per batch"),
+        ("updatePolicy", "minInstancesInService") => {
+            integer(0, 10_000, "Instances kept in service")
+        }
+        ("updatePolicy", "pauseTime") => duration("Pause between batches"),
+        ("instancesDistribution", "onDemandBaseCapacity") => integer(0, 10_000, "Instances"),
+        ("instancesDistribution", "onDemandPercentageAboveBaseCapacity") => {
+            integer(0, 100, "Percent")
+        }
+        ("instancesDistribution", "spotAllocationStrategy") => {
+            json!({"enum": ["price-capacity-optimized", "capacity-optimized", "capacity-optimized-prioritized", "lowest-price"]})
+        }
+        ("instancesDistribution", "capacityRebalance") => boolean("Capacity rebalancing"),
+        ("lifecycle", "terminationHookTimeout") => integer(30, 7_200, "Seconds"),
+        ("lifecycle", "warmPool") => object_of("warmPool", "A warm pool"),
+        ("lifecycle", "maxInstanceLifetime") => integer(86_400, 31_536_000, "Seconds"),
+        ("lifecycle", "metricsCollection") => boolean("Group metrics"),
+        ("lifecycle", "healthCheckGracePeriod") => integer(0, 7_200, "Seconds"),
+        ("lifecycle", "placementGroup") => string("A placement group"),
+        ("lifecycle", "capacityReservation") => string("open, none, or a capacity reservation ID"),
+        ("warmPool", "minSize") | ("warmPool", "maxGroupPreparedCapacity") => {
+            integer(0, 10_000, "Instances")
+        }
+        ("warmPool", "poolState") => json!({"enum": ["Stopped", "Running", "Hibernated"]}),
+        ("updateConfig", "maxUnavailable") | ("updateConfig", "maxUnavailablePercentage") => {
+            integer(1, 100, "Nodes or percent")
+        }
+        _ => return None,
+    })
+}
+
+/// The objects of the format and the loader's field list of each.
+fn objects() -> Vec<(&'static str, &'static [&'static str])> {
+    vec![
+        ("blueprint", TOP_FIELDS),
+        ("suppression", SUPPRESSION_FIELDS),
+        ("cluster", CLUSTER_FIELDS),
+        ("awsAuthProvider", PROVIDER_FIELDS),
+        ("nodeGroup", GROUP_FIELDS),
+        ("taint", TAINT_FIELDS),
+        ("efsMount", EFS_FIELDS),
+        ("kubelet", KUBELET_FIELDS),
+        ("rootVolume", VOLUME_FIELDS),
+        ("imds", IMDS_FIELDS),
+        ("iam", IAM_FIELDS),
+        ("updatePolicy", UPDATE_FIELDS),
+        ("instancesDistribution", DISTRIBUTION_FIELDS),
+        ("lifecycle", LIFECYCLE_FIELDS),
+        ("warmPool", WARM_POOL_FIELDS),
+        ("updateConfig", UPDATE_CONFIG_FIELDS),
+    ]
+}
+
+fn object_schema(object: &str, fields: &[&str], skip: &[&str]) -> Value {
+    let properties: Map<String, Value> = fields
+        .iter()
+        .filter(|name| !skip.contains(name))
+        .filter_map(|name| Some((name.to_string(), field(object, name)?)))
+        .collect();
+    json!({"type": "object", "additionalProperties": false, "properties": properties})
+}
+
+/// The blueprint format as a JSON Schema (draft 7).
+pub fn json_schema() -> Value {
+    let mut definitions = Map::new();
+    for (object, fields) in objects() {
+        if object == "blueprint" {
+            continue;
+        }
+        definitions.insert(object.to_string(), object_schema(object, fields, &[]));
+    }
+    definitions.insert(
+        "defaults".into(),
+        object_schema("nodeGroup", GROUP_FIELDS, &["name"]),
+    );
+    let source_fields: Map<String, Value> = SOURCE_FIELDS
+        .iter()
+        .map(|name| (name.to_string(), json!({"type": ["string", "number"]})))
+        .collect();
+    definitions.insert(
+        "source".into(),
+        json!({"oneOf": [
+            {"type": ["string", "number"]},
+            {"type": "object", "additionalProperties": false, "properties": source_fields, "minProperties": 1}
+        ]}),
+    );
+    let mut root = object_schema("blueprint", TOP_FIELDS, &[]);
+    if let Value::Object(root) = &mut root {
+        root.insert(
+            "$schema".into(),
+            json!("http://json-schema.org/draft-07/schema#"),
+        );
+        root.insert("title".into(), json!("eksynth blueprint"));
+        root.insert("required".into(), json!(["apiVersion", "kind", "cluster"]));
+        root.insert("definitions".into(), Value::Object(definitions));
+    }
+    root
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_field_the_loader_reads_is_described() {
+        let mut missing = Vec::new();
+        for (object, fields) in objects() {
+            for name in fields {
+                if field(object, name).is_none() {
+                    missing.push(format!("{object}.{name}"));
+                }
+            }
+        }
+        assert!(missing.is_empty(), "fields without a schema: {missing:?}");
+    }
+}
