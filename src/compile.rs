@@ -21,6 +21,8 @@ pub struct Compiled {
     pub diagnostics: Vec<Diagnostic>,
     /// For each resource, where in the blueprint it comes from.
     pub origins: indexmap::IndexMap<String, Span>,
+    /// Every file the blueprint was read from, indexed by `Span::file`.
+    pub files: Vec<Arc<SourceFile>>,
 }
 
 impl Compiled {
@@ -45,7 +47,17 @@ pub fn compile(file: &Arc<SourceFile>) -> Result<Compiled, CompileError> {
 }
 
 pub fn compile_with(file: &Arc<SourceFile>, schemas: &SchemaSet) -> Result<Compiled, CompileError> {
-    let loaded = blueprint::load(file).map_err(CompileError::Blueprint)?;
+    compile_with_overrides(file, schemas, &[])
+}
+
+/// Compiles with `--set` overrides (`path`, `value`) applied.
+pub fn compile_with_overrides(
+    file: &Arc<SourceFile>,
+    schemas: &SchemaSet,
+    overrides: &[(String, String)],
+) -> Result<Compiled, CompileError> {
+    let loaded = blueprint::load_with(file, overrides).map_err(CompileError::Blueprint)?;
+    let file_of = |span: Span| loaded.files.get(span.file as usize).unwrap_or(file).clone();
     let mut diagnostics = loaded.warnings;
     let suppressions = &loaded.blueprint.suppressions;
     for suppression in suppressions {
@@ -92,8 +104,12 @@ pub fn compile_with(file: &Arc<SourceFile>, schemas: &SchemaSet) -> Result<Compi
                 "suppression of `{}` matches no finding",
                 suppression.id.value
             );
-            let diagnostic = Diagnostic::warning(file, Some(suppression.id.span), message)
-                .with_help("remove it, so that the finding is reported again should it come back");
+            let diagnostic = Diagnostic::warning(
+                &file_of(suppression.id.span),
+                Some(suppression.id.span),
+                message,
+            )
+            .with_help("remove it, so that the finding is reported again should it come back");
             diagnostics.push(diagnostic);
         }
     }
@@ -101,23 +117,27 @@ pub fn compile_with(file: &Arc<SourceFile>, schemas: &SchemaSet) -> Result<Compi
         let span = finding
             .resource()
             .and_then(|id| lowered.origins.get(id).copied());
-        diagnostics.push(finding_diagnostic(finding, file, span));
+        let located = span.map_or_else(|| Arc::clone(file), file_of);
+        diagnostics.push(finding_diagnostic(finding, &located, span));
     }
     Ok(Compiled {
         template: lowered.template,
         findings,
         diagnostics,
         origins: lowered.origins,
+        files: loaded.files.clone(),
     })
 }
 
 /// For each emitted resource, its type and the blueprint line that
 /// produced it: `eksynth explain`.
-pub fn explain(compiled: &Compiled, file: &SourceFile) -> String {
+pub fn explain(compiled: &Compiled) -> String {
     let mut out = String::new();
     for (id, resource) in &compiled.template.resources {
         out.push_str(&format!("{id} ({})\n", resource.kind));
-        if let Some(span) = compiled.origins.get(id) {
+        if let Some(span) = compiled.origins.get(id)
+            && let Some(file) = compiled.files.get(span.file as usize)
+        {
             out.push_str(&format!(
                 "    {}:{}: {}\n",
                 file.name,

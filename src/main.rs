@@ -9,7 +9,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 use eksynth::cfn;
 use eksynth::check::{Report, check_file};
-use eksynth::compile::{CompileError, Compiled, compile_with};
+use eksynth::compile::{CompileError, Compiled};
 use eksynth::diagnostic::Diagnostic;
 use eksynth::output;
 use eksynth::report;
@@ -50,6 +50,10 @@ enum Command {
         /// `aws cloudformation create-stack --parameters file://...` reads.
         #[arg(long, requires = "out_dir")]
         parameters_file: bool,
+        /// Override one blueprint field, e.g. `--set nodeGroups.0.maxSize=6`
+        /// or `--set cluster.name=prod` (the value is read as YAML). Repeatable.
+        #[arg(long = "set", value_name = "PATH=VALUE")]
+        set: Vec<String>,
     },
     /// Check that committed templates are what their blueprints synthesize now.
     ///
@@ -150,12 +154,14 @@ fn main() -> ExitCode {
             schemas,
             out_dir,
             parameters_file,
+            set,
         } => synth(
             &blueprint,
             format,
             schemas,
             out_dir.as_deref(),
             parameters_file,
+            &set,
         ),
         Command::Check {
             blueprints,
@@ -271,7 +277,15 @@ fn read(path: &str) -> Result<Arc<SourceFile>, ExitCode> {
 /// template with errors is exit 1, naming what was not written; an internal
 /// error is exit 2.
 fn compiled(file: &Arc<SourceFile>, schemas: &SchemaSet) -> Result<Compiled, ExitCode> {
-    match compile_with(file, schemas) {
+    compiled_with(file, schemas, &[])
+}
+
+fn compiled_with(
+    file: &Arc<SourceFile>,
+    schemas: &SchemaSet,
+    overrides: &[(String, String)],
+) -> Result<Compiled, ExitCode> {
+    match eksynth::compile::compile_with_overrides(file, schemas, overrides) {
         Ok(compiled) => {
             report(&compiled.diagnostics);
             if !compiled.has_errors() {
@@ -313,8 +327,17 @@ fn synth(
     schemas: Option<PathBuf>,
     out_dir: Option<&std::path::Path>,
     parameters_file: bool,
+    set: &[String],
 ) -> ExitCode {
     finish((|| {
+        let mut overrides = Vec::new();
+        for item in set {
+            let Some((path, value)) = item.split_once('=') else {
+                eprintln!("error: `--set {item}` is not PATH=VALUE");
+                return Err(ExitCode::from(USAGE_OR_IO));
+            };
+            overrides.push((path.trim().to_string(), value.to_string()));
+        }
         if let Some(dir) = out_dir {
             if stack_name(path).is_none() {
                 eprintln!(
@@ -332,7 +355,7 @@ fn synth(
             eprintln!("{message}");
             ExitCode::from(USAGE_OR_IO)
         })?;
-        let compiled = compiled(&file, schemas)?;
+        let compiled = compiled_with(&file, schemas, &overrides)?;
         let (text, extension) = match format {
             Format::Yaml => (cfn::yaml::emit(&compiled.template), "yaml"),
             Format::Json => (cfn::json::emit(&compiled.template), "json"),
@@ -456,7 +479,7 @@ fn explain(path: &str) -> ExitCode {
     finish((|| {
         let file = read(path)?;
         let compiled = compiled(&file, SchemaSet::embedded())?;
-        write_stdout(&eksynth::compile::explain(&compiled, &file))?;
+        write_stdout(&eksynth::compile::explain(&compiled))?;
         Ok(ExitCode::SUCCESS)
     })())
 }

@@ -28,16 +28,24 @@ impl SourceFile {
 }
 
 /// A location in a source file: 1-indexed line and column (counted in
-/// characters) and the length of the marked text in characters.
+/// characters) and the length of the marked text in characters. `file`
+/// says which file when several are read together (a blueprint and the
+/// bases it extends): 0 is the file named on the command line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct Span {
     pub line: usize,
     pub column: usize,
     pub len: usize,
+    pub file: u32,
 }
 
 impl Span {
     pub fn new(line: usize, column: usize, len: usize) -> Span {
-        Span { line, column, len }
+        Span {
+            line,
+            column,
+            len,
+            file: 0,
+        }
     }
 }

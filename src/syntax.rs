@@ -53,6 +53,21 @@ impl Node {
         }
     }
 
+    /// Marks the node and everything below it as coming from `file_id`.
+    pub fn set_file(&mut self, file_id: u32) {
+        self.span.file = file_id;
+        match &mut self.value {
+            Value::Seq(items) => items.iter_mut().for_each(|item| item.set_file(file_id)),
+            Value::Map(entries) => {
+                for (key, value) in entries {
+                    key.span.file = file_id;
+                    value.set_file(file_id);
+                }
+            }
+            _ => {}
+        }
+    }
+
     pub fn as_str(&self) -> Option<&str> {
         match &self.value {
             Value::String(s) => Some(s),
@@ -79,6 +94,11 @@ impl Node {
 /// diagnostic.
 /// The error is boxed: it is rare, and a diagnostic is large.
 pub fn parse(file: &Arc<SourceFile>) -> Result<Node, Box<Diagnostic>> {
+    parse_as(file, 0)
+}
+
+/// Parses a file whose spans say `file_id` (see [`Span::file`]).
+pub fn parse_as(file: &Arc<SourceFile>, file_id: u32) -> Result<Node, Box<Diagnostic>> {
     if file.text.trim().is_empty() {
         return Err(Box::new(
             Diagnostic::error(file, Some(Span::new(1, 1, 0)), "the file is empty").with_help(
@@ -90,7 +110,13 @@ pub fn parse(file: &Arc<SourceFile>) -> Result<Node, Box<Diagnostic>> {
         strict_booleans: true,
     };
     match serde_saphyr::from_str_with_options::<RawNode>(&file.text, options) {
-        Ok(raw) => Ok(raw.into_node()),
+        Ok(raw) => {
+            let mut node = raw.into_node();
+            if file_id != 0 {
+                node.set_file(file_id);
+            }
+            Ok(node)
+        }
         Err(error) => {
             let span = error
                 .location()

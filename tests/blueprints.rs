@@ -8,10 +8,13 @@ use eksynth::cfn;
 use eksynth::compile::{CompileError, compile};
 use eksynth::source::SourceFile;
 
+/// A blueprint named by its path from the crate root, so that messages are
+/// stable and relative `extends` resolve.
 fn load(path: &Path) -> std::sync::Arc<SourceFile> {
     let text = std::fs::read_to_string(path).expect("test blueprint is readable");
-    let name = path.file_name().expect("file name").to_string_lossy();
-    SourceFile::new(format!("blueprints/{name}"), text)
+    let root = std::env::current_dir().expect("current dir");
+    let name = path.strip_prefix(&root).unwrap_or(path);
+    SourceFile::new(name.display().to_string(), text)
 }
 
 #[test]

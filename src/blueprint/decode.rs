@@ -23,28 +23,35 @@ impl<T> Located<T> {
 
 /// Collects diagnostics while typed values are read from the tree.
 pub struct Decoder {
-    pub file: Arc<SourceFile>,
+    /// Every file read, indexed by [`Span::file`]: the blueprint first,
+    /// then the bases it extends and the `--set` overrides.
+    pub files: Vec<Arc<SourceFile>>,
     pub diagnostics: Vec<Diagnostic>,
 }
 
 impl Decoder {
     pub fn new(file: &Arc<SourceFile>) -> Decoder {
         Decoder {
-            file: Arc::clone(file),
+            files: vec![Arc::clone(file)],
             diagnostics: Vec::new(),
         }
     }
 
+    /// The file a span points into.
+    pub fn file_of(&self, span: Span) -> &Arc<SourceFile> {
+        self.files.get(span.file as usize).unwrap_or(&self.files[0])
+    }
+
     pub fn error(&mut self, span: Span, message: impl Into<String>) -> &mut Diagnostic {
         self.diagnostics
-            .push(Diagnostic::error(&self.file, Some(span), message));
+            .push(Diagnostic::error(self.file_of(span), Some(span), message));
         let last = self.diagnostics.len() - 1;
         &mut self.diagnostics[last]
     }
 
     pub fn warning(&mut self, span: Span, message: impl Into<String>) -> &mut Diagnostic {
         self.diagnostics
-            .push(Diagnostic::warning(&self.file, Some(span), message));
+            .push(Diagnostic::warning(self.file_of(span), Some(span), message));
         let last = self.diagnostics.len() - 1;
         &mut self.diagnostics[last]
     }
@@ -110,7 +117,7 @@ impl Decoder {
         match &node.value {
             Value::Int(i) => Some(Located::new(i.to_string(), node.span)),
             Value::Float(f) => {
-                let text = self.file.line_text(node.span.line);
+                let text = self.file_of(node.span).line_text(node.span.line);
                 let start = node.span.column.saturating_sub(1);
                 let raw: String = text
                     .chars()

@@ -11,33 +11,46 @@ use super::rules;
 use super::*;
 use crate::diagnostic::Diagnostic;
 use crate::source::{SourceFile, Span};
-use crate::syntax::{self, Node, Value};
+use crate::syntax::{Node, Value};
 
 /// A loaded blueprint and the warnings found on the way.
 #[derive(Debug)]
 pub struct Loaded {
     pub blueprint: Blueprint,
     pub warnings: Vec<Diagnostic>,
+    /// Every file read, indexed by `Span::file`.
+    pub files: Vec<Arc<SourceFile>>,
 }
 
 /// Loads and checks a blueprint. On failure, every diagnostic found is
 /// returned (errors and warnings).
 pub fn load(file: &Arc<SourceFile>) -> Result<Loaded, Vec<Diagnostic>> {
-    let root = syntax::parse(file).map_err(|diagnostic| vec![*diagnostic])?;
+    load_with(file, &[])
+}
+
+/// Loads a blueprint with its bases (`extends`) and `--set` overrides.
+pub fn load_with(
+    file: &Arc<SourceFile>,
+    overrides: &[(String, String)],
+) -> Result<Loaded, Vec<Diagnostic>> {
+    let composed = super::compose::compose(file, overrides)?;
     let mut decoder = Decoder::new(file);
-    let blueprint = decode_blueprint(&mut decoder, &root);
+    decoder.files = composed.files;
+    let blueprint = decode_blueprint(&mut decoder, &composed.root);
     let mut diagnostics = decoder.diagnostics;
-    diagnostics.sort_by_key(|d| d.span.map(|s| (s.line, s.column)));
+    diagnostics.sort_by_key(|d| d.span.map(|s| (s.file, s.line, s.column)));
     match blueprint {
         Some(blueprint) if !diagnostics.iter().any(Diagnostic::is_error) => Ok(Loaded {
             blueprint,
             warnings: diagnostics,
+            files: decoder.files,
         }),
         _ => Err(diagnostics),
     }
 }
 
 pub(super) const TOP_FIELDS: &[&str] = &[
+    "extends",
     "apiVersion",
     "kind",
     "description",

@@ -4,6 +4,7 @@
 //! is complete and consistent: defaults are merged into every node group,
 //! and every rule the later stages rely on has been checked here.
 
+pub mod compose;
 mod decode;
 pub mod instances;
 mod load;
@@ -11,7 +12,7 @@ pub mod rules;
 pub mod schema;
 
 pub use decode::Located;
-pub use load::load;
+pub use load::{load, load_with};
 
 use crate::source::Span;
 

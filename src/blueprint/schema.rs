@@ -21,6 +21,9 @@ fn field(object: &str, name: &str) -> Option<Value> {
     let object_of = |definition: &str, description: &str| json!({"$ref": format!("#/definitions/{definition}"), "description": description});
     let duration = |description: &str| json!({"type": "string", "pattern": "^PT([0-9]+H)?([0-9]+M)?([0-9]+S)?$", "description": description});
     Some(match (object, name) {
+        ("blueprint", "extends") => {
+            string("A preset name, or a base blueprint's path relative to this one")
+        }
         ("blueprint", "apiVersion") => json!({"const": API_VERSION}),
         ("blueprint", "kind") => json!({"const": KIND}),
         ("blueprint", "description") => string("The template's description"),
@@ -247,7 +250,10 @@ pub fn json_schema() -> Value {
             json!("http://json-schema.org/draft-07/schema#"),
         );
         root.insert("title".into(), json!("eksynth blueprint"));
-        root.insert("required".into(), json!(["apiVersion", "kind", "cluster"]));
+        root.insert("required".into(), json!(["apiVersion", "kind"]));
+        // A blueprint that extends a base may take its cluster from there.
+        root.insert("if".into(), json!({"not": {"required": ["extends"]}}));
+        root.insert("then".into(), json!({"required": ["cluster"]}));
         root.insert("definitions".into(), Value::Object(definitions));
     }
     root
