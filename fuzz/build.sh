@@ -14,8 +14,8 @@ fi
 cargo fuzz --version
 
 # No sanitizer: eksynth has no unsafe code, the build is faster and the
-# binaries run faster. 16 codegen units (cargo-fuzz's default is 1) build
-# several times faster on few cores; the binaries fuzz a little slower, which
+# binaries run faster. 16 codegen units (cargo-fuzz's default is 1) took
+# about half the time on two cores; the binaries fuzz a little slower, which
 # does not matter for a build check. FUZZ_CODEGEN_UNITS=1 builds exactly what
 # `cargo fuzz run` would.
 export RUSTC_BOOTSTRAP=1
