@@ -350,30 +350,11 @@ pub fn powershell_quote(text: &str) -> String {
     out
 }
 
-/// Quotes `text` as a TOML basic string. The placeholder mark `\u{1}` is
-/// left raw on purpose, as in [`double_quote`]: it is replaced by a
-/// CloudFormation value before anything parses the text.
+/// Quotes `text` as a TOML basic string: TOML's escapes are those of a JSON
+/// string, so this is [`double_quote`] (placeholder marks stay raw there
+/// too, and are replaced before anything parses the text).
 pub fn toml_quote(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 2);
-    out.push('"');
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{1}' => out.push(c),
-            // TOML allows no other control character (nor DEL) raw.
-            c if c.is_control() => {
-                // Writing to a String cannot fail.
-                let _ = write!(out, "\\u{:04X}", u32::from(c));
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
+    double_quote(text)
 }
 
 /// JSON text for `value`, with strings quoted by [`double_quote`] so that
