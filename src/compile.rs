@@ -17,6 +17,9 @@ use crate::validate::{self, Finding, Level, SchemaSet};
 #[derive(Debug)]
 pub struct Compiled {
     pub template: Template,
+    /// The template as YAML, emitted once: validation checks its size, and
+    /// `synth` writes it.
+    pub yaml: String,
     pub findings: Vec<Finding>,
     pub diagnostics: Vec<Diagnostic>,
     /// For each resource, where in the blueprint it comes from.
@@ -82,12 +85,12 @@ pub fn compile_with_overrides(
         return Err(CompileError::Blueprint(diagnostics));
     }
     let lowered = eks::lower(&loaded.blueprint)?;
-    let template_bytes = crate::cfn::yaml::emit(&lowered.template).len();
+    let yaml = crate::cfn::yaml::emit(&lowered.template);
     let all = validate::validate(
         &lowered.template,
         &validate::Context {
             schemas,
-            template_bytes: Some(template_bytes),
+            template_bytes: Some(yaml.len()),
         },
     );
     let mut used = vec![false; suppressions.len()];
@@ -122,6 +125,7 @@ pub fn compile_with_overrides(
     }
     Ok(Compiled {
         template: lowered.template,
+        yaml,
         findings,
         diagnostics,
         origins: lowered.origins,

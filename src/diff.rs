@@ -1257,7 +1257,6 @@ fn references(properties: &IndexMap<String, Expr>) -> Vec<(Vec<String>, String, 
 /// The (target, attribute) pairs an intrinsic refers to, anywhere inside it.
 fn intrinsic_references(value: &Expr, out: &mut Vec<(String, Option<String>)>) {
     match value {
-        Expr::Bool(_) | Expr::Int(_) | Expr::Float(_) | Expr::String(_) | Expr::Condition(_) => {}
         Expr::Ref(name) => out.push((name.clone(), None)),
         Expr::GetAtt {
             resource,
@@ -1272,69 +1271,24 @@ fn intrinsic_references(value: &Expr, out: &mut Vec<(String, Option<String>)>) {
                     out.push((name, attribute));
                 }
             }
-            variables
-                .values()
-                .for_each(|v| intrinsic_references(v, out));
         }
-        Expr::List(items) | Expr::And(items) | Expr::Or(items) => {
-            items.iter().for_each(|i| intrinsic_references(i, out))
-        }
-        Expr::Map(entries) => entries.values().for_each(|v| intrinsic_references(v, out)),
-        Expr::Base64(inner) | Expr::GetAZs(inner) | Expr::ImportValue(inner) | Expr::Not(inner) => {
-            intrinsic_references(inner, out)
-        }
-        Expr::Join { items, .. } => intrinsic_references(items, out),
-        Expr::Split { source, .. } => intrinsic_references(source, out),
-        Expr::If {
-            then, otherwise, ..
-        } => {
-            intrinsic_references(then, out);
-            intrinsic_references(otherwise, out);
-        }
-        Expr::Select { index, list } => {
-            intrinsic_references(index, out);
-            intrinsic_references(list, out);
-        }
-        Expr::FindInMap {
-            top_key,
-            second_key,
-            ..
-        } => {
-            intrinsic_references(top_key, out);
-            intrinsic_references(second_key, out);
-        }
-        Expr::Cidr { block, count, bits } => {
-            intrinsic_references(block, out);
-            intrinsic_references(count, out);
-            intrinsic_references(bits, out);
-        }
-        Expr::Equals(a, b) => {
-            intrinsic_references(a, out);
-            intrinsic_references(b, out);
-        }
+        _ => {}
+    }
+    for (_, child) in value.children() {
+        intrinsic_references(child, out);
     }
 }
 
 /// The variables of a `Fn::Sub` template: `${Name}` or `${Name.Attribute}`,
 /// not the escaped `${!Literal}`.
 fn sub_names(template: &str) -> Vec<(String, Option<String>)> {
-    let mut names = Vec::new();
-    let mut rest = template;
-    while let Some(start) = rest.find("${") {
-        let after = &rest[start + 2..];
-        let Some(end) = after.find('}') else { break };
-        let name = &after[..end];
-        if !name.starts_with('!') && !name.is_empty() {
-            match name.split_once('.') {
-                Some((resource, attribute)) => {
-                    names.push((resource.to_string(), Some(attribute.to_string())))
-                }
-                None => names.push((name.to_string(), None)),
-            }
-        }
-        rest = &after[end + 1..];
-    }
-    names
+    crate::cfn::sub::references(template)
+        .into_iter()
+        .map(|name| match name.split_once('.') {
+            Some((resource, attribute)) => (resource.to_string(), Some(attribute.to_string())),
+            None => (name.to_string(), None),
+        })
+        .collect()
 }
 
 /// Every name a resource refers to, in any section, `DependsOn` included.

@@ -357,7 +357,7 @@ fn synth(
         })?;
         let compiled = compiled_with(&file, schemas, &overrides)?;
         let (text, extension) = match format {
-            Format::Yaml => (cfn::yaml::emit(&compiled.template), "yaml"),
+            Format::Yaml => (compiled.yaml, "yaml"),
             Format::Json => (cfn::json::emit(&compiled.template), "json"),
         };
         let (Some(dir), Some(name)) = (out_dir, stack_name(path)) else {
@@ -402,10 +402,7 @@ fn check(paths: &[String], out_dir: &std::path::Path) -> ExitCode {
         };
         match compiled(&file, SchemaSet::embedded()) {
             Ok(compiled) => {
-                expected.push((
-                    output::stack_file_name(&name),
-                    cfn::yaml::emit(&compiled.template),
-                ));
+                expected.push((output::stack_file_name(&name), compiled.yaml));
             }
             Err(code) if code == ExitCode::from(FINDINGS) => failed = true,
             Err(code) => return code,

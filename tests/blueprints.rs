@@ -115,7 +115,10 @@ fn synthesizing_twice_gives_identical_bytes_in_both_formats() {
         "examples/official-nodegroup/blueprint.yaml",
     ] {
         let file = load(Path::new(path));
-        let first = compile(&file).expect("compiles").template;
+        let compiled = compile(&file).expect("compiles");
+        // The YAML validation measured is the YAML `synth` writes.
+        assert_eq!(compiled.yaml, cfn::yaml::emit(&compiled.template));
+        let first = compiled.template;
         let second = compile(&file).expect("compiles").template;
         assert_eq!(cfn::yaml::emit(&first), cfn::yaml::emit(&second));
         assert_eq!(cfn::json::emit(&first), cfn::json::emit(&second));

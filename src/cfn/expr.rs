@@ -192,6 +192,68 @@ impl Expr {
             _ => None,
         }
     }
+
+    /// The values directly inside this one, each with the path segment
+    /// that leads to it (`Key`, `0`, `Fn::If/1`, `Fn::Sub/Var`): the one
+    /// place that knows the shape of every intrinsic, for the walkers that
+    /// visit a whole value.
+    pub fn children(&self) -> Vec<(String, &Expr)> {
+        match self {
+            Expr::Bool(_)
+            | Expr::Int(_)
+            | Expr::Float(_)
+            | Expr::String(_)
+            | Expr::Ref(_)
+            | Expr::GetAtt { .. }
+            | Expr::Condition(_) => Vec::new(),
+            Expr::List(items) => items
+                .iter()
+                .enumerate()
+                .map(|(i, e)| (i.to_string(), e))
+                .collect(),
+            Expr::And(items) => numbered("Fn::And", items),
+            Expr::Or(items) => numbered("Fn::Or", items),
+            Expr::Map(entries) => entries.iter().map(|(k, v)| (k.clone(), v)).collect(),
+            Expr::Sub { variables, .. } => variables
+                .iter()
+                .map(|(k, v)| (format!("Fn::Sub/{k}"), v))
+                .collect(),
+            Expr::Base64(inner) => vec![("Fn::Base64".to_string(), inner.as_ref())],
+            Expr::GetAZs(inner) => vec![("Fn::GetAZs".to_string(), inner.as_ref())],
+            Expr::ImportValue(inner) => vec![("Fn::ImportValue".to_string(), inner.as_ref())],
+            Expr::Not(inner) => vec![("Fn::Not".to_string(), inner.as_ref())],
+            Expr::Join { items, .. } => vec![("Fn::Join".to_string(), items.as_ref())],
+            Expr::Split { source, .. } => vec![("Fn::Split".to_string(), source.as_ref())],
+            Expr::If {
+                then, otherwise, ..
+            } => vec![
+                ("Fn::If/1".to_string(), then.as_ref()),
+                ("Fn::If/2".to_string(), otherwise.as_ref()),
+            ],
+            Expr::Select { index, list } => numbered("Fn::Select", [index.as_ref(), list.as_ref()]),
+            Expr::FindInMap {
+                top_key,
+                second_key,
+                ..
+            } => vec![
+                ("Fn::FindInMap/1".to_string(), top_key.as_ref()),
+                ("Fn::FindInMap/2".to_string(), second_key.as_ref()),
+            ],
+            Expr::Cidr { block, count, bits } => {
+                numbered("Fn::Cidr", [block.as_ref(), count.as_ref(), bits.as_ref()])
+            }
+            Expr::Equals(a, b) => numbered("Fn::Equals", [a.as_ref(), b.as_ref()]),
+        }
+    }
+}
+
+/// The arguments of an intrinsic that takes a list, as `Name/index`.
+fn numbered<'a>(name: &str, items: impl IntoIterator<Item = &'a Expr>) -> Vec<(String, &'a Expr)> {
+    items
+        .into_iter()
+        .enumerate()
+        .map(|(i, e)| (format!("{name}/{i}"), e))
+        .collect()
 }
 
 impl From<&str> for Expr {

@@ -114,6 +114,23 @@ impl SubBuilder {
     }
 }
 
+/// The `${...}` references of a `Fn::Sub` template, as written (`Name` or
+/// `Resource.Attribute`), without the `${!Literal}` escapes.
+pub fn references(template: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = template;
+    while let Some(start) = rest.find("${") {
+        let after = &rest[start + 2..];
+        let Some(end) = after.find('}') else { break };
+        let name = after[..end].trim();
+        if !name.starts_with('!') && !name.is_empty() {
+            out.push(name);
+        }
+        rest = &after[end + 1..];
+    }
+    out
+}
+
 /// Escapes literal text for `Fn::Sub`: `${` becomes `${!`.
 pub fn escape(text: &str) -> String {
     text.replace("${", "${!")
@@ -122,6 +139,14 @@ pub fn escape(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn references_skip_escapes_and_keep_attributes() {
+        assert_eq!(
+            references("a ${X} ${!Y} ${R.Arn} ${ Z } ${} ${open"),
+            ["X", "R.Arn", "Z"]
+        );
+    }
 
     #[test]
     fn text_without_placeholders_stays_a_plain_string() {

@@ -248,64 +248,20 @@ impl Template {
 /// (`${Name}` and the resource of `${Name.Attribute}`).
 fn collect_references(expr: &Expr, used: &mut std::collections::HashSet<String>) {
     match expr {
-        Expr::Bool(_) | Expr::Int(_) | Expr::Float(_) | Expr::String(_) => {}
         Expr::Ref(name) | Expr::Condition(name) => {
             used.insert(name.clone());
         }
         Expr::GetAtt { resource, .. } => {
             used.insert(resource.clone());
         }
-        Expr::Sub {
-            template,
-            variables,
-        } => {
-            let mut rest = template.as_str();
-            while let Some(start) = rest.find("${") {
-                let after = &rest[start + 2..];
-                let Some(end) = after.find('}') else { break };
-                let name = &after[..end];
-                if !name.starts_with('!') {
-                    used.insert(name.split('.').next().unwrap_or(name).to_string());
-                }
-                rest = &after[end + 1..];
+        Expr::Sub { template, .. } => {
+            for name in super::sub::references(template) {
+                used.insert(name.split('.').next().unwrap_or(name).to_string());
             }
-            variables.values().for_each(|v| collect_references(v, used));
         }
-        Expr::List(items) | Expr::And(items) | Expr::Or(items) => {
-            items.iter().for_each(|i| collect_references(i, used))
-        }
-        Expr::Map(entries) => entries.values().for_each(|v| collect_references(v, used)),
-        Expr::Base64(inner) | Expr::GetAZs(inner) | Expr::ImportValue(inner) | Expr::Not(inner) => {
-            collect_references(inner, used)
-        }
-        Expr::Join { items, .. } => collect_references(items, used),
-        Expr::Split { source, .. } => collect_references(source, used),
-        Expr::If {
-            then, otherwise, ..
-        } => {
-            collect_references(then, used);
-            collect_references(otherwise, used);
-        }
-        Expr::Select { index, list } => {
-            collect_references(index, used);
-            collect_references(list, used);
-        }
-        Expr::FindInMap {
-            top_key,
-            second_key,
-            ..
-        } => {
-            collect_references(top_key, used);
-            collect_references(second_key, used);
-        }
-        Expr::Cidr { block, count, bits } => {
-            collect_references(block, used);
-            collect_references(count, used);
-            collect_references(bits, used);
-        }
-        Expr::Equals(a, b) => {
-            collect_references(a, used);
-            collect_references(b, used);
-        }
+        _ => {}
+    }
+    for (_, child) in expr.children() {
+        collect_references(child, used);
     }
 }

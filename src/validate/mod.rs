@@ -241,72 +241,10 @@ fn schema_checks(template: &Template, schemas: &SchemaSet, findings: &mut Vec<Fi
 /// included, with its path below `base`.
 fn walk<'a>(expr: &'a Expr, path: &mut Vec<String>, visit: &mut dyn FnMut(&'a Expr, &[String])) {
     visit(expr, path);
-    let mut child = |key: String, value: &'a Expr, path: &mut Vec<String>| {
-        path.push(key);
-        walk(value, path, &mut *visit);
+    for (segment, child) in expr.children() {
+        path.push(segment);
+        walk(child, path, &mut *visit);
         path.pop();
-    };
-    match expr {
-        Expr::Bool(_) | Expr::Int(_) | Expr::Float(_) | Expr::String(_) | Expr::Ref(_) => {}
-        Expr::GetAtt { .. } | Expr::Condition(_) => {}
-        Expr::List(items) => {
-            for (i, item) in items.iter().enumerate() {
-                child(i.to_string(), item, path);
-            }
-        }
-        Expr::And(items) | Expr::Or(items) => {
-            let name = if matches!(expr, Expr::And(_)) {
-                "Fn::And"
-            } else {
-                "Fn::Or"
-            };
-            for (i, item) in items.iter().enumerate() {
-                child(format!("{name}/{i}"), item, path);
-            }
-        }
-        Expr::Map(entries) => {
-            for (key, value) in entries {
-                child(key.clone(), value, path);
-            }
-        }
-        Expr::Sub { variables, .. } => {
-            for (key, value) in variables {
-                child(format!("Fn::Sub/{key}"), value, path);
-            }
-        }
-        Expr::Base64(inner) => child("Fn::Base64".into(), inner, path),
-        Expr::GetAZs(inner) => child("Fn::GetAZs".into(), inner, path),
-        Expr::ImportValue(inner) => child("Fn::ImportValue".into(), inner, path),
-        Expr::Not(inner) => child("Fn::Not".into(), inner, path),
-        Expr::Join { items, .. } => child("Fn::Join".into(), items, path),
-        Expr::Split { source, .. } => child("Fn::Split".into(), source, path),
-        Expr::If {
-            then, otherwise, ..
-        } => {
-            child("Fn::If/1".into(), then, path);
-            child("Fn::If/2".into(), otherwise, path);
-        }
-        Expr::Select { index, list } => {
-            child("Fn::Select/0".into(), index, path);
-            child("Fn::Select/1".into(), list, path);
-        }
-        Expr::FindInMap {
-            top_key,
-            second_key,
-            ..
-        } => {
-            child("Fn::FindInMap/1".into(), top_key, path);
-            child("Fn::FindInMap/2".into(), second_key, path);
-        }
-        Expr::Cidr { block, count, bits } => {
-            child("Fn::Cidr/0".into(), block, path);
-            child("Fn::Cidr/1".into(), count, path);
-            child("Fn::Cidr/2".into(), bits, path);
-        }
-        Expr::Equals(a, b) => {
-            child("Fn::Equals/0".into(), a, path);
-            child("Fn::Equals/1".into(), b, path);
-        }
     }
 }
 
@@ -351,21 +289,4 @@ fn literal(expr: &Expr) -> Option<String> {
 /// A literal number, written as a number or a numeric string.
 fn literal_number(expr: &Expr) -> Option<i64> {
     literal(expr)?.trim().parse().ok()
-}
-
-/// The `${...}` references of a `Fn::Sub` template, without the `${!...}`
-/// escapes.
-fn sub_references(template: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut rest = template;
-    while let Some(start) = rest.find("${") {
-        let after = &rest[start + 2..];
-        let Some(end) = after.find('}') else { break };
-        let name = &after[..end];
-        if !name.starts_with('!') {
-            out.push(name.trim());
-        }
-        rest = &after[end + 1..];
-    }
-    out
 }

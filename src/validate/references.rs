@@ -4,7 +4,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::{Finding, SchemaSet, schema_type, sub_references, walk_resource};
+use super::{Finding, SchemaSet, schema_type, walk_resource};
+use crate::cfn::sub::references as sub_references;
 use crate::cfn::{Expr, Pseudo, Template};
 
 pub fn check(template: &Template, schemas: &SchemaSet, findings: &mut Vec<Finding>) {
