@@ -565,7 +565,7 @@ fn check_parameters(d: &mut Decoder, cluster: &Cluster, groups: &[NodeGroup]) {
         }
     }
     for (name, kind, span) in uses {
-        if name.starts_with("ImageId") {
+        if name.starts_with(IMAGE_PARAMETER_PREFIX) {
             let message = format!("parameter name `{name}` is reserved for node images");
             d.error(span, message).help =
                 Some("choose a name that does not start with `ImageId`".into());

@@ -19,6 +19,10 @@ use crate::source::Span;
 pub const API_VERSION: &str = "eksynth.io/v1";
 pub const KIND: &str = "NodeBlueprint";
 
+/// The prefix of the template parameters that resolve node images; the
+/// blueprint's own parameters may not use it.
+pub const IMAGE_PARAMETER_PREFIX: &str = "ImageId";
+
 #[derive(Clone, Debug)]
 pub struct Blueprint {
     pub description: Option<String>,

@@ -2,7 +2,9 @@
 //! family, Kubernetes version, architecture and accelerator, or a pinned
 //! ID; and the `AmiType` a managed node group names instead.
 
-use crate::blueprint::{Accelerator, Ami, AmiFamily, Arch, KubernetesVersion, NodeGroup};
+use crate::blueprint::{
+    Accelerator, Ami, AmiFamily, Arch, IMAGE_PARAMETER_PREFIX, KubernetesVersion, NodeGroup,
+};
 use crate::cfn::{Expr, Parameter, Template};
 
 /// The image ID for a group, declaring the SSM parameter it reads.
@@ -27,7 +29,7 @@ pub fn image_id(template: &mut Template, group: &NodeGroup, version: KubernetesV
 
 /// Whether a template parameter is one of the image parameters made here.
 pub fn is_image_parameter(name: &str) -> bool {
-    name.starts_with("ImageId")
+    name.starts_with(IMAGE_PARAMETER_PREFIX)
 }
 
 fn arch_id(arch: Arch) -> &'static str {
@@ -66,7 +68,7 @@ pub fn ssm_parameter(
                 Accelerator::Neuron => "neuron",
             };
             (
-                format!("ImageIdAl2023{arch_id}{accelerator_id}"),
+                format!("{IMAGE_PARAMETER_PREFIX}Al2023{arch_id}{accelerator_id}"),
                 format!(
                     "/aws/service/eks/optimized-ami/{version}/amazon-linux-2023/{}/{variant}/recommended/image_id",
                     arch_path(arch)
@@ -86,7 +88,7 @@ pub fn ssm_parameter(
                 "Gpu"
             };
             (
-                format!("ImageIdAl2{arch_id}{gpu}"),
+                format!("{IMAGE_PARAMETER_PREFIX}Al2{arch_id}{gpu}"),
                 format!(
                     "/aws/service/eks/optimized-ami/{version}/amazon-linux-2{suffix}/recommended/image_id"
                 ),
@@ -99,7 +101,7 @@ pub fn ssm_parameter(
                 ""
             };
             (
-                format!("ImageIdBottlerocket{arch_id}{accelerator_id}"),
+                format!("{IMAGE_PARAMETER_PREFIX}Bottlerocket{arch_id}{accelerator_id}"),
                 format!(
                     "/aws/service/bottlerocket/aws-k8s-{version}{nvidia}/{}/latest/image_id",
                     arch_path(arch)
@@ -109,7 +111,7 @@ pub fn ssm_parameter(
         AmiFamily::Windows(windows) => {
             let edition = if windows.core { "Core" } else { "Full" };
             (
-                format!("ImageIdWindows{}{edition}", windows.year),
+                format!("{IMAGE_PARAMETER_PREFIX}Windows{}{edition}", windows.year),
                 format!(
                     "/aws/service/ami-windows-latest/Windows_Server-{}-English-{edition}-EKS_Optimized-{version}/image_id",
                     windows.year
