@@ -11,29 +11,56 @@ use crate::source::{SourceFile, Span};
 use crate::syntax;
 use crate::validate::{self, Finding, Level, SchemaSet};
 
-/// A synthesized template, its findings, and every diagnostic about the
+/// The stacks a blueprint synthesizes, and every diagnostic about the
 /// blueprint (warnings of the blueprint itself, and findings located at the
 /// blueprint lines that produced them).
 #[derive(Debug)]
 pub struct Compiled {
-    pub template: Template,
-    /// The template as YAML, emitted once: validation checks its size, and
-    /// `synth` writes it.
-    pub yaml: String,
-    pub findings: Vec<Finding>,
+    /// Never empty; the main stack first.
+    pub stacks: Vec<Stack>,
     pub diagnostics: Vec<Diagnostic>,
-    /// For each resource, where in the blueprint it comes from.
-    pub origins: indexmap::IndexMap<String, Span>,
     /// Every file the blueprint was read from, indexed by `Span::file`.
     pub files: Vec<Arc<SourceFile>>,
 }
 
+/// One synthesized stack.
+#[derive(Debug)]
+pub struct Stack {
+    /// The stack's name, which also names its template file.
+    pub name: String,
+    pub template: Template,
+    /// The template as YAML, emitted once: validation checks its size, and
+    /// `synth` writes it.
+    pub yaml: String,
+    /// The findings of the template's validation, suppressions removed.
+    pub findings: Vec<Finding>,
+    /// For each resource, where in the blueprint it comes from.
+    pub origins: indexmap::IndexMap<String, Span>,
+}
+
 impl Compiled {
-    /// True when the template must not be emitted.
+    /// True when no template may be emitted.
     pub fn has_errors(&self) -> bool {
         self.diagnostics.iter().any(Diagnostic::is_error)
     }
+
+    /// The main stack: the only one of most blueprints.
+    pub fn main(&self) -> &Stack {
+        &self.stacks[0]
+    }
+
+    /// The stack named `name`.
+    pub fn stack(&self, name: &str) -> Option<&Stack> {
+        self.stacks.iter().find(|stack| stack.name == name)
+    }
 }
+
+/// How a blueprint splits a stack that is too large, for the findings
+/// about a whole stack's size.
+const SPLIT_HELP: &str = "place node groups in stacks of their own with `stacks: perGroup`, or name stacks of groups: `stacks: {nodes-gpu: [gpu, gpu-large]}`; the shared resources stay in the main stack";
+
+/// The findings about the size of a whole stack.
+const STACK_SIZE_FINDINGS: &[&str] = &["E3001", "E3002", "E3003", "W3005", "E3006"];
 
 #[derive(Debug, thiserror::Error)]
 pub enum CompileError {
@@ -84,22 +111,52 @@ pub fn compile_with_overrides(
     if diagnostics.iter().any(Diagnostic::is_error) {
         return Err(CompileError::Blueprint(diagnostics));
     }
-    let lowered = eks::lower(&loaded.blueprint)?;
-    let yaml = crate::cfn::yaml::emit(&lowered.template);
-    let all = validate::validate(
-        &lowered.template,
-        &validate::Context {
-            schemas,
-            template_bytes: Some(yaml.len()),
-        },
-    );
+    let blueprint = &loaded.blueprint;
+    let lowered = eks::stacks::split(eks::lower(blueprint)?, blueprint);
+    let several = lowered.len() > 1;
     let mut used = vec![false; suppressions.len()];
-    let mut findings = Vec::new();
-    for finding in all {
-        match suppressions.iter().position(|s| s.id.value == finding.id) {
-            Some(index) => used[index] = true,
-            None => findings.push(finding),
+    let mut stacks = Vec::with_capacity(lowered.len());
+    for stack in lowered {
+        let yaml = crate::cfn::yaml::emit(&stack.template);
+        let all = validate::validate(
+            &stack.template,
+            &validate::Context {
+                schemas,
+                template_bytes: Some(yaml.len()),
+            },
+        );
+        let mut findings = Vec::new();
+        for finding in all {
+            match suppressions.iter().position(|s| s.id.value == finding.id) {
+                Some(index) => used[index] = true,
+                None => findings.push(finding),
+            }
         }
+        for finding in &findings {
+            let span = match finding.resource() {
+                Some(id) => stack.origins.get(id).copied(),
+                None => Some(stack.span),
+            };
+            let located = span.map_or_else(|| Arc::clone(file), file_of);
+            let mut diagnostic = finding_diagnostic(finding, &located, span);
+            if several {
+                diagnostic.message = format!("stack `{}`: {}", stack.name, diagnostic.message);
+            }
+            if STACK_SIZE_FINDINGS.contains(&finding.id) {
+                diagnostic.help = Some(match &diagnostic.help {
+                    Some(help) if finding.id == "W3005" => format!("{help}; or {SPLIT_HELP}"),
+                    _ => SPLIT_HELP.to_string(),
+                });
+            }
+            diagnostics.push(diagnostic);
+        }
+        stacks.push(Stack {
+            name: stack.name,
+            template: stack.template,
+            yaml,
+            findings,
+            origins: stack.origins,
+        });
     }
     for (suppression, used) in suppressions.iter().zip(used) {
         if !used {
@@ -116,38 +173,37 @@ pub fn compile_with_overrides(
             diagnostics.push(diagnostic);
         }
     }
-    for finding in &findings {
-        let span = finding
-            .resource()
-            .and_then(|id| lowered.origins.get(id).copied());
-        let located = span.map_or_else(|| Arc::clone(file), file_of);
-        diagnostics.push(finding_diagnostic(finding, &located, span));
-    }
     Ok(Compiled {
-        template: lowered.template,
-        yaml,
-        findings,
+        stacks,
         diagnostics,
-        origins: lowered.origins,
         files: loaded.files.clone(),
     })
 }
 
 /// For each emitted resource, its type and the blueprint line that
 /// produced it: `eksynth explain`.
+///
+/// A blueprint with several stacks lists each under a `stack NAME:` line.
 pub fn explain(compiled: &Compiled) -> String {
+    let several = compiled.stacks.len() > 1;
     let mut out = String::new();
-    for (id, resource) in &compiled.template.resources {
-        out.push_str(&format!("{id} ({})\n", resource.kind));
-        if let Some(span) = compiled.origins.get(id)
-            && let Some(file) = compiled.files.get(span.file as usize)
-        {
-            out.push_str(&format!(
-                "    {}:{}: {}\n",
-                file.name,
-                span.line,
-                file.line_text(span.line).trim()
-            ));
+    for stack in &compiled.stacks {
+        if several {
+            out.push_str(&format!("stack {}:\n", stack.name));
+        }
+        let indent = if several { "  " } else { "" };
+        for (id, resource) in &stack.template.resources {
+            out.push_str(&format!("{indent}{id} ({})\n", resource.kind));
+            if let Some(span) = stack.origins.get(id)
+                && let Some(file) = compiled.files.get(span.file as usize)
+            {
+                out.push_str(&format!(
+                    "{indent}    {}:{}: {}\n",
+                    file.name,
+                    span.line,
+                    file.line_text(span.line).trim()
+                ));
+            }
         }
     }
     out

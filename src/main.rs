@@ -9,7 +9,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 use eksynth::cfn;
 use eksynth::check::{Report, check_file};
-use eksynth::compile::{CompileError, Compiled};
+use eksynth::compile::{CompileError, Compiled, Stack};
 use eksynth::diagnostic::Diagnostic;
 use eksynth::output;
 use eksynth::report;
@@ -41,15 +41,20 @@ enum Command {
         /// instead of the embedded ones.
         #[arg(long, value_name = "DIR")]
         schemas: Option<PathBuf>,
-        /// Write the template to DIR/<blueprint name>.yaml (or .json), atomically,
-        /// leaving the file untouched when nothing changed, instead of to stdout.
+        /// Write each stack's template to DIR/<stack name>.yaml (or .json),
+        /// atomically, leaving a file untouched when nothing changed, instead
+        /// of one template to stdout.
         #[arg(long, value_name = "DIR")]
         out_dir: Option<PathBuf>,
-        /// With --out-dir, also write DIR/<blueprint name>.parameters.json with
-        /// the template's parameters (defaults filled in), in the shape
+        /// With --out-dir, also write DIR/<stack name>.parameters.json with
+        /// each template's parameters (defaults filled in), in the shape
         /// `aws cloudformation create-stack --parameters file://...` reads.
         #[arg(long, requires = "out_dir")]
         parameters_file: bool,
+        /// The stack to synthesize, when the blueprint makes several
+        /// (`stacks:`); with --out-dir, write only that one.
+        #[arg(long, value_name = "NAME")]
+        stack: Option<String>,
         /// Override one blueprint field, e.g. `--set nodeGroups.0.maxSize=6`
         /// or `--set cluster.name=prod` (the value is read as YAML). Repeatable.
         #[arg(long = "set", value_name = "PATH=VALUE")]
@@ -66,6 +71,13 @@ enum Command {
         /// The directory of committed templates.
         #[arg(long, value_name = "DIR")]
         out_dir: PathBuf,
+        /// The format the templates were written in.
+        #[arg(long, value_enum, default_value_t = Format::Yaml)]
+        format: Format,
+        /// The parameters files (`synth --parameters-file`) are committed
+        /// too, and checked like the templates.
+        #[arg(long)]
+        parameters_file: bool,
     },
     /// Show what changes between two templates (or a blueprint and a
     /// committed template): resources added, removed and modified property
@@ -77,6 +89,9 @@ enum Command {
         old: String,
         /// The new template or blueprint.
         new: String,
+        /// The stack of a blueprint that makes several.
+        #[arg(long, value_name = "NAME")]
+        stack: Option<String>,
         /// Output format.
         #[arg(long, value_enum, default_value_t = DiffFormat::Human)]
         format: DiffFormat,
@@ -154,22 +169,33 @@ fn main() -> ExitCode {
             schemas,
             out_dir,
             parameters_file,
+            stack,
             set,
         } => synth(
             &blueprint,
-            format,
-            schemas,
-            out_dir.as_deref(),
-            parameters_file,
-            &set,
+            &SynthOptions {
+                format,
+                schemas,
+                out_dir,
+                parameters_file,
+                stack,
+                set,
+            },
         ),
         Command::Check {
             blueprints,
             out_dir,
-        } => check(&blueprints, &out_dir),
+            format,
+            parameters_file,
+        } => check(&blueprints, &out_dir, format, parameters_file),
         Command::Explain { blueprint } => explain(&blueprint),
         Command::Schema => finish(write_stdout(&blueprint_schema()).map(|()| ExitCode::SUCCESS)),
-        Command::Diff { old, new, format } => diff(&old, &new, format),
+        Command::Diff {
+            old,
+            new,
+            stack,
+            format,
+        } => diff(&old, &new, stack.as_deref(), format),
         Command::Validate {
             files,
             format,
@@ -241,12 +267,6 @@ fn plural(n: usize, word: &str) -> String {
     } else {
         format!("{n} {word}s")
     }
-}
-
-/// The stack a blueprint file makes is named after the file.
-fn stack_name(path: &str) -> Option<String> {
-    let stem = std::path::Path::new(path).file_stem()?.to_str()?;
-    (path != "-").then(|| stem.to_string())
 }
 
 /// The template's parameters with their defaults, for a parameters file.
@@ -321,55 +341,106 @@ fn finish(result: Result<ExitCode, ExitCode>) -> ExitCode {
     result.unwrap_or_else(|code| code)
 }
 
-fn synth(
-    path: &str,
+struct SynthOptions {
     format: Format,
     schemas: Option<PathBuf>,
-    out_dir: Option<&std::path::Path>,
+    out_dir: Option<PathBuf>,
     parameters_file: bool,
-    set: &[String],
-) -> ExitCode {
+    stack: Option<String>,
+    set: Vec<String>,
+}
+
+/// The stacks of `compiled` that `--stack` selects: the one named, or all of
+/// them. A name that is not a stack is a usage error (exit 2).
+fn select_stacks<'c>(
+    compiled: &'c Compiled,
+    file: &SourceFile,
+    stack: Option<&str>,
+) -> Result<Vec<&'c Stack>, ExitCode> {
+    let Some(name) = stack else {
+        return Ok(compiled.stacks.iter().collect());
+    };
+    if let Some(found) = compiled.stack(name) {
+        return Ok(vec![found]);
+    }
+    let names: Vec<&str> = compiled.stacks.iter().map(|s| s.name.as_str()).collect();
+    let hint = match eksynth::suggest::closest(name, &names) {
+        Some(best) => format!("did you mean `{best}`? "),
+        None => String::new(),
+    };
+    eprintln!(
+        "error: `{}` makes no stack `{name}`\n  = help: {hint}its stacks are {}",
+        file.name,
+        listed(&names)
+    );
+    Err(ExitCode::from(USAGE_OR_IO))
+}
+
+fn listed(names: &[&str]) -> String {
+    names
+        .iter()
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The one stack a command that prints one template works on: `--stack`,
+/// or the blueprint's only stack.
+fn single_stack<'c>(
+    compiled: &'c Compiled,
+    file: &SourceFile,
+    stack: Option<&str>,
+    alternative: &str,
+) -> Result<&'c Stack, ExitCode> {
+    let selected = select_stacks(compiled, file, stack)?;
+    if let [one] = selected.as_slice() {
+        return Ok(one);
+    }
+    let names: Vec<&str> = selected.iter().map(|s| s.name.as_str()).collect();
+    eprintln!(
+        "error: `{}` makes {}: {}\n  = help: choose one with `--stack NAME`{alternative}",
+        file.name,
+        plural(names.len(), "stack"),
+        listed(&names)
+    );
+    Err(ExitCode::from(USAGE_OR_IO))
+}
+
+fn synth(path: &str, options: &SynthOptions) -> ExitCode {
     finish((|| {
         let mut overrides = Vec::new();
-        for item in set {
+        for item in &options.set {
             let Some((path, value)) = item.split_once('=') else {
                 eprintln!("error: `--set {item}` is not PATH=VALUE");
                 return Err(ExitCode::from(USAGE_OR_IO));
             };
             overrides.push((path.trim().to_string(), value.to_string()));
         }
-        if let Some(dir) = out_dir {
-            if stack_name(path).is_none() {
-                eprintln!(
-                    "error: --out-dir needs a blueprint file, not standard input: the file names the stack"
-                );
-                return Err(ExitCode::from(USAGE_OR_IO));
-            }
+        if let Some(dir) = &options.out_dir {
             output::prepare_out_dir(dir).map_err(|error| {
                 eprintln!("error: {error}");
                 ExitCode::from(USAGE_OR_IO)
             })?;
         }
         let file = read(path)?;
-        let schemas = load_schemas(schemas).map_err(|message| {
+        let schemas = load_schemas(options.schemas.clone()).map_err(|message| {
             eprintln!("{message}");
             ExitCode::from(USAGE_OR_IO)
         })?;
         let compiled = compiled_with(&file, schemas, &overrides)?;
-        let (text, extension) = match format {
-            Format::Yaml => (compiled.yaml, "yaml"),
-            Format::Json => (cfn::json::emit(&compiled.template), "json"),
-        };
-        let (Some(dir), Some(name)) = (out_dir, stack_name(path)) else {
-            write_stdout(&text)?;
+        let Some(dir) = &options.out_dir else {
+            let stack = single_stack(
+                &compiled,
+                &file,
+                options.stack.as_deref(),
+                ", or write them all with `--out-dir DIR`",
+            )?;
+            write_stdout(&template_text(stack, options.format))?;
             return Ok(ExitCode::SUCCESS);
         };
-        let mut files = vec![(output::stack_file_name_with(&name, extension), text)];
-        if parameters_file {
-            files.push((
-                output::parameters_file_name(&name),
-                output::parameters_file(&parameter_values(&compiled.template)),
-            ));
+        let mut files = Vec::new();
+        for stack in select_stacks(&compiled, &file, options.stack.as_deref())? {
+            files.extend(stack_files(stack, options.format, options.parameters_file));
         }
         for (file_name, contents) in files {
             let outcome = output::write_atomically(dir, &file_name, contents.as_bytes()).map_err(
@@ -388,27 +459,74 @@ fn synth(
     })())
 }
 
-fn check(paths: &[String], out_dir: &std::path::Path) -> ExitCode {
-    let mut expected = Vec::new();
+fn template_text(stack: &Stack, format: Format) -> String {
+    match format {
+        Format::Yaml => stack.yaml.clone(),
+        Format::Json => cfn::json::emit(&stack.template),
+    }
+}
+
+/// The files `synth --out-dir` writes for one stack, as (name, contents):
+/// `{stack}.yaml` (or `.json`), and `{stack}.parameters.json` on request.
+fn stack_files(stack: &Stack, format: Format, parameters_file: bool) -> Vec<(String, String)> {
+    let extension = match format {
+        Format::Yaml => "yaml",
+        Format::Json => "json",
+    };
+    let mut files = vec![(
+        output::stack_file_name_with(&stack.name, extension),
+        template_text(stack, format),
+    )];
+    if parameters_file {
+        files.push((
+            output::parameters_file_name(&stack.name),
+            output::parameters_file(&parameter_values(&stack.template)),
+        ));
+    }
+    files
+}
+
+fn check(
+    paths: &[String],
+    out_dir: &std::path::Path,
+    format: Format,
+    parameters_file: bool,
+) -> ExitCode {
+    let mut expected: Vec<(String, String)> = Vec::new();
+    let mut stacks: Vec<String> = Vec::new();
+    let mut producers: Vec<&str> = Vec::new();
+    let mut inputs = Vec::new();
     let mut failed = false;
     for path in paths {
-        let Some(name) = stack_name(path) else {
+        if path == "-" {
             eprintln!("error: `check` needs blueprint files, not standard input");
             return ExitCode::from(USAGE_OR_IO);
-        };
+        }
         let file = match read(path) {
             Ok(file) => file,
             Err(code) => return code,
         };
         match compiled(&file, SchemaSet::embedded()) {
             Ok(compiled) => {
-                expected.push((output::stack_file_name(&name), compiled.yaml));
+                inputs.extend(compiled.files.iter().map(|f| PathBuf::from(&f.name)));
+                for stack in &compiled.stacks {
+                    if let Some(index) = stacks.iter().position(|n| *n == stack.name) {
+                        eprintln!(
+                            "error: `{path}` and `{}` both make the stack `{}`\n  = help: give each blueprint its own `stack:` name",
+                            producers[index], stack.name
+                        );
+                        return ExitCode::from(USAGE_OR_IO);
+                    }
+                    stacks.push(stack.name.clone());
+                    producers.push(path);
+                    expected.extend(stack_files(stack, format, parameters_file));
+                }
             }
             Err(code) if code == ExitCode::from(FINDINGS) => failed = true,
             Err(code) => return code,
         }
     }
-    let result = output::check(out_dir, &expected);
+    let result = output::check(out_dir, &expected, &inputs);
     for (name, diff) in &result.stale {
         eprintln!("stale: {}", out_dir.join(name).display());
         print!("{diff}");
@@ -427,20 +545,27 @@ fn check(paths: &[String], out_dir: &std::path::Path) -> ExitCode {
     }
     if failed || !result.is_clean() {
         eprintln!(
-            "error: committed templates are not what the blueprints synthesize; run `eksynth synth --out-dir`"
+            "error: committed templates are not what the blueprints synthesize\n  = help: run `eksynth synth BLUEPRINT --out-dir {}` for each blueprint, and remove the files no blueprint produces",
+            out_dir.display()
         );
         return ExitCode::from(FINDINGS);
     }
-    eprintln!("check: {} up to date", plural(expected.len(), "template"));
+    eprintln!(
+        "check: {} of {} up to date",
+        plural(expected.len(), "file"),
+        plural(stacks.len(), "stack")
+    );
     ExitCode::SUCCESS
 }
 
 /// A template read from a file: a blueprint is synthesized, anything else is
 /// read as a template.
-fn template_of(path: &str) -> Result<cfn::Template, ExitCode> {
+fn template_of(path: &str, stack: Option<&str>) -> Result<cfn::Template, ExitCode> {
     let file = read(path)?;
     if eksynth::check::looks_like_blueprint_text(&file) {
-        return compiled(&file, SchemaSet::embedded()).map(|c| c.template);
+        let compiled = compiled(&file, SchemaSet::embedded())?;
+        let stack = single_stack(&compiled, &file, stack, "")?;
+        return Ok(stack.template.clone());
     }
     cfn::read::read(&file).map_err(|diagnostics| {
         report(&diagnostics);
@@ -449,9 +574,9 @@ fn template_of(path: &str) -> Result<cfn::Template, ExitCode> {
     })
 }
 
-fn diff(old: &str, new: &str, format: DiffFormat) -> ExitCode {
+fn diff(old: &str, new: &str, stack: Option<&str>, format: DiffFormat) -> ExitCode {
     finish((|| {
-        let (old, new) = (template_of(old)?, template_of(new)?);
+        let (old, new) = (template_of(old, stack)?, template_of(new, stack)?);
         let diff = eksynth::diff::diff(&old, &new, SchemaSet::embedded());
         write_stdout(&match format {
             DiffFormat::Human => eksynth::diff::render_human(&diff),

@@ -316,9 +316,11 @@ impl CheckReport {
 /// Compares `out_dir` with the expected `(file name, contents)` pairs.
 ///
 /// Only the top level of `out_dir` is looked at. Files other than templates
-/// (a README, `.gitignore`, hidden files) are never reported as extra. A
-/// missing `out_dir` reports every expected file as missing.
-pub fn check(out_dir: &Path, expected: &[(String, String)]) -> CheckReport {
+/// (a README, `.gitignore`, hidden files) are never reported as extra, nor
+/// are the `inputs` (the blueprints and their bases, which may sit beside
+/// their templates). A missing `out_dir` reports every expected file as
+/// missing.
+pub fn check(out_dir: &Path, expected: &[(String, String)], inputs: &[PathBuf]) -> CheckReport {
     let mut report = CheckReport::default();
     for (name, contents) in expected {
         let path = out_dir.join(name);
@@ -342,6 +344,10 @@ pub fn check(out_dir: &Path, expected: &[(String, String)]) -> CheckReport {
     }
 
     let expected_names: HashSet<&str> = expected.iter().map(|(name, _)| name.as_str()).collect();
+    let inputs: HashSet<PathBuf> = inputs
+        .iter()
+        .filter_map(|path| fs::canonicalize(path).ok())
+        .collect();
     if let Ok(entries) = fs::read_dir(out_dir) {
         for entry in entries.flatten() {
             let name = entry.file_name().to_string_lossy().into_owned();
@@ -357,7 +363,8 @@ pub fn check(out_dir: &Path, expected: &[(String, String)]) -> CheckReport {
                         .any(|known| extension.eq_ignore_ascii_case(known))
                 });
             // `Path::is_file` follows symbolic links, like the compiler would.
-            if is_template && entry.path().is_file() {
+            let is_input = fs::canonicalize(entry.path()).is_ok_and(|path| inputs.contains(&path));
+            if is_template && !is_input && entry.path().is_file() {
                 report.extra.push(name);
             }
         }

@@ -6,6 +6,7 @@ use std::path::Path;
 
 use eksynth::cfn;
 use eksynth::compile::{CompileError, compile};
+use eksynth::output;
 use eksynth::source::SourceFile;
 
 /// A blueprint named by its path from the crate root, so that messages are
@@ -45,7 +46,13 @@ fn valid_blueprints_synthesize_to_their_golden_templates() {
         if !golden.is_empty() {
             golden = format!("# diagnostics\n{golden}\n# template\n");
         }
-        golden.push_str(&cfn::yaml::emit(&compiled.template));
+        // One template, or each stack's under its name.
+        for stack in &compiled.stacks {
+            if compiled.stacks.len() > 1 {
+                golden.push_str(&format!("# stack {}\n", stack.name));
+            }
+            golden.push_str(&cfn::yaml::emit(&stack.template));
+        }
         insta::assert_snapshot!(golden);
     });
 }
@@ -90,12 +97,25 @@ fn every_example_template_is_what_its_blueprint_synthesizes() {
             blueprint.display(),
             rendered.join("\n")
         );
-        let committed = std::fs::read_to_string(dir.join("template.yaml"))
-            .unwrap_or_else(|e| panic!("{}: no committed template: {e}", dir.display()));
-        assert_eq!(
-            cfn::yaml::emit(&compiled.template),
-            committed,
-            "{} is stale: run `eksynth synth {} > {}/template.yaml`",
+        // Exactly the stacks' templates sit beside the blueprint, named
+        // after the stacks, each as `synth` writes it.
+        let expected: Vec<(String, String)> = compiled
+            .stacks
+            .iter()
+            .map(|stack| {
+                assert_eq!(stack.yaml, cfn::yaml::emit(&stack.template));
+                (output::stack_file_name(&stack.name), stack.yaml.clone())
+            })
+            .collect();
+        let inputs: Vec<std::path::PathBuf> = compiled
+            .files
+            .iter()
+            .map(|f| std::path::PathBuf::from(&f.name))
+            .collect();
+        let report = output::check(&dir, &expected, &inputs);
+        assert!(
+            report.is_clean(),
+            "{} is stale: run `eksynth synth {} --out-dir {}`\n{report:#?}",
             dir.display(),
             blueprint.display(),
             dir.display()
@@ -116,30 +136,35 @@ fn synthesizing_twice_gives_identical_bytes_in_both_formats() {
     ] {
         let file = load(Path::new(path));
         let compiled = compile(&file).expect("compiles");
+        let [stack] = compiled.stacks.as_slice() else {
+            panic!("{path} makes one stack");
+        };
         // The YAML validation measured is the YAML `synth` writes.
-        assert_eq!(compiled.yaml, cfn::yaml::emit(&compiled.template));
-        let first = compiled.template;
-        let second = compile(&file).expect("compiles").template;
-        assert_eq!(cfn::yaml::emit(&first), cfn::yaml::emit(&second));
-        assert_eq!(cfn::json::emit(&first), cfn::json::emit(&second));
+        assert_eq!(stack.yaml, cfn::yaml::emit(&stack.template));
+        let first = &stack.template;
+        let second = &compile(&file).expect("compiles").stacks[0].template;
+        assert_eq!(cfn::yaml::emit(first), cfn::yaml::emit(second));
+        assert_eq!(cfn::json::emit(first), cfn::json::emit(second));
     }
 }
 
 #[test]
 fn synthesized_templates_read_back_identically_in_both_formats() {
     insta::glob!("blueprints/ok/*.yaml", |path| {
-        let template = compile(&load(path)).expect("compiles").template;
-        for (name, text) in [
-            ("t.yaml", cfn::yaml::emit(&template)),
-            ("t.json", cfn::json::emit(&template)),
-        ] {
-            let read = cfn::read::read(&SourceFile::new(name, text));
-            assert_eq!(
-                read.as_ref().ok(),
-                Some(&template),
-                "{} as {name}",
-                path.display()
-            );
+        for stack in compile(&load(path)).expect("compiles").stacks {
+            let template = stack.template;
+            for (name, text) in [
+                ("t.yaml", cfn::yaml::emit(&template)),
+                ("t.json", cfn::json::emit(&template)),
+            ] {
+                let read = cfn::read::read(&SourceFile::new(name, text));
+                assert_eq!(
+                    read.as_ref().ok(),
+                    Some(&template),
+                    "{} as {name}",
+                    path.display()
+                );
+            }
         }
     });
 }
@@ -148,7 +173,7 @@ fn synthesized_templates_read_back_identically_in_both_formats() {
 fn the_inline_aws_auth_provider_is_the_tested_file_byte_for_byte() {
     let source =
         std::fs::read_to_string("blueprints/aws-auth/provider.py").expect("provider source");
-    let path = Path::new("examples/aws-auth-config-map/template.yaml");
+    let path = Path::new("examples/aws-auth-config-map/aws-auth-config-map.yaml");
     let text = std::fs::read_to_string(path).expect("committed template");
     let template = cfn::read::read(&SourceFile::new("template.yaml", text)).expect("reads back");
     let code = template.resources["AwsAuthProvider"].properties["Code"].clone();

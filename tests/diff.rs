@@ -1,7 +1,7 @@
 //! `eksynth::diff`: what changes between two templates, which changes
 //! replace resources, which lose nodes or cluster access, and which roll
 //! instances. Fixtures live in `tests/diff/`; most cases mutate the text of
-//! `examples/quickstart/template.yaml` or `tests/diff/managed.yaml`.
+//! `examples/quickstart/quickstart.yaml` or `tests/diff/managed.yaml`.
 
 use std::path::{Path, PathBuf};
 
@@ -23,7 +23,7 @@ fn text(path: impl AsRef<Path>) -> String {
 }
 
 fn quickstart() -> String {
-    text("examples/quickstart/template.yaml")
+    text("examples/quickstart/quickstart.yaml")
 }
 
 fn managed() -> String {
@@ -75,10 +75,16 @@ fn ids(resources: &[&ResourceDiff]) -> Vec<String> {
 
 #[test]
 fn identical_templates_have_no_changes() {
+    // Every committed example template: the files beside the blueprints
+    // that are templates.
     let mut examples: Vec<PathBuf> = std::fs::read_dir(root().join("examples"))
         .unwrap()
-        .map(|entry| entry.unwrap().path().join("template.yaml"))
-        .filter(|path| path.is_file())
+        .flat_map(|entry| std::fs::read_dir(entry.unwrap().path()).unwrap())
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| {
+            std::fs::read_to_string(path)
+                .is_ok_and(|text| text.starts_with("AWSTemplateFormatVersion"))
+        })
         .collect();
     examples.sort();
     assert!(!examples.is_empty());
@@ -558,7 +564,7 @@ fn removed_role_is_critical() {
 
 #[test]
 fn removed_aws_auth_mapping_is_critical() {
-    let old = text("examples/aws-auth-config-map/template.yaml");
+    let old = text("examples/aws-auth-config-map/aws-auth-config-map.yaml");
     let new = cut(&old, "  LinuxAwsAuth:\n", "  WindowsNodeRole:\n");
     let change = diff_texts(&old, &new);
     let mapping = resource(&change, "LinuxAwsAuth");
@@ -718,8 +724,8 @@ fn diffs_are_deterministic_and_mirror_each_other() {
     ];
     for a in names {
         for b in names {
-            let old = text(format!("examples/{a}/template.yaml"));
-            let new = text(format!("examples/{b}/template.yaml"));
+            let old = text(format!("examples/{a}/{a}.yaml"));
+            let new = text(format!("examples/{b}/{b}.yaml"));
             let forward = diff_texts(&old, &new);
             assert_eq!(forward.has_changes(), a != b);
             assert_eq!(

@@ -30,14 +30,14 @@ fn synth_writes_the_template_and_touches_nothing_the_second_time() {
     let out = dir.to_str().expect("utf-8 path");
     let first = eksynth(&["synth", BLUEPRINT, "--out-dir", out, "--parameters-file"]);
     assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
-    let template = dir.join("blueprint.yaml");
+    let template = dir.join("quickstart.yaml");
     let written = std::fs::read_to_string(&template).expect("template written");
     assert_eq!(
         written,
-        std::fs::read_to_string("examples/quickstart/template.yaml").expect("committed")
+        std::fs::read_to_string("examples/quickstart/quickstart.yaml").expect("committed")
     );
     let parameters: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(dir.join("blueprint.parameters.json")).expect("parameters"),
+        &std::fs::read_to_string(dir.join("quickstart.parameters.json")).expect("parameters"),
     )
     .expect("JSON");
     assert!(
@@ -75,7 +75,7 @@ fn check_passes_on_fresh_templates_and_fails_with_a_diff_on_stale_ones() {
     let clean = eksynth(&["check", BLUEPRINT, "--out-dir", out]);
     assert_eq!(clean.status.code(), Some(0), "{}", stderr(&clean));
 
-    let template = dir.join("blueprint.yaml");
+    let template = dir.join("quickstart.yaml");
     let text = std::fs::read_to_string(&template).expect("template");
     std::fs::write(&template, text.replace("MaxSize: \"3\"", "MaxSize: \"4\"")).expect("edit");
     std::fs::write(dir.join("orphan.yaml"), "Resources: {}\n").expect("extra file");
@@ -129,4 +129,119 @@ fn a_blueprint_with_errors_writes_nothing_to_the_out_dir() {
         .unwrap_or_default();
     assert!(written.is_empty(), "{written:?}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+const MULTI: &str = "examples/multi-stack/blueprint.yaml";
+
+#[test]
+fn a_blueprint_with_several_stacks_writes_one_file_per_stack() {
+    let dir = temp_dir("multi");
+    let out = dir.to_str().expect("utf-8 path");
+    let result = eksynth(&["synth", MULTI, "--out-dir", out, "--parameters-file"]);
+    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+    let mut written: Vec<String> = std::fs::read_dir(&dir)
+        .expect("out dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    written.sort();
+    assert_eq!(
+        written,
+        [
+            "platform-nodes-general.parameters.json",
+            "platform-nodes-general.yaml",
+            "platform-nodes-gpu.parameters.json",
+            "platform-nodes-gpu.yaml",
+            "platform-nodes.parameters.json",
+            "platform-nodes.yaml",
+        ]
+    );
+    // Each file is the committed example, and a group stack is told where
+    // the main stack is.
+    for name in [
+        "platform-nodes",
+        "platform-nodes-general",
+        "platform-nodes-gpu",
+    ] {
+        let file = format!("{name}.yaml");
+        assert_eq!(
+            std::fs::read_to_string(dir.join(&file)).expect("written"),
+            std::fs::read_to_string(Path::new("examples/multi-stack").join(&file))
+                .expect("committed"),
+            "{file}"
+        );
+    }
+    let parameters = std::fs::read_to_string(dir.join("platform-nodes-gpu.parameters.json"))
+        .expect("parameters");
+    assert!(
+        parameters.contains(
+            "\"ParameterKey\": \"SharedStackName\",\n    \"ParameterValue\": \"platform-nodes\""
+        ),
+        "{parameters}"
+    );
+    let check = eksynth(&["check", MULTI, "--out-dir", out, "--parameters-file"]);
+    assert_eq!(check.status.code(), Some(0), "{}", stderr(&check));
+    assert!(
+        stderr(&check).contains("6 files of 3 stacks up to date"),
+        "{}",
+        stderr(&check)
+    );
+
+    // `--stack` with `--out-dir` writes that stack only.
+    std::fs::remove_dir_all(&dir).expect("clean");
+    let one = eksynth(&[
+        "synth",
+        MULTI,
+        "--out-dir",
+        out,
+        "--stack",
+        "platform-nodes-gpu",
+    ]);
+    assert_eq!(one.status.code(), Some(0), "{}", stderr(&one));
+    let written: Vec<_> = std::fs::read_dir(&dir).expect("out dir").collect();
+    assert_eq!(written.len(), 1);
+    assert!(dir.join("platform-nodes-gpu.yaml").is_file());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn synth_to_stdout_needs_stack_when_there_are_several() {
+    let all = eksynth(&["synth", MULTI]);
+    assert_eq!(all.status.code(), Some(2));
+    assert!(all.stdout.is_empty());
+    let message = stderr(&all);
+    assert!(
+        message.contains(
+            "makes 3 stacks: `platform-nodes`, `platform-nodes-general`, `platform-nodes-gpu`"
+        ) && message.contains("--stack NAME"),
+        "{message}"
+    );
+
+    let one = eksynth(&["synth", MULTI, "--stack", "platform-nodes-general"]);
+    assert_eq!(one.status.code(), Some(0), "{}", stderr(&one));
+    assert_eq!(
+        String::from_utf8_lossy(&one.stdout),
+        std::fs::read_to_string("examples/multi-stack/platform-nodes-general.yaml")
+            .expect("committed")
+    );
+
+    let wrong = eksynth(&["synth", MULTI, "--stack", "platform-nodes-gpus"]);
+    assert_eq!(wrong.status.code(), Some(2));
+    assert!(
+        stderr(&wrong).contains("did you mean `platform-nodes-gpu`?"),
+        "{}",
+        stderr(&wrong)
+    );
+}
+
+#[test]
+fn check_refuses_two_blueprints_that_make_the_same_stack() {
+    let dir = temp_dir("same-stack");
+    let out = dir.to_str().expect("utf-8 path");
+    let result = eksynth(&["check", BLUEPRINT, BLUEPRINT, "--out-dir", out]);
+    assert_eq!(result.status.code(), Some(2));
+    assert!(
+        stderr(&result).contains("both make the stack `quickstart`"),
+        "{}",
+        stderr(&result)
+    );
 }

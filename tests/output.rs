@@ -356,7 +356,7 @@ fn check_clean() {
         write_atomically(dir.path(), name, contents.as_bytes()).unwrap();
     }
     fs::write(dir.path().join("README.md"), b"# templates\n").unwrap();
-    let report = check(dir.path(), &expected);
+    let report = check(dir.path(), &expected, &[]);
     assert_eq!(report, CheckReport::default());
     assert!(report.is_clean());
 }
@@ -368,7 +368,7 @@ fn check_stale_with_diff() {
     let new = old.replace("line6\n", "line six\n");
     fs::write(dir.path().join("nodes.yaml"), &old).unwrap();
 
-    let report = check(dir.path(), &pairs(&[("nodes.yaml", &new)]));
+    let report = check(dir.path(), &pairs(&[("nodes.yaml", &new)]), &[]);
     assert!(!report.is_clean());
     assert!(report.missing.is_empty() && report.extra.is_empty());
     assert_eq!(report.stale.len(), 1);
@@ -410,7 +410,7 @@ fn check_missing_and_extra() {
     }
     fs::create_dir(d.join("folder.yaml")).unwrap();
 
-    let report = check(d, &pairs(&[("kept.yaml", "k\n"), ("new.yaml", "n\n")]));
+    let report = check(d, &pairs(&[("kept.yaml", "k\n"), ("new.yaml", "n\n")]), &[]);
     assert!(report.stale.is_empty());
     assert_eq!(report.missing, ["new.yaml"]);
     assert_eq!(
@@ -419,6 +419,11 @@ fn check_missing_and_extra() {
     );
     assert!(report.unreadable.is_empty());
     assert!(!report.is_clean());
+
+    // A blueprint beside its templates is an input, not an extra template.
+    let inputs = [d.join("old.yaml"), d.join("notes.yml")];
+    let report = check(d, &pairs(&[("kept.yaml", "k\n")]), &inputs);
+    assert_eq!(report.extra, ["UPPER.YAML", "z.json"]);
 }
 
 #[test]
@@ -426,13 +431,13 @@ fn check_unreadable_and_missing_directory() {
     let dir = TempDir::new("check-unreadable");
     fs::create_dir(dir.path().join("nodes.yaml")).unwrap();
     let expected = pairs(&[("nodes.yaml", "n\n")]);
-    let report = check(dir.path(), &expected);
+    let report = check(dir.path(), &expected, &[]);
     assert_eq!(report.unreadable.len(), 1);
     assert_eq!(report.unreadable[0].0, "nodes.yaml");
     assert!(report.missing.is_empty() && report.extra.is_empty() && report.stale.is_empty());
     assert!(!report.is_clean());
 
-    let report = check(&dir.path().join("missing"), &expected);
+    let report = check(&dir.path().join("missing"), &expected, &[]);
     assert_eq!(report.missing, ["nodes.yaml"]);
     assert!(report.extra.is_empty() && report.stale.is_empty());
 }

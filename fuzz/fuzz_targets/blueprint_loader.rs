@@ -41,24 +41,27 @@ fuzz_target!(|data: &[u8]| {
             for diagnostic in &compiled.diagnostics {
                 assert!(!diagnostic.render().is_empty());
             }
-            let template = compiled.template;
-            let yaml_text = yaml::emit(&template);
-            assert_eq!(
-                yaml_text,
-                yaml::emit(&template),
-                "YAML emit is not deterministic"
-            );
-            let back = read::read(&SourceFile::new("out.yaml", yaml_text.as_str()));
-            assert!(
-                matches!(&back, Ok(t) if *t == template),
-                "synthesized template does not read back from YAML:\n{yaml_text}"
-            );
-            let json_text = json::emit(&template);
-            let back = read::read(&SourceFile::new("out.json", json_text.as_str()));
-            assert!(
-                matches!(&back, Ok(t) if *t == template),
-                "synthesized template does not read back from JSON:\n{json_text}"
-            );
+            for stack in compiled.stacks {
+                let template = stack.template;
+                assert_eq!(stack.yaml, yaml::emit(&template));
+                let yaml_text = yaml::emit(&template);
+                assert_eq!(
+                    yaml_text,
+                    yaml::emit(&template),
+                    "YAML emit is not deterministic"
+                );
+                let back = read::read(&SourceFile::new("out.yaml", yaml_text.as_str()));
+                assert!(
+                    matches!(&back, Ok(t) if *t == template),
+                    "synthesized template does not read back from YAML:\n{yaml_text}"
+                );
+                let json_text = json::emit(&template);
+                let back = read::read(&SourceFile::new("out.json", json_text.as_str()));
+                assert!(
+                    matches!(&back, Ok(t) if *t == template),
+                    "synthesized template does not read back from JSON:\n{json_text}"
+                );
+            }
         }
         // `compile` checks what `load` cannot (suppression IDs), so it may
         // reject a blueprint that loads, but only with an error.

@@ -165,8 +165,13 @@ fn resolve(
     files.push(Arc::clone(&base_file));
     let base = syntax::parse_as(&base_file, id).map_err(|d| vec![*d])?;
     chain.push((identity, base_file.name.clone()));
-    let base = resolve(base, files, chain, id as usize)?;
+    let mut base = resolve(base, files, chain, id as usize)?;
     chain.pop();
+    // A stack's name belongs to the blueprint that writes it: staging and
+    // prod extending one base must not both be named after it.
+    if let Value::Map(entries) = &mut base.value {
+        entries.retain(|(key, _)| key.name != "stack");
+    }
     Ok(merge(base, node))
 }
 

@@ -11,6 +11,7 @@ use super::rules;
 use super::*;
 use crate::diagnostic::Diagnostic;
 use crate::source::{SourceFile, Span};
+use crate::suggest::closest;
 use crate::syntax::{Node, Value};
 
 /// A loaded blueprint and the warnings found on the way.
@@ -59,6 +60,8 @@ pub(super) const TOP_FIELDS: &[&str] = &[
     "nodeGroups",
     "managedNodeGroups",
     "suppressions",
+    "stack",
+    "stacks",
 ];
 pub(super) const SUPPRESSION_FIELDS: &[&str] = &["id", "reason"];
 pub(super) const PROVIDER_FIELDS: &[&str] = &[
@@ -405,6 +408,15 @@ fn decode_blueprint(d: &mut Decoder, root: &Node) -> Option<Blueprint> {
         .get("suppressions")
         .map(|node| decode_suppressions(d, node))
         .unwrap_or_default();
+    let groups_at = top
+        .key_span("nodeGroups")
+        .or_else(|| top.key_span("managedNodeGroups"))
+        .unwrap_or_else(|| first_column(root.span));
+    let main = decode_main_stack(d, top.get("stack"), groups_at);
+    let placement = top
+        .get("stacks")
+        .map(|node| decode_placement(d, node))
+        .unwrap_or(Placement::Single);
     let mut specs: Vec<(Span, GroupSpec, bool)> = Vec::new();
     let mut any_group = false;
     for (node, is_managed) in self_managed.into_iter().chain(managed) {
@@ -435,6 +447,11 @@ fn decode_blueprint(d: &mut Decoder, root: &Node) -> Option<Blueprint> {
     }
 
     let cluster = cluster?;
+    let entries: Vec<Located<String>> = specs
+        .iter()
+        .filter_map(|(_, spec, _)| spec.name.clone())
+        .collect();
+    let mut stacks = plan_stacks(d, main, &placement, &entries);
     let mut groups = Vec::new();
     let mut names: HashMap<String, Span> = HashMap::new();
     let mut ids: HashMap<String, (String, Span)> = HashMap::new();
@@ -444,6 +461,7 @@ fn decode_blueprint(d: &mut Decoder, root: &Node) -> Option<Blueprint> {
                 Some("every node group needs a `name`, e.g. `name: general`".into());
             continue;
         };
+        let stack = stacks.index_of(&name.value);
         let Some(logical_id) = check_group_name(d, &name) else {
             continue;
         };
@@ -457,7 +475,8 @@ fn decode_blueprint(d: &mut Decoder, root: &Node) -> Option<Blueprint> {
         ) else {
             continue;
         };
-        for group in expand_per_az(d, group) {
+        for mut group in expand_per_az(d, group) {
+            group.stack = stack;
             let name = &group.name;
             if let Some(first) = names.get(&name.value) {
                 let message = format!("node group `{}` is defined twice", name.value);
@@ -498,7 +517,209 @@ fn decode_blueprint(d: &mut Decoder, root: &Node) -> Option<Blueprint> {
         cluster,
         node_groups: groups,
         suppressions,
+        stacks: std::mem::take(&mut stacks.specs),
     })
+}
+
+/// The main stack: named by `stack`, or after the blueprint file.
+fn decode_main_stack(d: &mut Decoder, node: Option<&Node>, groups_at: Span) -> StackSpec {
+    if let Some(name) = node.and_then(|node| d.string("stack", node)) {
+        check_stack_name(d, &name);
+        return StackSpec {
+            name: name.value,
+            span: name.span,
+            named: true,
+        };
+    }
+    StackSpec {
+        name: default_stack_name(&d.files[0].name),
+        span: groups_at,
+        named: false,
+    }
+}
+
+fn check_stack_name(d: &mut Decoder, name: &Located<String>) -> bool {
+    if is_valid_stack_name(&name.value) {
+        return true;
+    }
+    let message = format!("`{}` is not a valid stack name", name.value);
+    let diagnostic = d.error(name.span, message);
+    diagnostic.label = Some("expected a stack name".into());
+    diagnostic.help = Some(
+        "a stack name starts with a letter and holds only letters, digits and dashes, at most 128 characters".into(),
+    );
+    false
+}
+
+/// How node groups are placed in stacks, as `stacks` says.
+enum Placement {
+    /// Everything in the main stack.
+    Single,
+    /// Each node group (each `perAz` group with all its subnets) in a stack
+    /// of its own, named `{main}-{group}`.
+    PerGroup,
+    /// Named stacks, each with the node groups listed.
+    Named(Vec<(Located<String>, Vec<Located<String>>)>),
+}
+
+fn decode_placement(d: &mut Decoder, node: &Node) -> Placement {
+    const EXPECTED: &str = "`perGroup` or a mapping of stack names to lists of node group names";
+    match &node.value {
+        Value::String(_) => match d.choice("stacks", node, &[("perGroup", ())]) {
+            Some(_) => Placement::PerGroup,
+            None => Placement::Single,
+        },
+        Value::Map(entries) => Placement::Named(
+            entries
+                .iter()
+                .map(|(key, value)| {
+                    let field = format!("stacks.{}", key.name);
+                    let groups = if value.as_seq().is_some() {
+                        d.string_list(&field, value)
+                    } else {
+                        d.wrong_type(&field, value, "a list of node group names");
+                        Vec::new()
+                    };
+                    if groups.is_empty() && value.as_seq().is_some() {
+                        let message = format!("stack `{}` has no node group", key.name);
+                        d.error(value.span, message).help =
+                            Some("list the names of the node groups it holds, or remove it".into());
+                    }
+                    (Located::new(key.name.clone(), key.span), groups)
+                })
+                .collect(),
+        ),
+        _ => {
+            d.wrong_type("stacks", node, EXPECTED);
+            Placement::Single
+        }
+    }
+}
+
+/// The stacks of a blueprint and which stack each node group entry is in.
+struct Stacks {
+    specs: Vec<StackSpec>,
+    /// Node group entry name → stack index; entries not here are in the
+    /// main stack.
+    placed: HashMap<String, usize>,
+}
+
+impl Stacks {
+    fn index_of(&self, entry: &str) -> usize {
+        self.placed.get(entry).copied().unwrap_or(0)
+    }
+}
+
+/// Checks `stacks` against the node group entries and names every stack.
+fn plan_stacks(
+    d: &mut Decoder,
+    main: StackSpec,
+    placement: &Placement,
+    entries: &[Located<String>],
+) -> Stacks {
+    let mut stacks = Stacks {
+        specs: vec![main],
+        placed: HashMap::new(),
+    };
+    let add = |d: &mut Decoder, stacks: &mut Stacks, spec: StackSpec| -> Option<usize> {
+        if let Some(first) = stacks.specs.iter().find(|s| s.name == spec.name) {
+            let message = format!("two stacks are named `{}`", spec.name);
+            let help = if first.named {
+                format!(
+                    "the other is declared at line {}; every stack needs its own name",
+                    first.span.line
+                )
+            } else {
+                "the main stack is named after the blueprint file; set `stack:` to another name, or rename this one".to_string()
+            };
+            d.error(spec.span, message).help = Some(help);
+            return None;
+        }
+        stacks.specs.push(spec);
+        Some(stacks.specs.len() - 1)
+    };
+    match placement {
+        Placement::Single => {}
+        Placement::PerGroup => {
+            let main_name = stacks.specs[0].name.clone();
+            for entry in entries {
+                if stacks.placed.contains_key(&entry.value) {
+                    continue; // a group defined twice, reported with the groups
+                }
+                let name = format!("{main_name}-{}", entry.value);
+                if name.len() > 128 {
+                    let message = format!(
+                        "the stack of node group `{}` would be named `{name}`, longer than 128 characters",
+                        entry.value
+                    );
+                    d.error(entry.span, message).help =
+                        Some("shorten `stack:` or the group's name".into());
+                    continue;
+                }
+                let spec = StackSpec {
+                    name,
+                    span: entry.span,
+                    named: false,
+                };
+                if let Some(index) = add(d, &mut stacks, spec) {
+                    stacks.placed.insert(entry.value.clone(), index);
+                }
+            }
+        }
+        Placement::Named(named) => {
+            let known: Vec<&str> = entries.iter().map(|e| e.value.as_str()).collect();
+            let mut listed: HashMap<String, (String, Span)> = HashMap::new();
+            for (stack, groups) in named {
+                if !check_stack_name(d, stack) {
+                    continue;
+                }
+                let spec = StackSpec {
+                    name: stack.value.clone(),
+                    span: stack.span,
+                    named: true,
+                };
+                let Some(index) = add(d, &mut stacks, spec) else {
+                    continue;
+                };
+                for group in groups {
+                    if let Some((other, at)) = listed.get(&group.value) {
+                        let message = format!(
+                            "node group `{}` is placed in two stacks, `{other}` and `{}`",
+                            group.value, stack.value
+                        );
+                        let help = format!(
+                            "it is listed for `{other}` at line {}; a node group lives in one stack",
+                            at.line
+                        );
+                        d.error(group.span, message).help = Some(help);
+                        continue;
+                    }
+                    if !known.contains(&group.value.as_str()) {
+                        let message = format!(
+                            "stack `{}` lists `{}`, which is not a node group",
+                            stack.value, group.value
+                        );
+                        let diagnostic = d.error(group.span, message);
+                        diagnostic.help = Some(match closest(&group.value, &known) {
+                            Some(best) => format!("did you mean `{best}`?"),
+                            None => format!(
+                                "the node groups are: {}",
+                                known
+                                    .iter()
+                                    .map(|k| format!("`{k}`"))
+                                    .collect::<Vec<_>>()
+                                    .join(", ")
+                            ),
+                        });
+                        continue;
+                    }
+                    listed.insert(group.value.clone(), (stack.value.clone(), group.span));
+                    stacks.placed.insert(group.value.clone(), index);
+                }
+            }
+        }
+    }
+    stacks
 }
 
 fn decode_suppressions(d: &mut Decoder, node: &Node) -> Vec<Suppression> {
@@ -2103,6 +2324,7 @@ fn resolve_group(
         return None;
     }
     Some(NodeGroup {
+        stack: 0,
         identity: logical_id.clone(),
         logical_id,
         managed,

@@ -29,6 +29,52 @@ pub struct Blueprint {
     pub cluster: Cluster,
     pub node_groups: Vec<NodeGroup>,
     pub suppressions: Vec<Suppression>,
+    /// The stacks the blueprint makes, never empty. The first is the main
+    /// stack: it holds the resources the node groups share and every group
+    /// not placed in another stack.
+    pub stacks: Vec<StackSpec>,
+}
+
+/// One CloudFormation stack a blueprint makes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StackSpec {
+    /// The name to deploy it under, which also names its template file.
+    pub name: String,
+    /// Where the stack is declared (`stack`, its key under `stacks`, or the
+    /// node groups when neither is written), for findings about the whole
+    /// stack, such as its size.
+    pub span: Span,
+    /// True when the blueprint wrote the stack's name, false when it was
+    /// derived from the file name or from `stacks: perGroup`.
+    pub named: bool,
+}
+
+/// CloudFormation's rule for stack names: a letter, then letters, digits
+/// and dashes, at most 128 characters.
+pub fn is_valid_stack_name(name: &str) -> bool {
+    name.len() <= 128
+        && name.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+}
+
+/// The stack name a blueprint file gets when it does not write one: the
+/// file's stem, with every character a stack name cannot hold turned into
+/// a dash (`staging_nodes.yaml` makes `staging-nodes`).
+pub fn default_stack_name(file_name: &str) -> String {
+    let stem = std::path::Path::new(file_name)
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("")
+        .trim_matches(|c| c == '<' || c == '>');
+    let mut name: String = stem
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    if !name.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        name.insert_str(0, "stack-");
+    }
+    name.truncate(128);
+    name.trim_end_matches('-').to_string()
 }
 
 /// A finding of template validation that the blueprint accepts, and why.
@@ -356,6 +402,8 @@ pub struct WarmPool {
 #[derive(Clone, Debug)]
 pub struct NodeGroup {
     pub name: Located<String>,
+    /// The index in [`Blueprint::stacks`] of the stack that holds the group.
+    pub stack: usize,
     /// The stem of every logical ID this group produces, e.g. `Staging1`.
     pub logical_id: String,
     /// The stem of the IAM resources' logical IDs: the groups one `perAz`

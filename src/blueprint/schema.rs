@@ -40,6 +40,20 @@ fn field(object: &str, name: &str) -> Option<Value> {
         ("blueprint", "suppressions") => {
             json!({"type": "array", "items": {"$ref": "#/definitions/suppression"}, "description": "Validation findings accepted, with a reason"})
         }
+        ("blueprint", "stack") => {
+            json!({"type": "string", "pattern": "^[A-Za-z][-A-Za-z0-9]*$", "maxLength": 128, "description": "The main stack's name, which names its template file (default: the blueprint file's name); not inherited from a base"})
+        }
+        ("blueprint", "stacks") => json!({
+            "description": "Node groups in stacks of their own: `perGroup`, or stack names mapped to the node groups each holds",
+            "oneOf": [
+                {"const": "perGroup"},
+                {
+                    "type": "object",
+                    "propertyNames": {"pattern": "^[A-Za-z][-A-Za-z0-9]*$", "maxLength": 128},
+                    "additionalProperties": {"type": "array", "items": {"type": "string"}, "minItems": 1}
+                }
+            ]
+        }),
         ("suppression", "id") => string("A finding ID, e.g. W5002"),
         ("suppression", "reason") => string("Why the finding is accepted"),
         ("cluster", "name") => source("The cluster name"),

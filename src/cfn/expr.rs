@@ -245,6 +245,42 @@ impl Expr {
             Expr::Equals(a, b) => numbered("Fn::Equals", [a.as_ref(), b.as_ref()]),
         }
     }
+
+    /// The values directly inside this one, mutable, in the order of
+    /// [`Expr::children`], for the passes that rewrite references.
+    pub fn children_mut(&mut self) -> Vec<&mut Expr> {
+        match self {
+            Expr::Bool(_)
+            | Expr::Int(_)
+            | Expr::Float(_)
+            | Expr::String(_)
+            | Expr::Ref(_)
+            | Expr::GetAtt { .. }
+            | Expr::Condition(_) => Vec::new(),
+            Expr::List(items) | Expr::And(items) | Expr::Or(items) => items.iter_mut().collect(),
+            Expr::Map(entries) => entries.values_mut().collect(),
+            Expr::Sub { variables, .. } => variables.values_mut().collect(),
+            Expr::Base64(inner)
+            | Expr::GetAZs(inner)
+            | Expr::ImportValue(inner)
+            | Expr::Not(inner)
+            | Expr::Join { items: inner, .. }
+            | Expr::Split { source: inner, .. } => vec![inner.as_mut()],
+            Expr::If {
+                then, otherwise, ..
+            } => vec![then.as_mut(), otherwise.as_mut()],
+            Expr::Select { index, list } => vec![index.as_mut(), list.as_mut()],
+            Expr::FindInMap {
+                top_key,
+                second_key,
+                ..
+            } => vec![top_key.as_mut(), second_key.as_mut()],
+            Expr::Cidr { block, count, bits } => {
+                vec![block.as_mut(), count.as_mut(), bits.as_mut()]
+            }
+            Expr::Equals(a, b) => vec![a.as_mut(), b.as_mut()],
+        }
+    }
 }
 
 /// The arguments of an intrinsic that takes a list, as `Name/index`.

@@ -50,7 +50,6 @@ pub fn lower(
                     None,
                 ),
                 AwsAuthProvider::Inline { .. } => {
-                    lower_provider(template, blueprint, cluster_name, provider);
                     let access = (blueprint.cluster.authentication_mode
                         != AuthenticationMode::ConfigMap)
                         .then(|| PROVIDER_ACCESS.to_string());
@@ -75,6 +74,17 @@ pub fn lower(
     }
 }
 
+/// What every node group of the blueprint shares: the inline aws-auth
+/// provider, when self-managed groups are mapped by one.
+pub fn lower_shared(template: &mut Template, blueprint: &Blueprint, cluster_name: &Expr) {
+    let self_managed = blueprint.node_groups.iter().any(|g| g.managed.is_none());
+    if let NodeAccess::AwsAuth(provider) = &blueprint.cluster.node_access
+        && self_managed
+    {
+        lower_provider(template, blueprint, cluster_name, provider);
+    }
+}
+
 /// The provider Lambda, its role, log group and, in the API modes, the
 /// access entry that lets it edit ConfigMaps in `kube-system` and nothing
 /// else.
@@ -84,9 +94,6 @@ fn lower_provider(
     cluster_name: &Expr,
     provider: &AwsAuthProvider,
 ) {
-    if template.resources.contains_key(PROVIDER) {
-        return;
-    }
     let AwsAuthProvider::Inline {
         subnets,
         security_groups,

@@ -14,6 +14,7 @@ pub mod inputs;
 pub mod launch_template;
 pub mod managed;
 pub mod security_group;
+pub mod stacks;
 pub mod userdata;
 
 use indexmap::IndexMap;
@@ -52,6 +53,11 @@ fn text(pieces: &[(&str, Option<&Expr>)]) -> Expr {
 pub struct Lowered {
     pub template: Template,
     pub origins: IndexMap<String, Span>,
+    /// For each resource, the index of the stack it belongs to
+    /// ([`crate::blueprint::Blueprint::stacks`]).
+    pub resource_stacks: IndexMap<String, usize>,
+    /// For each output, the index of the stack it belongs to.
+    pub output_stacks: IndexMap<String, usize>,
 }
 
 /// Lowers a checked blueprint into a template.
@@ -79,7 +85,11 @@ pub fn lower(blueprint: &Blueprint) -> Result<Lowered, Error> {
         ("ClusterName", Some(&cluster.name)),
     ]);
     security_group::lower(&mut template, &cluster, &cluster_tag_key);
+    access::lower_shared(&mut template, blueprint, &cluster.name);
     record_origins(&template, &mut origins, blueprint.cluster.name.span);
+    let mut resource_stacks = IndexMap::new();
+    let mut output_stacks = IndexMap::new();
+    record_stack(&template, &mut resource_stacks, &mut output_stacks, 0);
 
     for group in &blueprint.node_groups {
         let id = &group.logical_id;
@@ -169,6 +179,12 @@ pub fn lower(blueprint: &Blueprint) -> Result<Lowered, Error> {
             None => Expr::reference(&group_resource),
         };
         output(&mut template, &format!("{id}{name}"), description, value);
+        record_stack(
+            &template,
+            &mut resource_stacks,
+            &mut output_stacks,
+            group.stack,
+        );
     }
     if let Some(arn) = access::provider_role_arn(&template) {
         let description = if blueprint.cluster.authentication_mode == AuthenticationMode::ConfigMap
@@ -190,7 +206,28 @@ pub fn lower(blueprint: &Blueprint) -> Result<Lowered, Error> {
     template
         .parameters
         .sort_by(|a, _, b, _| ami::is_image_parameter(a).cmp(&ami::is_image_parameter(b)));
-    Ok(Lowered { template, origins })
+    record_stack(&template, &mut resource_stacks, &mut output_stacks, 0);
+    Ok(Lowered {
+        template,
+        origins,
+        resource_stacks,
+        output_stacks,
+    })
+}
+
+/// Places every resource and output not placed yet in stack `stack`.
+fn record_stack(
+    template: &Template,
+    resources: &mut IndexMap<String, usize>,
+    outputs: &mut IndexMap<String, usize>,
+    stack: usize,
+) {
+    for id in template.resources.keys() {
+        resources.entry(id.clone()).or_insert(stack);
+    }
+    for name in template.outputs.keys() {
+        outputs.entry(name.clone()).or_insert(stack);
+    }
 }
 
 /// Records `span` as the origin of every resource that has none yet.

@@ -1,0 +1,251 @@
+//! Splitting one lowered template into the stacks a blueprint asks for.
+//!
+//! The main stack keeps what every node group shares (the node security
+//! group, the aws-auth provider); each other stack holds its node groups
+//! with everything they alone use. A group stack reaches a shared resource
+//! through an export of the main stack, imported as
+//! `Fn::ImportValue: !Sub ${SharedStackName}-<output>`: the main stack is
+//! deployed first, and CloudFormation refuses to delete an export another
+//! stack still imports.
+
+use std::collections::HashSet;
+
+use indexmap::IndexMap;
+
+use super::Lowered;
+use crate::blueprint::Blueprint;
+use crate::cfn::sub;
+use crate::cfn::{Expr, Output, Parameter, Template};
+use crate::source::Span;
+
+/// The parameter of a group stack that names the main stack.
+pub const SHARED_STACK_PARAMETER: &str = "SharedStackName";
+
+/// One stack of a blueprint: its name, template, and the blueprint
+/// location of each resource.
+#[derive(Debug)]
+pub struct LoweredStack {
+    pub name: String,
+    /// Where the blueprint declares the stack.
+    pub span: Span,
+    pub template: Template,
+    pub origins: IndexMap<String, Span>,
+}
+
+/// Splits `lowered` into the blueprint's stacks, main stack first. A
+/// blueprint with one stack gets its template back unchanged.
+pub fn split(lowered: Lowered, blueprint: &Blueprint) -> Vec<LoweredStack> {
+    let Lowered {
+        template: whole,
+        origins,
+        resource_stacks,
+        output_stacks,
+    } = lowered;
+    let specs = &blueprint.stacks;
+    if specs.len() <= 1 {
+        let spec = &specs[0];
+        return vec![LoweredStack {
+            name: spec.name.clone(),
+            span: spec.span,
+            template: whole,
+            origins,
+        }];
+    }
+    let mut templates: Vec<Template> = specs
+        .iter()
+        .enumerate()
+        .map(|(index, _)| Template {
+            description: Some(description(blueprint, index)),
+            parameters: whole.parameters.clone(),
+            ..Template::default()
+        })
+        .collect();
+    let stack_of = |id: &str| resource_stacks.get(id).copied().unwrap_or(0);
+    for (id, resource) in whole.resources {
+        let index = stack_of(&id);
+        templates[index].resources.insert(id, resource);
+    }
+    for (name, output) in whole.outputs {
+        let index = output_stacks.get(&name).copied().unwrap_or(0);
+        templates[index].outputs.insert(name, output);
+    }
+
+    let (main, groups) = templates.split_at_mut(1);
+    let main = &mut main[0];
+    for template in groups.iter_mut() {
+        let foreign: HashSet<String> = main.resources.keys().cloned().collect();
+        let mut imports = Imports {
+            foreign: &foreign,
+            exports: main,
+            used: false,
+        };
+        for resource in template.resources.values_mut() {
+            resource.depends_on.retain(|id| !foreign.contains(id));
+            for value in resource.properties.values_mut() {
+                imports.rewrite(value);
+            }
+            for value in [
+                &mut resource.metadata,
+                &mut resource.creation_policy,
+                &mut resource.update_policy,
+            ]
+            .into_iter()
+            .flatten()
+            {
+                imports.rewrite(value);
+            }
+        }
+        for output in template.outputs.values_mut() {
+            imports.rewrite(&mut output.value);
+        }
+        if imports.used {
+            template.parameters.insert(
+                SHARED_STACK_PARAMETER.to_string(),
+                Parameter::new("String")
+                    .described(
+                        "The name the main stack of this blueprint was deployed under; its exports are imported here",
+                    )
+                    .with_default(specs[0].name.as_str()),
+            );
+        }
+    }
+    for template in &mut templates {
+        template.remove_unused_parameters();
+        // Image parameters last, as in a single stack.
+        template.parameters.sort_by(|a, _, b, _| {
+            super::ami::is_image_parameter(a).cmp(&super::ami::is_image_parameter(b))
+        });
+    }
+    specs
+        .iter()
+        .zip(templates)
+        .map(|(spec, template)| LoweredStack {
+            name: spec.name.clone(),
+            span: spec.span,
+            origins: template
+                .resources
+                .keys()
+                .filter_map(|id| origins.get(id).map(|span| (id.clone(), *span)))
+                .collect(),
+            template,
+        })
+        .collect()
+}
+
+/// The description of stack `index`, naming what it holds.
+fn description(blueprint: &Blueprint, index: usize) -> String {
+    let names: Vec<&str> = blueprint
+        .node_groups
+        .iter()
+        .filter(|g| g.stack == index)
+        .map(|g| g.name.value.as_str())
+        .collect();
+    if let Some(written) = &blueprint.description {
+        return format!("{written} ({})", blueprint.stacks[index].name);
+    }
+    let generated = "Generated by eksynth; edit the blueprint, not this file.";
+    match (index, names.is_empty()) {
+        (0, true) => format!(
+            "Shared resources of the EKS node group stacks of `{}`. {generated}",
+            blueprint.stacks[0].name
+        ),
+        (0, false) => format!(
+            "EKS node groups: {}, and the resources the node group stacks of `{}` share. {generated}",
+            names.join(", "),
+            blueprint.stacks[0].name
+        ),
+        _ => format!("EKS node groups: {}. {generated}", names.join(", ")),
+    }
+}
+
+/// Rewrites a group stack's references to resources of the main stack into
+/// imports of the main stack's exports, adding the exports it lacks.
+struct Imports<'a> {
+    /// The main stack's resources.
+    foreign: &'a HashSet<String>,
+    exports: &'a mut Template,
+    used: bool,
+}
+
+impl Imports<'_> {
+    fn rewrite(&mut self, expr: &mut Expr) {
+        match expr {
+            Expr::Ref(id) if self.foreign.contains(id.as_str()) => {
+                let value = Expr::reference(id.as_str());
+                *expr = self.import(&value, id, "");
+                return;
+            }
+            Expr::GetAtt {
+                resource,
+                attribute,
+            } if self.foreign.contains(resource.as_str()) => {
+                let value = Expr::get_att(resource.as_str(), attribute.as_str());
+                let (resource, attribute) = (resource.clone(), attribute.clone());
+                *expr = self.import(&value, &resource, &attribute);
+                return;
+            }
+            Expr::Sub {
+                template,
+                variables,
+            } => {
+                let mut text = template.clone();
+                for name in sub::references(template) {
+                    if variables.contains_key(name) {
+                        continue;
+                    }
+                    let (resource, attribute) = name.split_once('.').unwrap_or((name, ""));
+                    if !self.foreign.contains(resource) {
+                        continue;
+                    }
+                    let value = match attribute {
+                        "" => Expr::reference(resource),
+                        _ => Expr::get_att(resource, attribute),
+                    };
+                    let variable: String = name.chars().filter(|c| *c != '.').collect();
+                    let import = self.import(&value, resource, attribute);
+                    text = text.replace(&format!("${{{name}}}"), &format!("${{{variable}}}"));
+                    variables.insert(variable, import);
+                }
+                *template = text;
+            }
+            _ => {}
+        }
+        for child in expr.children_mut() {
+            self.rewrite(child);
+        }
+    }
+
+    /// `Fn::ImportValue` of the main stack's export of `value`, exporting it
+    /// when no output does yet.
+    fn import(&mut self, value: &Expr, resource: &str, attribute: &str) -> Expr {
+        self.used = true;
+        let existing = self
+            .exports
+            .outputs
+            .iter()
+            .find(|(_, output)| output.value == *value && output.export.is_some())
+            .map(|(name, _)| name.clone());
+        let name = existing.unwrap_or_else(|| {
+            let name = format!("{resource}{attribute}");
+            self.exports.outputs.insert(
+                name.clone(),
+                Output {
+                    description: Some(format!(
+                        "{}, imported by the node group stacks",
+                        match attribute {
+                            "" => format!("`{resource}`"),
+                            _ => format!("The {attribute} of `{resource}`"),
+                        }
+                    )),
+                    condition: None,
+                    value: value.clone(),
+                    export: Some(Expr::sub(format!("${{AWS::StackName}}-{name}"))),
+                },
+            );
+            name
+        });
+        Expr::ImportValue(Box::new(Expr::sub(format!(
+            "${{{SHARED_STACK_PARAMETER}}}-{name}"
+        ))))
+    }
+}
