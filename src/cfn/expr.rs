@@ -321,3 +321,75 @@ impl From<u32> for Expr {
         Expr::Int(i64::from(i))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One value of every variant, each with distinct children.
+    fn every_variant() -> Vec<Expr> {
+        let s = |t: &str| Box::new(Expr::str(t));
+        vec![
+            Expr::Bool(true),
+            Expr::Int(1),
+            Expr::Float(1.5),
+            Expr::str("x"),
+            Expr::list([Expr::str("a"), Expr::str("b")]),
+            Expr::map([("K", Expr::str("v"))]),
+            Expr::reference("R"),
+            Expr::get_att("R", "Arn"),
+            Expr::Sub {
+                template: "${A}".into(),
+                variables: IndexMap::from([("A".to_string(), Expr::str("a"))]),
+            },
+            Expr::Base64(s("a")),
+            Expr::Join {
+                delimiter: ",".into(),
+                items: s("a"),
+            },
+            Expr::If {
+                condition: "C".into(),
+                then: s("a"),
+                otherwise: s("b"),
+            },
+            Expr::Select {
+                index: s("a"),
+                list: s("b"),
+            },
+            Expr::Split {
+                delimiter: ",".into(),
+                source: s("a"),
+            },
+            Expr::GetAZs(s("a")),
+            Expr::ImportValue(s("a")),
+            Expr::FindInMap {
+                map: "M".into(),
+                top_key: s("a"),
+                second_key: s("b"),
+            },
+            Expr::Cidr {
+                block: s("a"),
+                count: s("b"),
+                bits: s("c"),
+            },
+            Expr::Equals(s("a"), s("b")),
+            Expr::And(vec![Expr::str("a"), Expr::str("b")]),
+            Expr::Or(vec![Expr::str("a"), Expr::str("b")]),
+            Expr::Not(s("a")),
+            Expr::Condition("C".into()),
+        ]
+    }
+
+    #[test]
+    fn children_and_children_mut_see_the_same_values_in_the_same_order() {
+        for mut expr in every_variant() {
+            let shared: Vec<Expr> = expr
+                .children()
+                .into_iter()
+                .map(|(_, e)| e.clone())
+                .collect();
+            let mutable: Vec<Expr> = expr.children_mut().into_iter().map(|e| e.clone()).collect();
+            assert_eq!(shared, mutable, "{expr:?}");
+        }
+    }
+}
