@@ -792,6 +792,14 @@ fn check_parameters(d: &mut Decoder, cluster: &Cluster, groups: &[NodeGroup]) {
                 Some("choose a name that does not start with `ImageId`".into());
             continue;
         }
+        if name == SHARED_STACK_PARAMETER {
+            let message = format!("parameter name `{name}` is reserved");
+            d.error(span, message).help = Some(
+                "a node group stack names its blueprint's main stack with it; choose another name"
+                    .into(),
+            );
+            continue;
+        }
         match seen.get(&name) {
             Some((other, first)) if *other != kind => {
                 let message = format!(

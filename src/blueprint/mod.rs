@@ -23,6 +23,11 @@ pub const KIND: &str = "NodeBlueprint";
 /// blueprint's own parameters may not use it.
 pub const IMAGE_PARAMETER_PREFIX: &str = "ImageId";
 
+/// The parameter of a node group stack that names the blueprint's main
+/// stack, whose exports it imports; the blueprint's own parameters may not
+/// use it.
+pub const SHARED_STACK_PARAMETER: &str = "SharedStackName";
+
 #[derive(Clone, Debug)]
 pub struct Blueprint {
     pub description: Option<String>,

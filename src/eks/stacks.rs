@@ -18,8 +18,7 @@ use crate::cfn::sub;
 use crate::cfn::{Expr, Output, Parameter, Template};
 use crate::source::Span;
 
-/// The parameter of a group stack that names the main stack.
-pub const SHARED_STACK_PARAMETER: &str = "SharedStackName";
+pub use crate::blueprint::SHARED_STACK_PARAMETER;
 
 /// One stack of a blueprint: its name, template, and the blueprint
 /// location of each resource.
