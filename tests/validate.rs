@@ -174,8 +174,12 @@ fn generated() -> Vec<Case> {
     let group = |i: usize| {
         format!("  Sg{i}: {{Type: AWS::EC2::SecurityGroup, Properties: {{GroupDescription: g}}}}\n")
     };
-    let mut resources = String::from("Resources:\n");
-    (0..501).for_each(|i| resources.push_str(&group(i)));
+    let resources_of = |count: usize| {
+        let mut text = String::from("Resources:\n");
+        (0..count).for_each(|i| text.push_str(&group(i)));
+        text
+    };
+    let resources = resources_of(501);
 
     let mut parameters = String::from("Parameters:\n");
     (0..201)
@@ -220,6 +224,12 @@ fn generated() -> Vec<Case> {
             vec![pair("E3002", "Parameters")],
         ),
         case("201-outputs.yaml", outputs, vec![pair("E3003", "Outputs")]),
+        case("400-resources.yaml", resources_of(400), Vec::new()),
+        case(
+            "401-resources.yaml",
+            resources_of(401),
+            vec![pair("W3009", "Resources")],
+        ),
         case("51200-bytes.yaml", padded(51_200), Vec::new()),
         case("51201-bytes.yaml", padded(51_201), vec![pair("W3005", "")]),
         case(

@@ -122,6 +122,10 @@ pub const FINDINGS: &[(&str, &str)] = &[
     ("E3007", "user data larger than 16 KB"),
     ("E3008", "user data not encoded with `Fn::Base64`"),
     (
+        "W3009",
+        "more than 80% of the resource, parameter or output limit",
+    ),
+    (
         "E4001",
         "`MinInstancesInService` is not lower than `MaxSize`",
     ),

@@ -8,6 +8,9 @@ const MAX_RESOURCES: usize = 500;
 const MAX_PARAMETERS: usize = 200;
 const MAX_OUTPUTS: usize = 200;
 const MAX_LOGICAL_ID: usize = 255;
+/// A count above this share of its limit is reported (`W3009`): a stack
+/// should stay well under the limits, so that it can still grow.
+const NEAR_LIMIT_PERCENT: usize = 80;
 const INLINE_DEPLOY_BYTES: usize = 51_200;
 const MAX_TEMPLATE_BYTES: usize = 1_000_000;
 const MAX_USER_DATA_BYTES: usize = 16 * 1024;
@@ -45,6 +48,17 @@ pub fn check(template: &Template, template_bytes: Option<usize>, findings: &mut 
                     format!("{count} {what}; CloudFormation allows {limit}"),
                 )
                 .help("split the node groups into several stacks"),
+            );
+        } else if count > limit * NEAR_LIMIT_PERCENT / 100 {
+            findings.push(
+                Finding::new(
+                    "W3009",
+                    section,
+                    format!(
+                        "{count} {what}, close to CloudFormation's limit of {limit}: a few more node groups will not fit"
+                    ),
+                )
+                .help("split the node groups into several stacks before the limit is reached"),
             );
         }
     }
