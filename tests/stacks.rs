@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use eksynth::cfn::{Expr, Template};
 use eksynth::compile::{Compiled, compile};
+use eksynth::diagnostic::Diagnostic;
 use eksynth::source::SourceFile;
 
 const HEADER: &str = r#"apiVersion: eksynth.io/v1
@@ -51,6 +52,18 @@ fn rendered(compiled: &Compiled) -> String {
     all.join("\n")
 }
 
+/// The diagnostic with `code`, asserted to be at `(line, column)`.
+fn located<'c>(compiled: &'c Compiled, code: &str, at: (usize, usize)) -> &'c Diagnostic {
+    let found = compiled
+        .diagnostics
+        .iter()
+        .find(|d| d.code == Some(code))
+        .unwrap_or_else(|| panic!("no {code}:\n{}", rendered(compiled)));
+    let span = found.span.expect("located");
+    assert_eq!((span.line, span.column), at, "{}", found.render());
+    found
+}
+
 /// Every `Fn::ImportValue` name in a value, as written.
 fn imports(expr: &Expr, found: &mut Vec<String>) {
     if let Expr::ImportValue(name) = expr {
@@ -80,14 +93,8 @@ fn a_stack_over_the_resource_limit_is_a_located_error_that_says_how_to_split() {
     let text = format!("{HEADER}{}", groups(110));
     let result = compiled("fleet.yaml", &text);
     assert!(result.has_errors(), "110 groups fit one stack?");
-    let too_many = result
-        .diagnostics
-        .iter()
-        .find(|d| d.code == Some("E3001"))
-        .unwrap_or_else(|| panic!("no E3001:\n{}", rendered(&result)));
     // At the `nodeGroups` key, the line that declares what is in the stack.
-    let span = too_many.span.expect("located");
-    assert_eq!((span.line, span.column), (19, 1), "{}", too_many.render());
+    let too_many = located(&result, "E3001", (19, 1));
     let help = too_many.help.as_deref().unwrap_or_default();
     assert!(help.contains("stacks: perGroup"), "{help}");
     assert!(too_many.message.contains("CloudFormation allows 500"));
@@ -119,13 +126,7 @@ fn a_named_stack_over_the_limit_is_reported_at_its_own_key() {
         groups(110)
     );
     let result = compiled("fleet.yaml", &text);
-    let too_many = result
-        .diagnostics
-        .iter()
-        .find(|d| d.code == Some("E3001"))
-        .unwrap_or_else(|| panic!("no E3001:\n{}", rendered(&result)));
-    let span = too_many.span.expect("located");
-    assert_eq!((span.line, span.column), (20, 3), "{}", too_many.render());
+    let too_many = located(&result, "E3001", (20, 3));
     assert!(
         too_many.message.starts_with("stack `fleet-all`: "),
         "{}",
