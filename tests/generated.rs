@@ -1,6 +1,7 @@
 //! Every template synthesized from a valid blueprint validates clean: the
 //! blueprints here are generated, with random groups, sizes, labels, taints,
-//! instance types, AMI families, volumes and cluster values.
+//! instance types, AMI families, volumes and cluster values, in one stack or
+//! a stack per group.
 
 use std::fmt::Write;
 
@@ -118,8 +119,11 @@ fn cluster(parameters: bool) -> String {
     }
 }
 
-fn blueprint(groups: &[Group], parameters: bool) -> String {
+fn blueprint(groups: &[Group], parameters: bool, per_group: bool) -> String {
     let mut out = String::from("apiVersion: eksynth.io/v1\nkind: NodeBlueprint\n");
+    if per_group {
+        out.push_str("stacks: perGroup\n");
+    }
     out.push_str(&cluster(parameters));
     out.push_str(
         "defaults:\n  subnets: [subnet-0123456789abcdef0, subnet-0123456789abcdef1]\nnodeGroups:\n",
@@ -198,8 +202,9 @@ proptest! {
     fn templates_of_generated_valid_blueprints_validate_clean(
         groups in proptest::collection::vec(group(), 1..4),
         parameters in any::<bool>(),
+        per_group in any::<bool>(),
     ) {
-        let text = blueprint(&groups, parameters);
+        let text = blueprint(&groups, parameters, per_group);
         let file = SourceFile::new("generated.yaml", text.clone());
         let compiled = compile(&file).map_err(|e| {
             let rendered = match &e {
@@ -216,5 +221,8 @@ proptest! {
             .map(|d| d.render())
             .collect();
         prop_assert!(rendered.is_empty(), "{}\n--- blueprint ---\n{}", rendered.join("\n"), text);
+        // Split per group, each group is a stack besides the main one.
+        let stacks = if per_group { groups.len() + 1 } else { 1 };
+        prop_assert_eq!(compiled.stacks.len(), stacks);
     }
 }

@@ -71,8 +71,8 @@ pub fn split(lowered: Lowered, blueprint: &Blueprint) -> Vec<LoweredStack> {
 
     let (main, groups) = templates.split_at_mut(1);
     let main = &mut main[0];
+    let foreign: HashSet<String> = main.resources.keys().cloned().collect();
     for template in groups.iter_mut() {
-        let foreign: HashSet<String> = main.resources.keys().cloned().collect();
         let mut imports = Imports {
             foreign: &foreign,
             exports: main,
