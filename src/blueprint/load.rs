@@ -978,6 +978,9 @@ fn decode_cluster(d: &mut Decoder, node: &Node, at: Span) -> Option<Cluster> {
         None => Some(AuthenticationMode::ApiAndConfigMap),
     };
     let node_access = decode_node_access(d, &mut fields, authentication_mode);
+    let node_access_span = ["awsAuthProvider", "nodeAccess", "authenticationMode"]
+        .iter()
+        .find_map(|field| fields.key_span(field));
     fields.finish(d, "`cluster`");
     if let Some(endpoint) = &endpoint {
         check_literal(d, endpoint, "cluster.endpoint", |v| {
@@ -1016,6 +1019,7 @@ fn decode_cluster(d: &mut Decoder, node: &Node, at: Span) -> Option<Cluster> {
         },
     );
     Some(Cluster {
+        node_access_span: node_access_span.unwrap_or(name.span),
         name,
         kubernetes_version: version?,
         endpoint,

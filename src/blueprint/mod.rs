@@ -114,6 +114,10 @@ pub struct Cluster {
     pub authentication_mode: AuthenticationMode,
     /// How self-managed nodes are authorized on the cluster.
     pub node_access: NodeAccess,
+    /// Where the node access is written (`awsAuthProvider`, `nodeAccess` or
+    /// `authenticationMode`, else the cluster name): the origin of the
+    /// provider's resources.
+    pub node_access_span: Span,
 }
 
 /// How self-managed node roles get into the cluster.

@@ -85,8 +85,9 @@ pub fn lower(blueprint: &Blueprint) -> Result<Lowered, Error> {
         ("ClusterName", Some(&cluster.name)),
     ]);
     security_group::lower(&mut template, &cluster, &cluster_tag_key);
-    access::lower_shared(&mut template, blueprint, &cluster.name);
     record_origins(&template, &mut origins, blueprint.cluster.name.span);
+    access::lower_shared(&mut template, blueprint, &cluster.name);
+    record_origins(&template, &mut origins, blueprint.cluster.node_access_span);
     let mut resource_stacks = IndexMap::new();
     let mut output_stacks = IndexMap::new();
     record_stack(&template, &mut resource_stacks, &mut output_stacks, 0);
