@@ -464,3 +464,26 @@ impl NodeGroup {
         self.desired_capacity.unwrap_or(self.min_size)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_name_becomes_a_valid_stack_name() {
+        for (file, stack) in [
+            ("nodes.yaml", "nodes"),
+            ("envs/staging_nodes.yaml", "staging-nodes"),
+            ("a.b.yml", "a-b"),
+            ("1st.yaml", "stack-1st"),
+            ("<stdin>", "stdin"),
+            ("", "stack"),
+        ] {
+            let name = default_stack_name(file);
+            assert_eq!(name, stack, "{file}");
+            assert!(is_valid_stack_name(&name), "{name}");
+        }
+        assert!(!is_valid_stack_name(&"a".repeat(129)));
+        assert!(!is_valid_stack_name("a_b"));
+    }
+}
