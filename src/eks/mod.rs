@@ -217,26 +217,27 @@ pub fn lower(blueprint: &Blueprint) -> Result<Lowered, Error> {
 }
 
 /// Places every resource and output not placed yet in stack `stack`.
+/// Lowering only ever adds resources and outputs, in order, so the ones not
+/// placed yet are those past the counts already placed.
 fn record_stack(
     template: &Template,
     resources: &mut IndexMap<String, usize>,
     outputs: &mut IndexMap<String, usize>,
     stack: usize,
 ) {
-    for id in template.resources.keys() {
-        resources.entry(id.clone()).or_insert(stack);
+    for id in template.resources.keys().skip(resources.len()) {
+        resources.insert(id.clone(), stack);
     }
-    for name in template.outputs.keys() {
-        outputs.entry(name.clone()).or_insert(stack);
+    for name in template.outputs.keys().skip(outputs.len()) {
+        outputs.insert(name.clone(), stack);
     }
 }
 
-/// Records `span` as the origin of every resource that has none yet.
+/// Records `span` as the origin of every resource that has none yet (the
+/// ones added since the last call, as in [`record_stack`]).
 fn record_origins(template: &Template, origins: &mut IndexMap<String, Span>, span: Span) {
-    for id in template.resources.keys() {
-        if !origins.contains_key(id) {
-            origins.insert(id.clone(), span);
-        }
+    for id in template.resources.keys().skip(origins.len()) {
+        origins.insert(id.clone(), span);
     }
 }
 
