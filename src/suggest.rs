@@ -13,17 +13,26 @@ pub fn closest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
         .map(|(_, candidate)| candidate)
 }
 
-/// Levenshtein distance over characters.
+/// Edit distance over characters where swapping two neighbours counts as
+/// one edit, as a typist makes it (optimal string alignment): `bacth` is one
+/// edit from `batch`, not two.
 fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
+    // Three rows: two back (for swaps), one back, and the current one.
+    let mut before: Vec<usize> = Vec::new();
     let mut previous: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
+    for i in 0..a.len() {
         let mut current = vec![i + 1; b.len() + 1];
-        for (j, cb) in b.iter().enumerate() {
-            let substitution = previous[j] + usize::from(ca != *cb);
-            current[j + 1] = substitution.min(previous[j + 1] + 1).min(current[j] + 1);
+        for j in 0..b.len() {
+            let substitution = previous[j] + usize::from(a[i] != b[j]);
+            let mut best = substitution.min(previous[j + 1] + 1).min(current[j] + 1);
+            if i > 0 && j > 0 && a[i] == b[j - 1] && a[i - 1] == b[j] {
+                best = best.min(before[j - 1] + 1);
+            }
+            current[j + 1] = best;
         }
-        previous = current;
+        before = std::mem::replace(&mut previous, current);
     }
     previous[b.len()]
 }
@@ -38,5 +47,19 @@ mod tests {
         assert_eq!(closest("instanceTyp", &known), Some("instanceType"));
         assert_eq!(closest("minsize", &known), Some("minSize"));
         assert_eq!(closest("colour", &known), None);
+        // A swap of two letters is one typo.
+        assert_eq!(closest("bacth", &["web", "batch"]), Some("batch"));
+        assert_eq!(closest("mniSize", &known), Some("minSize"));
+    }
+
+    #[test]
+    fn distances_count_insertions_deletions_substitutions_and_swaps() {
+        assert_eq!(edit_distance("", ""), 0);
+        assert_eq!(edit_distance("abc", ""), 3);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("ab", "ba"), 1);
+        assert_eq!(edit_distance("abcd", "badc"), 2);
+        assert_eq!(edit_distance("same", "same"), 0);
     }
 }
