@@ -151,7 +151,12 @@ fn check_expr(
         } => {
             let mut targets = Vec::new();
             for reference in sub_references(text) {
-                if variables.contains_key(reference) || resolves(template, reference) {
+                // A variable of the map is the map's own value, not a
+                // dependency on a resource that happens to share its name.
+                if variables.contains_key(reference) {
+                    continue;
+                }
+                if resolves(template, reference) {
                     targets.push(reference.to_string());
                     continue;
                 }
