@@ -30,9 +30,11 @@ pub struct Decoder {
 }
 
 impl Decoder {
-    pub fn new(file: &Arc<SourceFile>) -> Decoder {
+    /// A decoder over `files`: the blueprint first, then what it was
+    /// composed from.
+    pub fn new(files: Vec<Arc<SourceFile>>) -> Decoder {
         Decoder {
-            files: vec![Arc::clone(file)],
+            files,
             diagnostics: Vec::new(),
         }
     }

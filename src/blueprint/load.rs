@@ -2,7 +2,7 @@
 //! are merged into each node group, and every rule is checked. All errors of
 //! a file are collected in one run.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use super::decode::{Decoder, Located};
@@ -35,10 +35,13 @@ pub fn load_with(
     overrides: &[(String, String)],
 ) -> Result<Loaded, Vec<Diagnostic>> {
     let composed = super::compose::compose(file, overrides)?;
-    let mut decoder = Decoder::new(file);
-    decoder.files = composed.files;
+    let mut decoder = Decoder::new(composed.files);
     let blueprint = decode_blueprint(&mut decoder, &composed.root);
     let mut diagnostics = decoder.diagnostics;
+    // Every group is checked with `defaults` merged in, so a mistake in
+    // `defaults` is found once per group; it is one mistake, reported once.
+    let mut seen = HashSet::new();
+    diagnostics.retain(|d| seen.insert((d.span, d.message.clone())));
     diagnostics.sort_by_key(|d| d.span.map(|s| (s.file, s.line, s.column)));
     match blueprint {
         Some(blueprint) if !diagnostics.iter().any(Diagnostic::is_error) => Ok(Loaded {
@@ -2590,7 +2593,7 @@ mod tests {
     #[test]
     fn group_names_become_pascal_case_logical_ids() {
         let file = SourceFile::new("t.yaml", "x");
-        let mut d = Decoder::new(&file);
+        let mut d = Decoder::new(vec![file]);
         let name = |s: &str| Located::new(s.to_string(), Span::new(1, 1, 1));
         assert_eq!(
             check_group_name(&mut d, &name("staging-1")).as_deref(),
