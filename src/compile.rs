@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use crate::blueprint;
-use crate::cfn::Template;
+use crate::cfn::{Format, Template};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::eks;
 use crate::source::{SourceFile, Span};
@@ -29,9 +29,9 @@ pub struct Stack {
     /// The stack's name, which also names its template file.
     pub name: String,
     pub template: Template,
-    /// The template as YAML, emitted once: validation checks its size, and
-    /// `synth` writes it.
-    pub yaml: String,
+    /// The template in the format asked for, emitted once: validation
+    /// checks the size of this very text, and `synth` writes it.
+    pub text: String,
     /// The findings of the template's validation, suppressions removed.
     pub findings: Vec<Finding>,
     /// For each resource, where in the blueprint it comes from.
@@ -77,14 +77,16 @@ pub fn compile(file: &Arc<SourceFile>) -> Result<Compiled, CompileError> {
 }
 
 pub fn compile_with(file: &Arc<SourceFile>, schemas: &SchemaSet) -> Result<Compiled, CompileError> {
-    compile_with_overrides(file, schemas, &[])
+    compile_with_overrides(file, schemas, &[], Format::Yaml)
 }
 
-/// Compiles with `--set` overrides (`path`, `value`) applied.
+/// Compiles with `--set` overrides (`path`, `value`) applied, emitting the
+/// templates in `format`.
 pub fn compile_with_overrides(
     file: &Arc<SourceFile>,
     schemas: &SchemaSet,
     overrides: &[(String, String)],
+    format: Format,
 ) -> Result<Compiled, CompileError> {
     let loaded = blueprint::load_with(file, overrides).map_err(CompileError::Blueprint)?;
     let file_of = |span: Span| loaded.files.get(span.file as usize).unwrap_or(file).clone();
@@ -117,12 +119,12 @@ pub fn compile_with_overrides(
     let mut used = vec![false; suppressions.len()];
     let mut stacks = Vec::with_capacity(lowered.len());
     for stack in lowered {
-        let yaml = crate::cfn::yaml::emit(&stack.template);
+        let text = format.emit(&stack.template);
         let all = validate::validate(
             &stack.template,
             &validate::Context {
                 schemas,
-                template_bytes: Some(yaml.len()),
+                template_bytes: Some(text.len()),
             },
         );
         let mut findings = Vec::new();
@@ -154,7 +156,7 @@ pub fn compile_with_overrides(
         stacks.push(Stack {
             name: stack.name,
             template: stack.template,
-            yaml,
+            text,
             findings,
             origins: stack.origins,
         });

@@ -34,31 +34,8 @@ enum Command {
     Synth {
         /// The blueprint file (YAML or JSON); `-` reads standard input.
         blueprint: String,
-        /// The template format.
-        #[arg(long, value_enum, default_value_t = Format::Yaml)]
-        format: Format,
-        /// A directory of CloudFormation provider schemas to validate against
-        /// instead of the embedded ones.
-        #[arg(long, value_name = "DIR")]
-        schemas: Option<PathBuf>,
-        /// Write each stack's template to DIR/<stack name>.yaml (or .json),
-        /// atomically, leaving a file untouched when nothing changed, instead
-        /// of one template to stdout.
-        #[arg(long, value_name = "DIR")]
-        out_dir: Option<PathBuf>,
-        /// With --out-dir, also write DIR/<stack name>.parameters.json with
-        /// each template's parameters (defaults filled in), in the shape
-        /// `aws cloudformation create-stack --parameters file://...` reads.
-        #[arg(long, requires = "out_dir")]
-        parameters_file: bool,
-        /// The stack to synthesize, when the blueprint makes several
-        /// (`stacks:`); with --out-dir, write only that one.
-        #[arg(long, value_name = "NAME")]
-        stack: Option<String>,
-        /// Override one blueprint field, e.g. `--set nodeGroups.0.maxSize=6`
-        /// or `--set cluster.name=prod` (the value is read as YAML). Repeatable.
-        #[arg(long = "set", value_name = "PATH=VALUE")]
-        set: Vec<String>,
+        #[command(flatten)]
+        options: SynthOptions,
     },
     /// Check that committed templates are what their blueprints synthesize now.
     ///
@@ -130,12 +107,50 @@ enum Command {
     },
 }
 
+#[derive(clap::Args)]
+struct SynthOptions {
+    /// The template format.
+    #[arg(long, value_enum, default_value_t = Format::Yaml)]
+    format: Format,
+    /// A directory of CloudFormation provider schemas to validate against
+    /// instead of the embedded ones.
+    #[arg(long, value_name = "DIR")]
+    schemas: Option<PathBuf>,
+    /// Write each stack's template to DIR/<stack name>.yaml (or .json),
+    /// atomically, leaving a file untouched when nothing changed, instead
+    /// of one template to stdout.
+    #[arg(long, value_name = "DIR")]
+    out_dir: Option<PathBuf>,
+    /// With --out-dir, also write DIR/<stack name>.parameters.json with
+    /// each template's parameters (defaults filled in), in the shape
+    /// `aws cloudformation create-stack --parameters file://...` reads.
+    #[arg(long, requires = "out_dir")]
+    parameters_file: bool,
+    /// The stack to synthesize, when the blueprint makes several
+    /// (`stacks:`); with --out-dir, write only that one.
+    #[arg(long, value_name = "NAME")]
+    stack: Option<String>,
+    /// Override one blueprint field, e.g. `--set nodeGroups.0.maxSize=6`
+    /// or `--set cluster.name=prod` (the value is read as YAML). Repeatable.
+    #[arg(long = "set", value_name = "PATH=VALUE")]
+    set: Vec<String>,
+}
+
 #[derive(Clone, Copy, ValueEnum)]
 enum Format {
     /// YAML with short-form intrinsics (`!Ref`, `!Sub`).
     Yaml,
     /// JSON with long-form intrinsics.
     Json,
+}
+
+impl From<Format> for cfn::Format {
+    fn from(format: Format) -> cfn::Format {
+        match format {
+            Format::Yaml => cfn::Format::Yaml,
+            Format::Json => cfn::Format::Json,
+        }
+    }
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -163,25 +178,7 @@ const USAGE_OR_IO: u8 = 2;
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Synth {
-            blueprint,
-            format,
-            schemas,
-            out_dir,
-            parameters_file,
-            stack,
-            set,
-        } => synth(
-            &blueprint,
-            &SynthOptions {
-                format,
-                schemas,
-                out_dir,
-                parameters_file,
-                stack,
-                set,
-            },
-        ),
+        Command::Synth { blueprint, options } => synth(&blueprint, &options),
         Command::Check {
             blueprints,
             out_dir,
@@ -297,15 +294,17 @@ fn read(path: &str) -> Result<Arc<SourceFile>, ExitCode> {
 /// template with errors is exit 1, naming what was not written; an internal
 /// error is exit 2.
 fn compiled(file: &Arc<SourceFile>, schemas: &SchemaSet) -> Result<Compiled, ExitCode> {
-    compiled_with(file, schemas, &[])
+    compiled_with(file, schemas, &[], cfn::Format::Yaml)
 }
 
+/// `compiled`, with `--set` overrides and the templates in `format`.
 fn compiled_with(
     file: &Arc<SourceFile>,
     schemas: &SchemaSet,
     overrides: &[(String, String)],
+    format: cfn::Format,
 ) -> Result<Compiled, ExitCode> {
-    match eksynth::compile::compile_with_overrides(file, schemas, overrides) {
+    match eksynth::compile::compile_with_overrides(file, schemas, overrides, format) {
         Ok(compiled) => {
             report(&compiled.diagnostics);
             if !compiled.has_errors() {
@@ -339,15 +338,6 @@ fn compiled_with(
 /// Turns a command's result into its exit code.
 fn finish(result: Result<ExitCode, ExitCode>) -> ExitCode {
     result.unwrap_or_else(|code| code)
-}
-
-struct SynthOptions {
-    format: Format,
-    schemas: Option<PathBuf>,
-    out_dir: Option<PathBuf>,
-    parameters_file: bool,
-    stack: Option<String>,
-    set: Vec<String>,
 }
 
 /// The stacks of `compiled` that `--stack` selects: the one named, or all of
@@ -427,7 +417,7 @@ fn synth(path: &str, options: &SynthOptions) -> ExitCode {
             eprintln!("{message}");
             ExitCode::from(USAGE_OR_IO)
         })?;
-        let compiled = compiled_with(&file, schemas, &overrides)?;
+        let compiled = compiled_with(&file, schemas, &overrides, options.format.into())?;
         let Some(dir) = &options.out_dir else {
             let stack = single_stack(
                 &compiled,
@@ -435,12 +425,16 @@ fn synth(path: &str, options: &SynthOptions) -> ExitCode {
                 options.stack.as_deref(),
                 ", or write them all with `--out-dir DIR`",
             )?;
-            write_stdout(&template_text(stack, options.format))?;
+            write_stdout(&stack.text)?;
             return Ok(ExitCode::SUCCESS);
         };
         let mut files = Vec::new();
         for stack in select_stacks(&compiled, &file, options.stack.as_deref())? {
-            files.extend(stack_files(stack, options.format, options.parameters_file));
+            files.extend(stack_files(
+                stack,
+                options.format.into(),
+                options.parameters_file,
+            ));
         }
         for (file_name, contents) in files {
             let outcome = output::write_atomically(dir, &file_name, contents.as_bytes()).map_err(
@@ -459,31 +453,15 @@ fn synth(path: &str, options: &SynthOptions) -> ExitCode {
     })())
 }
 
-fn template_text(stack: &Stack, format: Format) -> String {
-    match format {
-        Format::Yaml => stack.yaml.clone(),
-        Format::Json => cfn::json::emit(&stack.template),
-    }
-}
-
-/// The files `synth --out-dir` writes for one stack, as (name, contents):
-/// `{stack}.yaml` (or `.json`), and `{stack}.parameters.json` on request.
-fn stack_files(stack: &Stack, format: Format, parameters_file: bool) -> Vec<(String, String)> {
-    let extension = match format {
-        Format::Yaml => "yaml",
-        Format::Json => "json",
-    };
-    let mut files = vec![(
-        output::stack_file_name_with(&stack.name, extension),
-        template_text(stack, format),
-    )];
-    if parameters_file {
-        files.push((
-            output::parameters_file_name(&stack.name),
-            output::parameters_file(&parameter_values(&stack.template)),
-        ));
-    }
-    files
+/// The files `synth --out-dir` writes for one stack.
+fn stack_files(stack: &Stack, format: cfn::Format, parameters_file: bool) -> Vec<(String, String)> {
+    let parameters = parameters_file.then(|| parameter_values(&stack.template));
+    output::stack_files(
+        &stack.name,
+        format.extension(),
+        &stack.text,
+        parameters.as_deref(),
+    )
 }
 
 fn check(
@@ -506,7 +484,7 @@ fn check(
             Ok(file) => file,
             Err(code) => return code,
         };
-        match compiled(&file, SchemaSet::embedded()) {
+        match compiled_with(&file, SchemaSet::embedded(), &[], format.into()) {
             Ok(compiled) => {
                 inputs.extend(compiled.files.iter().map(|f| PathBuf::from(&f.name)));
                 for stack in &compiled.stacks {
@@ -519,7 +497,7 @@ fn check(
                     }
                     stacks.push(stack.name.clone());
                     producers.push(path);
-                    expected.extend(stack_files(stack, format, parameters_file));
+                    expected.extend(stack_files(stack, format.into(), parameters_file));
                 }
             }
             Err(code) if code == ExitCode::from(FINDINGS) => failed = true,

@@ -49,41 +49,25 @@ pub enum OutputError {
     Write { path: PathBuf, error: io::Error },
 }
 
-/// One stack a blueprint produces: its name (the file stem), the emitted
-/// template and the values of its parameters.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Stack {
-    pub name: String,
-    pub template_text: String,
-    pub parameters: Vec<(String, String)>,
-}
-
-impl Stack {
-    /// The files of this stack as `(file name, contents)`: the template
-    /// (`{name}.{extension}`) and, when the stack has parameters, the
-    /// parameters file (`{name}.parameters.json`).
-    pub fn files(&self, extension: &str) -> Vec<(String, String)> {
-        let mut files = vec![(
-            stack_file_name_with(&self.name, extension),
-            self.template_text.clone(),
-        )];
-        if !self.parameters.is_empty() {
-            files.push((
-                parameters_file_name(&self.name),
-                parameters_file(&self.parameters),
-            ));
-        }
-        files
+/// The files `synth --out-dir` writes for one stack, as (file name,
+/// contents): the template, `{name}.{extension}`, and with `parameters`,
+/// the parameters file `{name}.parameters.json` (`[]` when the template
+/// has none, so that a deploy script can always pass it).
+pub fn stack_files(
+    name: &str,
+    extension: &str,
+    template_text: &str,
+    parameters: Option<&[(String, String)]>,
+) -> Vec<(String, String)> {
+    let mut files = vec![(stack_file_name(name, extension), template_text.to_string())];
+    if let Some(parameters) = parameters {
+        files.push((parameters_file_name(name), parameters_file(parameters)));
     }
+    files
 }
 
-/// `{name}.yaml`.
-pub fn stack_file_name(name: &str) -> String {
-    stack_file_name_with(name, "yaml")
-}
-
-/// `{name}.{extension}`, e.g. `stack_file_name_with("nodes", "json")`.
-pub fn stack_file_name_with(name: &str, extension: &str) -> String {
+/// `{name}.{extension}`, e.g. `stack_file_name("nodes", "json")`.
+pub fn stack_file_name(name: &str, extension: &str) -> String {
     format!("{name}.{extension}")
 }
 

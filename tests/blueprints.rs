@@ -103,8 +103,11 @@ fn every_example_template_is_what_its_blueprint_synthesizes() {
             .stacks
             .iter()
             .map(|stack| {
-                assert_eq!(stack.yaml, cfn::yaml::emit(&stack.template));
-                (output::stack_file_name(&stack.name), stack.yaml.clone())
+                assert_eq!(stack.text, cfn::yaml::emit(&stack.template));
+                (
+                    output::stack_file_name(&stack.name, "yaml"),
+                    stack.text.clone(),
+                )
             })
             .collect();
         let inputs: Vec<std::path::PathBuf> = compiled
@@ -140,7 +143,7 @@ fn synthesizing_twice_gives_identical_bytes_in_both_formats() {
             panic!("{path} makes one stack");
         };
         // The YAML validation measured is the YAML `synth` writes.
-        assert_eq!(stack.yaml, cfn::yaml::emit(&stack.template));
+        assert_eq!(stack.text, cfn::yaml::emit(&stack.template));
         let first = &stack.template;
         let second = &compile(&file).expect("compiles").stacks[0].template;
         assert_eq!(cfn::yaml::emit(first), cfn::yaml::emit(second));

@@ -8,8 +8,8 @@ use std::thread;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use eksynth::output::{
-    CheckReport, OutputError, Stack, WriteOutcome, check, parameters_file, parameters_file_name,
-    prepare_out_dir, stack_file_name, stack_file_name_with, unified_diff, write_atomically,
+    CheckReport, OutputError, WriteOutcome, check, parameters_file, parameters_file_name,
+    prepare_out_dir, stack_file_name, stack_files, unified_diff, write_atomically,
 };
 use proptest::prelude::*;
 
@@ -272,11 +272,8 @@ fn prepare_rejects_a_file() {
 
 #[test]
 fn file_names() {
-    assert_eq!(stack_file_name("prod-nodes"), "prod-nodes.yaml");
-    assert_eq!(
-        stack_file_name_with("prod-nodes", "json"),
-        "prod-nodes.json"
-    );
+    assert_eq!(stack_file_name("prod-nodes", "yaml"), "prod-nodes.yaml");
+    assert_eq!(stack_file_name("prod-nodes", "json"), "prod-nodes.json");
     assert_eq!(
         parameters_file_name("prod-nodes"),
         "prod-nodes.parameters.json"
@@ -324,25 +321,22 @@ fn parameters_file_has_the_cloudformation_shape() {
 }
 
 #[test]
-fn stack_files() {
-    let stack = Stack {
-        name: "nodes".into(),
-        template_text: "Resources: {}\n".into(),
-        parameters: pairs(&[("ClusterName", "prod")]),
-    };
-    let files = stack.files("yaml");
+fn a_stack_writes_its_template_and_its_parameters_only_when_asked() {
+    let parameters = pairs(&[("ClusterName", "prod")]);
+    let files = stack_files("nodes", "yaml", "Resources: {}\n", Some(&parameters));
     assert_eq!(files.len(), 2);
     assert_eq!(files[0], pairs(&[("nodes.yaml", "Resources: {}\n")])[0]);
     assert_eq!(files[1].0, "nodes.parameters.json");
-    assert_eq!(files[1].1, parameters_file(&stack.parameters));
+    assert_eq!(files[1].1, parameters_file(&parameters));
 
-    let no_parameters = Stack {
-        parameters: Vec::new(),
-        ..stack
-    };
     assert_eq!(
-        no_parameters.files("json"),
-        pairs(&[("nodes.json", "Resources: {}\n")])
+        stack_files("nodes", "json", "{}\n", None),
+        pairs(&[("nodes.json", "{}\n")])
+    );
+    // Asked for, a template without parameters still gets its (empty) file.
+    assert_eq!(
+        stack_files("nodes", "yaml", "x\n", Some(&[])),
+        pairs(&[("nodes.yaml", "x\n"), ("nodes.parameters.json", "[]\n")])
     );
 }
 

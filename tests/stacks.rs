@@ -278,3 +278,52 @@ fn the_stack_name_comes_from_the_blueprint_or_its_file_never_from_a_base() {
     assert_eq!(named.stacks[0].name, "prod");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_template_is_measured_in_the_format_it_is_written_in() {
+    use eksynth::cfn::Format;
+    use eksynth::validate::SchemaSet;
+    // Managed groups: JSON is about half again as large as YAML, so some
+    // count of groups fits an inline deploy as YAML and not as JSON.
+    let managed = |count: usize| {
+        let mut text = format!("{HEADER}managedNodeGroups:\n");
+        for i in 0..count {
+            text.push_str(&format!("  - name: m{i}\n"));
+        }
+        text
+    };
+    let size_findings = |text: &str, format: Format| {
+        let compiled = eksynth::compile::compile_with_overrides(
+            &file("nodes.yaml", text),
+            SchemaSet::embedded(),
+            &[],
+            format,
+        )
+        .expect("compiles");
+        let stack = &compiled.stacks[0];
+        let messages: Vec<String> = compiled
+            .diagnostics
+            .iter()
+            .filter(|d| d.code == Some("W3005"))
+            .map(|d| d.message.clone())
+            .collect();
+        (stack.text.len(), messages)
+    };
+    let between = (1..40)
+        .find(|&count| {
+            let text = managed(count);
+            size_findings(&text, Format::Yaml).0 <= 51_200
+                && size_findings(&text, Format::Json).0 > 51_200
+        })
+        .expect("a group count between the two sizes");
+    let text = managed(between);
+    let (yaml_bytes, yaml_findings) = size_findings(&text, Format::Yaml);
+    assert!(yaml_findings.is_empty(), "{yaml_bytes}: {yaml_findings:?}");
+    let (json_bytes, json_findings) = size_findings(&text, Format::Json);
+    assert_eq!(
+        json_findings,
+        [format!(
+            "the template is {json_bytes} bytes; `aws cloudformation deploy` sends at most 51200 inline"
+        )]
+    );
+}

@@ -43,7 +43,7 @@ fuzz_target!(|data: &[u8]| {
             }
             for stack in compiled.stacks {
                 let template = stack.template;
-                assert_eq!(stack.yaml, yaml::emit(&template));
+                assert_eq!(stack.text, yaml::emit(&template));
                 let yaml_text = yaml::emit(&template);
                 assert_eq!(
                     yaml_text,
