@@ -38,7 +38,7 @@ use indexmap::IndexMap;
 use serde_json::{Value, json};
 
 use crate::cfn::json::expr as expr_json;
-use crate::cfn::{Expr, Output, Parameter, Resource, Template};
+use crate::cfn::{Expr, Output, Parameter, Resource, Template, sub};
 use crate::validate::SchemaSet;
 
 /// Resource types whose removal or replacement loses nodes or their access
@@ -1304,114 +1304,47 @@ fn referenced_names(resource: &Resource) -> BTreeSet<String> {
     names
 }
 
-/// A `Fn::Sub` template with the variables of renamed resources renamed.
-fn rename_sub(template: &str, map: &BTreeMap<String, String>) -> String {
-    let mut out = String::with_capacity(template.len());
-    let mut rest = template;
-    while let Some(start) = rest.find("${") {
-        out.push_str(&rest[..start + 2]);
-        let after = &rest[start + 2..];
-        let Some(end) = after.find('}') else {
-            rest = after;
-            break;
-        };
-        let name = &after[..end];
-        let (resource, attribute) = match name.split_once('.') {
-            Some((resource, attribute)) => (resource, Some(attribute)),
-            None => (name, None),
-        };
-        match map.get(resource) {
-            Some(renamed) if !name.starts_with('!') => {
-                out.push_str(renamed);
-                if let Some(attribute) = attribute {
-                    out.push('.');
-                    out.push_str(attribute);
-                }
-            }
-            _ => out.push_str(name),
-        }
-        out.push('}');
-        rest = &after[end + 1..];
-    }
-    out.push_str(rest);
-    out
-}
-
 /// A value with its references to renamed resources renamed.
 fn rename_expr(value: &Expr, map: &BTreeMap<String, String>) -> Expr {
-    let name = |n: &String| map.get(n).unwrap_or(n).clone();
-    let boxed = |v: &Expr| Box::new(rename_expr(v, map));
+    let mut value = value.clone();
+    rename_in_place(&mut value, map);
+    value
+}
+
+fn rename_in_place(value: &mut Expr, map: &BTreeMap<String, String>) {
     match value {
-        Expr::Bool(_) | Expr::Int(_) | Expr::Float(_) | Expr::String(_) | Expr::Condition(_) => {
-            value.clone()
+        Expr::Ref(target)
+        | Expr::GetAtt {
+            resource: target, ..
+        } => {
+            if let Some(renamed) = map.get(target.as_str()) {
+                target.clone_from(renamed);
+            }
         }
-        Expr::Ref(target) => Expr::Ref(name(target)),
-        Expr::GetAtt {
-            resource,
-            attribute,
-        } => Expr::GetAtt {
-            resource: name(resource),
-            attribute: attribute.clone(),
-        },
         Expr::Sub {
             template,
             variables,
-        } => Expr::Sub {
-            template: rename_sub(template, map),
-            variables: variables
-                .iter()
-                .map(|(k, v)| (k.clone(), rename_expr(v, map)))
-                .collect(),
-        },
-        Expr::List(items) => Expr::List(items.iter().map(|i| rename_expr(i, map)).collect()),
-        Expr::And(items) => Expr::And(items.iter().map(|i| rename_expr(i, map)).collect()),
-        Expr::Or(items) => Expr::Or(items.iter().map(|i| rename_expr(i, map)).collect()),
-        Expr::Map(entries) => Expr::Map(
-            entries
-                .iter()
-                .map(|(k, v)| (k.clone(), rename_expr(v, map)))
-                .collect(),
-        ),
-        Expr::Base64(inner) => Expr::Base64(boxed(inner)),
-        Expr::GetAZs(inner) => Expr::GetAZs(boxed(inner)),
-        Expr::ImportValue(inner) => Expr::ImportValue(boxed(inner)),
-        Expr::Not(inner) => Expr::Not(boxed(inner)),
-        Expr::Join { delimiter, items } => Expr::Join {
-            delimiter: delimiter.clone(),
-            items: boxed(items),
-        },
-        Expr::Split { delimiter, source } => Expr::Split {
-            delimiter: delimiter.clone(),
-            source: boxed(source),
-        },
-        Expr::If {
-            condition,
-            then,
-            otherwise,
-        } => Expr::If {
-            condition: condition.clone(),
-            then: boxed(then),
-            otherwise: boxed(otherwise),
-        },
-        Expr::Select { index, list } => Expr::Select {
-            index: boxed(index),
-            list: boxed(list),
-        },
-        Expr::FindInMap {
-            map: mapping,
-            top_key,
-            second_key,
-        } => Expr::FindInMap {
-            map: mapping.clone(),
-            top_key: boxed(top_key),
-            second_key: boxed(second_key),
-        },
-        Expr::Cidr { block, count, bits } => Expr::Cidr {
-            block: boxed(block),
-            count: boxed(count),
-            bits: boxed(bits),
-        },
-        Expr::Equals(a, b) => Expr::Equals(boxed(a), boxed(b)),
+        } => {
+            *template = sub::rewrite(template, |name| {
+                // A variable of the map is not a resource.
+                if variables.contains_key(name) {
+                    return None;
+                }
+                let (resource, attribute) = match name.split_once('.') {
+                    Some((resource, attribute)) => (resource, Some(attribute)),
+                    None => (name, None),
+                };
+                let renamed = map.get(resource)?;
+                Some(match attribute {
+                    Some(attribute) => format!("{renamed}.{attribute}"),
+                    None => renamed.clone(),
+                })
+            });
+        }
+        _ => {}
+    }
+    for child in value.children_mut() {
+        rename_in_place(child, map);
     }
 }
 

@@ -118,16 +118,40 @@ impl SubBuilder {
 /// `Resource.Attribute`), without the `${!Literal}` escapes.
 pub fn references(template: &str) -> Vec<&str> {
     let mut out = Vec::new();
+    rewrite(template, |name| {
+        out.push(name);
+        None
+    });
+    out
+}
+
+/// `template` with each reference that `replace` returns a new name for
+/// written `${new}` instead; escapes and other text stay as they are. The
+/// one scanner of `${...}`: [`references`] is built on it.
+pub fn rewrite<'t>(
+    template: &'t str,
+    mut replace: impl FnMut(&'t str) -> Option<String>,
+) -> String {
+    let mut out = String::with_capacity(template.len());
     let mut rest = template;
     while let Some(start) = rest.find("${") {
         let after = &rest[start + 2..];
         let Some(end) = after.find('}') else { break };
         let name = after[..end].trim();
-        if !name.starts_with('!') && !name.is_empty() {
-            out.push(name);
+        let replaced = (!name.starts_with('!') && !name.is_empty())
+            .then(|| replace(name))
+            .flatten();
+        match replaced {
+            Some(new) => {
+                out.push_str(&rest[..start + 2]);
+                out.push_str(&new);
+                out.push('}');
+            }
+            None => out.push_str(&rest[..start + 2 + end + 1]),
         }
         rest = &after[end + 1..];
     }
+    out.push_str(rest);
     out
 }
 
@@ -146,6 +170,18 @@ mod tests {
             references("a ${X} ${!Y} ${R.Arn} ${ Z } ${} ${open"),
             ["X", "R.Arn", "Z"]
         );
+    }
+
+    #[test]
+    fn rewrite_renames_references_and_keeps_everything_else() {
+        let renamed = rewrite("a ${X} ${!X} ${R.Arn} ${ X } ${} ${open", |name| match name
+            .split_once('.')
+        {
+            Some(("R", attribute)) => Some(format!("S.{attribute}")),
+            _ => (name == "X").then(|| "Y".to_string()),
+        });
+        assert_eq!(renamed, "a ${Y} ${!X} ${S.Arn} ${Y} ${} ${open");
+        assert_eq!(rewrite("no ${A} change", |_| None), "no ${A} change");
     }
 
     #[test]

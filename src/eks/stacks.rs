@@ -187,25 +187,22 @@ impl Imports<'_> {
                 template,
                 variables,
             } => {
-                let mut text = template.clone();
-                for name in sub::references(template) {
-                    if variables.contains_key(name) {
-                        continue;
-                    }
+                let mut added = Vec::new();
+                *template = sub::rewrite(template, |name| {
                     let (resource, attribute) = name.split_once('.').unwrap_or((name, ""));
-                    if !self.foreign.contains(resource) {
-                        continue;
+                    if variables.contains_key(name) || !self.foreign.contains(resource) {
+                        return None;
                     }
                     let value = match attribute {
                         "" => Expr::reference(resource),
                         _ => Expr::get_att(resource, attribute),
                     };
+                    // A variable name cannot hold the dot of `X.Attribute`.
                     let variable: String = name.chars().filter(|c| *c != '.').collect();
-                    let import = self.import(&value, resource, attribute);
-                    text = text.replace(&format!("${{{name}}}"), &format!("${{{variable}}}"));
-                    variables.insert(variable, import);
-                }
-                *template = text;
+                    added.push((variable.clone(), self.import(&value, resource, attribute)));
+                    Some(variable)
+                });
+                variables.extend(added);
             }
             _ => {}
         }
@@ -246,5 +243,51 @@ impl Imports<'_> {
         Expr::ImportValue(Box::new(Expr::sub(format!(
             "${{{SHARED_STACK_PARAMETER}}}-{name}"
         ))))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cfn::Resource;
+
+    #[test]
+    fn sub_references_to_the_main_stack_become_imported_variables() {
+        let mut main = Template::default();
+        main.resources
+            .insert("Shared".into(), Resource::new("AWS::EC2::SecurityGroup"));
+        let foreign: HashSet<String> = ["Shared".to_string()].into();
+        let mut imports = Imports {
+            foreign: &foreign,
+            exports: &mut main,
+            used: false,
+        };
+        let mut value = Expr::Sub {
+            template: "${Shared} ${ Shared.GroupId } ${Local} ${!Shared} ${Own}".into(),
+            variables: IndexMap::from([("Own".to_string(), Expr::str("o"))]),
+        };
+        imports.rewrite(&mut value);
+        assert!(imports.used);
+        let import = |name: &str| {
+            Expr::ImportValue(Box::new(Expr::sub(format!("${{SharedStackName}}-{name}"))))
+        };
+        assert_eq!(
+            value,
+            Expr::Sub {
+                template: "${Shared} ${SharedGroupId} ${Local} ${!Shared} ${Own}".into(),
+                variables: IndexMap::from([
+                    ("Own".to_string(), Expr::str("o")),
+                    ("Shared".to_string(), import("Shared")),
+                    ("SharedGroupId".to_string(), import("SharedGroupId")),
+                ]),
+            }
+        );
+        // The main stack exports what was imported.
+        let exported: Vec<&String> = main.outputs.keys().collect();
+        assert_eq!(exported, ["Shared", "SharedGroupId"]);
+        assert_eq!(
+            main.outputs["SharedGroupId"].value,
+            Expr::get_att("Shared", "GroupId")
+        );
     }
 }
