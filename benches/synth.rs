@@ -265,6 +265,7 @@ fn run_once(file: &Arc<SourceFile>) -> Run {
         &validate::Context {
             schemas: SchemaSet::embedded(),
             template_bytes: Some(text.len()),
+            split_help: validate::SPLIT_HELP,
         },
     );
     let validate = start.elapsed();

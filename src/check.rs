@@ -105,6 +105,7 @@ pub fn check_file(file: &Arc<SourceFile>, schemas: &SchemaSet) -> Report {
                 &validate::Context {
                     schemas,
                     template_bytes: Some(file.text.len()),
+                    split_help: validate::SPLIT_HELP,
                 },
             );
             let mut diagnostics: Vec<Diagnostic> = findings

@@ -59,9 +59,6 @@ impl Compiled {
 /// about a whole stack's size.
 const SPLIT_HELP: &str = "place node groups in stacks of their own with `stacks: perGroup`, or name stacks of groups: `stacks: {nodes-gpu: [gpu, gpu-large]}`; the shared resources stay in the main stack";
 
-/// The findings about the size of a whole stack.
-const STACK_SIZE_FINDINGS: &[&str] = &["E3001", "E3002", "E3003", "W3005", "E3006", "W3009"];
-
 #[derive(Debug, thiserror::Error)]
 pub enum CompileError {
     /// The blueprint has errors; all diagnostics found are here.
@@ -125,6 +122,7 @@ pub fn compile_with_overrides(
             &validate::Context {
                 schemas,
                 template_bytes: Some(text.len()),
+                split_help: SPLIT_HELP,
             },
         );
         let mut findings = Vec::new();
@@ -143,13 +141,6 @@ pub fn compile_with_overrides(
             let mut diagnostic = finding_diagnostic(finding, &located, span);
             if several {
                 diagnostic.message = format!("stack `{}`: {}", stack.name, diagnostic.message);
-            }
-            if STACK_SIZE_FINDINGS.contains(&finding.id) {
-                diagnostic.help = Some(match &diagnostic.help {
-                    Some(help) if finding.id == "W3005" => format!("{help}; or {SPLIT_HELP}"),
-                    _ if finding.id == "W3009" => format!("to keep room, {SPLIT_HELP}"),
-                    _ => SPLIT_HELP.to_string(),
-                });
             }
             diagnostics.push(diagnostic);
         }

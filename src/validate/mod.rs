@@ -163,7 +163,13 @@ pub struct Context<'a> {
     pub schemas: &'a SchemaSet,
     /// The size of the template file in bytes, when known.
     pub template_bytes: Option<usize>,
+    /// How to split a template that is too large, for the help of the
+    /// findings about its size: a blueprint says it in its own terms.
+    pub split_help: &'a str,
 }
+
+/// How to split a template that is too large, said of any template.
+pub const SPLIT_HELP: &str = "split the node groups into several stacks";
 
 /// Validates a template against the schemas and every other check. The
 /// findings come sorted by path, then ID.
@@ -171,7 +177,7 @@ pub fn validate(template: &Template, context: &Context<'_>) -> Vec<Finding> {
     let mut findings = Vec::new();
     schema_checks(template, context.schemas, &mut findings);
     references::check(template, context.schemas, &mut findings);
-    quotas::check(template, context.template_bytes, &mut findings);
+    quotas::check(template, context, &mut findings);
     policies::check(template, &mut findings);
     security::check(template, &mut findings);
     findings.sort_by(|a, b| (&a.path, a.id, &a.message).cmp(&(&b.path, b.id, &b.message)));

@@ -1,7 +1,7 @@
 //! CloudFormation quotas: resource, parameter and output counts, logical
 //! IDs, template size, and user data size.
 
-use super::{Finding, literal};
+use super::{Context, Finding, literal};
 use crate::cfn::{Expr, Template};
 
 const MAX_RESOURCES: usize = 500;
@@ -15,7 +15,8 @@ const INLINE_DEPLOY_BYTES: usize = 51_200;
 const MAX_TEMPLATE_BYTES: usize = 1_000_000;
 const MAX_USER_DATA_BYTES: usize = 16 * 1024;
 
-pub fn check(template: &Template, template_bytes: Option<usize>, findings: &mut Vec<Finding>) {
+pub fn check(template: &Template, context: &Context<'_>, findings: &mut Vec<Finding>) {
+    let split = context.split_help;
     let counts = [
         (
             "E3001",
@@ -47,7 +48,7 @@ pub fn check(template: &Template, template_bytes: Option<usize>, findings: &mut 
                     section,
                     format!("{count} {what}; CloudFormation allows {limit}"),
                 )
-                .help("split the node groups into several stacks"),
+                .help(split),
             );
         } else if count > limit * NEAR_LIMIT_PERCENT / 100 {
             findings.push(
@@ -58,7 +59,7 @@ pub fn check(template: &Template, template_bytes: Option<usize>, findings: &mut 
                         "{count} {what}, close to CloudFormation's limit of {limit}: a few more node groups will not fit"
                     ),
                 )
-                .help("split the node groups into several stacks before the limit is reached"),
+                .help(format!("to keep room to grow, {split}")),
             );
         }
     }
@@ -86,11 +87,11 @@ pub fn check(template: &Template, template_bytes: Option<usize>, findings: &mut 
             }
         }
     }
-    if let Some(bytes) = template_bytes {
+    if let Some(bytes) = context.template_bytes {
         if bytes > MAX_TEMPLATE_BYTES {
             findings.push(
                 Finding::new("E3006", "", format!("the template is {bytes} bytes; CloudFormation accepts at most {MAX_TEMPLATE_BYTES}"))
-                    .help("split the node groups into several stacks"),
+                    .help(split),
             );
         } else if bytes > INLINE_DEPLOY_BYTES {
             findings.push(
@@ -99,7 +100,7 @@ pub fn check(template: &Template, template_bytes: Option<usize>, findings: &mut 
                     "",
                     format!("the template is {bytes} bytes; `aws cloudformation deploy` sends at most {INLINE_DEPLOY_BYTES} inline"),
                 )
-                .help("deploy it with `--s3-bucket BUCKET` so that the template is uploaded to S3 first"),
+                .help(format!("deploy it with `--s3-bucket BUCKET` so that the template is uploaded to S3 first; or {split}")),
             );
         }
     }
