@@ -87,8 +87,9 @@ pub fn sarif(reports: &[Report]) -> String {
                     text.push_str("\nhelp: ");
                     text.push_str(help);
                 }
-                json!({
-                    "ruleId": d.code.unwrap_or("E0001"),
+                // A blueprint warning that is no finding (no ID) has no
+                // rule; SARIF allows a result without one.
+                let mut result = json!({
                     "level": match d.severity {
                         Severity::Error => "error",
                         Severity::Warning => "warning",
@@ -96,7 +97,11 @@ pub fn sarif(reports: &[Report]) -> String {
                     },
                     "message": { "text": text },
                     "locations": [location],
-                })
+                });
+                if let Some(code) = d.code {
+                    result["ruleId"] = json!(code);
+                }
+                result
             })
         })
         .collect();
@@ -124,5 +129,34 @@ fn sarif_level(id: &str) -> &'static str {
         Some(b'E') => "error",
         Some(b'W') => "warning",
         _ => "note",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::Kind;
+    use crate::source::SourceFile;
+    use std::sync::Arc;
+
+    #[test]
+    fn a_diagnostic_without_a_finding_id_gets_no_rule_in_sarif() {
+        let file = SourceFile::new("nodes.yaml", "x: 1\n".to_string());
+        let mut coded = Diagnostic::error(&file, None, "bad".to_string());
+        coded.code = Some("E0001");
+        let plain =
+            Diagnostic::warning(&file, None, "the root volume is not encrypted".to_string());
+        let reports = [Report {
+            file: Arc::clone(&file),
+            kind: Kind::Blueprint,
+            diagnostics: vec![coded, plain],
+        }];
+        let log: Value = serde_json::from_str(&sarif(&reports)).expect("JSON");
+        let results = log["runs"][0]["results"].as_array().expect("results");
+        assert_eq!(results.len(), 2);
+        assert_eq!(results[0]["ruleId"], "E0001");
+        assert_eq!(results[0]["level"], "error");
+        assert!(results[1].get("ruleId").is_none(), "{}", results[1]);
+        assert_eq!(results[1]["level"], "warning");
     }
 }
