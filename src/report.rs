@@ -89,19 +89,21 @@ pub fn sarif(reports: &[Report]) -> String {
                 }
                 // A blueprint warning that is no finding (no ID) has no
                 // rule; SARIF allows a result without one.
-                let mut result = json!({
-                    "level": match d.severity {
+                let mut result = serde_json::Map::new();
+                if let Some(code) = d.code {
+                    result.insert("ruleId".into(), json!(code));
+                }
+                result.insert(
+                    "level".into(),
+                    json!(match d.severity {
                         Severity::Error => "error",
                         Severity::Warning => "warning",
                         Severity::Info => "note",
-                    },
-                    "message": { "text": text },
-                    "locations": [location],
-                });
-                if let Some(code) = d.code {
-                    result["ruleId"] = json!(code);
-                }
-                result
+                    }),
+                );
+                result.insert("message".into(), json!({ "text": text }));
+                result.insert("locations".into(), json!([location]));
+                Value::Object(result)
             })
         })
         .collect();
