@@ -127,6 +127,17 @@ impl Expr {
         }
     }
 
+    /// Text written by a user that may name values as `${...}` (a policy
+    /// ARN with `${AWS::Partition}`, an export name): `Fn::Sub` when it
+    /// does, a plain string when it does not.
+    pub fn sub_or_str(text: &str) -> Expr {
+        if text.contains("${") {
+            Expr::sub(text)
+        } else {
+            Expr::str(text)
+        }
+    }
+
     /// `Fn::Sub` without a variable map.
     pub fn sub(template: impl Into<String>) -> Expr {
         Expr::Sub {

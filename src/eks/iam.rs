@@ -3,7 +3,7 @@
 //! the boot-time signaller needs, scoped to this stack.
 
 use crate::blueprint::NodeGroup;
-use crate::cfn::{Expr, Resource, Template};
+use crate::cfn::{Expr, Pseudo, Resource, Template};
 
 /// What the launch template, the node group and the outputs need to know
 /// about the identity.
@@ -20,15 +20,6 @@ pub struct NodeIdentity {
 
 fn managed_policy(name: &str) -> Expr {
     Expr::sub(format!("arn:${{AWS::Partition}}:iam::aws:policy/{name}"))
-}
-
-/// A policy ARN from the blueprint; `${AWS::Partition}` in it is honoured.
-fn policy_arn(arn: &str) -> Expr {
-    if arn.contains("${") {
-        Expr::sub(arn)
-    } else {
-        Expr::str(arn)
-    }
 }
 
 /// The inline policy that lets a node signal this stack and nothing else.
@@ -56,10 +47,15 @@ pub fn lower(template: &mut Template, group: &NodeGroup) -> NodeIdentity {
     let id = &group.identity;
     let managed = group.managed.is_some();
     if let Some(existing) = &group.iam.existing {
-        let role_arn = Expr::sub(format!(
-            "arn:${{AWS::Partition}}:iam::${{AWS::AccountId}}:role/{}",
-            existing.role_name
-        ));
+        // The role name is the user's text: literal, never a `${...}`.
+        let role_arn = super::text(&[
+            ("arn:", None),
+            ("Partition", Some(&Expr::pseudo(Pseudo::Partition))),
+            (":iam::", None),
+            ("AccountId", Some(&Expr::pseudo(Pseudo::AccountId))),
+            (":role/", None),
+            (&existing.role_name, None),
+        ]);
         // EKS makes the instance profile of a managed group, and its nodes
         // do not signal CloudFormation.
         if managed {
@@ -118,7 +114,7 @@ pub fn lower(template: &mut Template, group: &NodeGroup) -> NodeIdentity {
             .iam
             .extra_managed_policies
             .iter()
-            .map(|arn| policy_arn(arn)),
+            .map(|arn| Expr::sub_or_str(arn)),
     );
 
     let role = format!("{id}NodeRole");

@@ -33,16 +33,7 @@ pub fn value(template: &mut Template, source: &Source, kind: Kind, description: 
             declare(template, name, kind, description, default.as_deref());
             Expr::reference(name)
         }
-        Source::Import(export) => Expr::import_value(export_name(export)),
-    }
-}
-
-/// An export name; one that mentions `${AWS::...}` or another value is a `Fn::Sub`.
-fn export_name(export: &str) -> Expr {
-    if export.contains("${") {
-        Expr::sub(export)
-    } else {
-        Expr::str(export)
+        Source::Import(export) => Expr::import_value(Expr::sub_or_str(export)),
     }
 }
 
@@ -80,7 +71,7 @@ pub fn subnets(template: &mut Template, subnets: &Subnets) -> Expr {
             );
             Expr::reference(name)
         }
-        Subnets::Import(export) => Expr::split(",", Expr::import_value(export_name(export))),
+        Subnets::Import(export) => Expr::split(",", Expr::import_value(Expr::sub_or_str(export))),
     }
 }
 
