@@ -202,11 +202,7 @@ pub fn lower(blueprint: &Blueprint) -> Result<Lowered, Error> {
         "The security group shared by all nodes of the stack",
         Expr::reference(security_group::NODE_SECURITY_GROUP),
     );
-    template.remove_unused_parameters();
-    // Image parameters last: they have defaults and are rarely overridden.
-    template
-        .parameters
-        .sort_by(|a, _, b, _| ami::is_image_parameter(a).cmp(&ami::is_image_parameter(b)));
+    tidy_parameters(&mut template);
     record_stack(&template, &mut resource_stacks, &mut output_stacks, 0);
     Ok(Lowered {
         template,
@@ -214,6 +210,15 @@ pub fn lower(blueprint: &Blueprint) -> Result<Lowered, Error> {
         resource_stacks,
         output_stacks,
     })
+}
+
+/// Drops the parameters nothing uses, and puts the image parameters last:
+/// they have defaults and are rarely overridden.
+fn tidy_parameters(template: &mut Template) {
+    template.remove_unused_parameters();
+    template
+        .parameters
+        .sort_by(|a, _, b, _| ami::is_image_parameter(a).cmp(&ami::is_image_parameter(b)));
 }
 
 /// Places every resource and output not placed yet in stack `stack`.

@@ -15,7 +15,7 @@ use indexmap::IndexMap;
 use super::Lowered;
 use crate::blueprint::Blueprint;
 use crate::cfn::sub;
-use crate::cfn::{Expr, Output, Parameter, Template};
+use crate::cfn::{Expr, Parameter, Template};
 use crate::source::Span;
 
 pub use crate::blueprint::SHARED_STACK_PARAMETER;
@@ -108,13 +108,7 @@ pub fn split(lowered: Lowered, blueprint: &Blueprint) -> Vec<LoweredStack> {
             );
         }
     }
-    for template in &mut templates {
-        template.remove_unused_parameters();
-        // Image parameters last, as in a single stack.
-        template.parameters.sort_by(|a, _, b, _| {
-            super::ami::is_image_parameter(a).cmp(&super::ami::is_image_parameter(b))
-        });
-    }
+    templates.iter_mut().for_each(super::tidy_parameters);
     specs
         .iter()
         .zip(templates)
@@ -179,8 +173,7 @@ impl Imports<'_> {
                 attribute,
             } if self.foreign.contains(resource.as_str()) => {
                 let value = Expr::get_att(resource.as_str(), attribute.as_str());
-                let (resource, attribute) = (resource.clone(), attribute.clone());
-                *expr = self.import(&value, &resource, &attribute);
+                *expr = self.import(&value, resource, attribute);
                 return;
             }
             Expr::Sub {
@@ -223,21 +216,11 @@ impl Imports<'_> {
             .map(|(name, _)| name.clone());
         let name = existing.unwrap_or_else(|| {
             let name = format!("{resource}{attribute}");
-            self.exports.outputs.insert(
-                name.clone(),
-                Output {
-                    description: Some(format!(
-                        "{}, imported by the node group stacks",
-                        match attribute {
-                            "" => format!("`{resource}`"),
-                            _ => format!("The {attribute} of `{resource}`"),
-                        }
-                    )),
-                    condition: None,
-                    value: value.clone(),
-                    export: Some(Expr::sub(format!("${{AWS::StackName}}-{name}"))),
-                },
-            );
+            let description = match attribute {
+                "" => format!("`{resource}`, imported by the node group stacks"),
+                _ => format!("The {attribute} of `{resource}`, imported by the node group stacks"),
+            };
+            super::output(self.exports, &name, &description, value.clone());
             name
         });
         Expr::ImportValue(Box::new(Expr::sub(format!(
