@@ -245,3 +245,43 @@ fn check_refuses_two_blueprints_that_make_the_same_stack() {
         stderr(&result)
     );
 }
+
+#[test]
+fn json_templates_are_written_and_checked_as_json() {
+    let dir = temp_dir("json");
+    let out = dir.to_str().expect("utf-8 path");
+    let written = eksynth(&["synth", BLUEPRINT, "--format", "json", "--out-dir", out]);
+    assert_eq!(written.status.code(), Some(0), "{}", stderr(&written));
+    let template = dir.join("quickstart.json");
+    let text = std::fs::read_to_string(&template).expect("quickstart.json written");
+    let stdout = eksynth(&["synth", BLUEPRINT, "--format", "json"]);
+    assert_eq!(String::from_utf8_lossy(&stdout.stdout), text);
+    let parsed: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    assert!(
+        parsed["Resources"]
+            .as_object()
+            .is_some_and(|r| !r.is_empty())
+    );
+
+    let json_check = ["check", BLUEPRINT, "--out-dir", out, "--format", "json"];
+    let clean = eksynth(&json_check);
+    assert_eq!(clean.status.code(), Some(0), "{}", stderr(&clean));
+    // Checked as YAML, the YAML template is missing and the JSON one extra.
+    let as_yaml = eksynth(&["check", BLUEPRINT, "--out-dir", out]);
+    assert_eq!(as_yaml.status.code(), Some(1));
+    assert!(
+        stderr(&as_yaml).contains("missing") && stderr(&as_yaml).contains("quickstart.json"),
+        "{}",
+        stderr(&as_yaml)
+    );
+
+    std::fs::write(&template, text.replace("\"MaxSize\"", "\"Maxsize\"")).expect("edit");
+    let stale = eksynth(&json_check);
+    assert_eq!(stale.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&stale.stdout).contains("+++ b/quickstart.json"),
+        "{}",
+        String::from_utf8_lossy(&stale.stdout)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -205,6 +205,7 @@ fn every_import_of_a_group_stack_is_an_export_of_the_main_stack() {
         })
         .collect();
     assert!(imports_of(main).is_empty());
+    assert_eq!(split.stacks.len(), 3);
     for stack in &split.stacks[1..] {
         let found = imports_of(&stack.template);
         // The security group in the launch template, the provider's token.
