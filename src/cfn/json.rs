@@ -42,7 +42,8 @@ pub fn to_value(template: &Template) -> Value {
     expr(&template.layout())
 }
 
-fn expr_map(entries: &IndexMap<String, Expr>) -> Value {
+/// A map of values as a JSON object, long-form intrinsics.
+pub fn expr_map(entries: &IndexMap<String, Expr>) -> Value {
     Value::Object(
         entries
             .iter()

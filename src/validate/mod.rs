@@ -197,7 +197,7 @@ fn schema_type(kind: &str) -> &str {
 fn schema_checks(template: &Template, schemas: &SchemaSet, findings: &mut Vec<Finding>) {
     for (id, resource) in &template.resources {
         let kind = schema_type(&resource.kind);
-        let properties = crate::cfn::json::expr(&Expr::Map(resource.properties.clone()));
+        let properties = crate::cfn::json::expr_map(&resource.properties);
         let Some(errors) = schemas.validate(kind, &properties) else {
             findings.push(
                 Finding::new(
