@@ -2160,7 +2160,6 @@ fn resolve_group(
         .signal_timeout
         .as_ref()
         .map_or("PT15M".to_string(), |t| t.value.clone());
-    let signal_timeout_seconds = rules::iso_duration_seconds(&signal_timeout).unwrap_or(900) as u32;
     let initial = spec.desired_capacity.as_ref().map_or(min_size, |v| v.value);
     let min_in_service = match &spec.update.min_instances_in_service {
         Some(value) => {
@@ -2395,7 +2394,6 @@ fn resolve_group(
         cluster_autoscaler: spec.cluster_autoscaler.is_none_or(|v| v.value),
         update,
         signal_timeout,
-        signal_timeout_seconds,
         span,
         name,
     })

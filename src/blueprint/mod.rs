@@ -451,8 +451,9 @@ pub struct NodeGroup {
     pub detailed_monitoring: bool,
     pub cluster_autoscaler: bool,
     pub update: RollingUpdate,
+    /// How long the creation and update policies wait for a signal, as
+    /// ISO 8601 (`PT15M`), checked by the loader.
     pub signal_timeout: String,
-    pub signal_timeout_seconds: u32,
     /// Where the group is written, for messages about it.
     pub span: Span,
 }
@@ -462,6 +463,12 @@ impl NodeGroup {
     /// policy waits for.
     pub fn initial_capacity(&self) -> u32 {
         self.desired_capacity.unwrap_or(self.min_size)
+    }
+
+    /// The signal timeout in seconds, for the node's own wait.
+    pub fn signal_timeout_seconds(&self) -> u32 {
+        // The loader accepted the duration, so it always parses.
+        rules::iso_duration_seconds(&self.signal_timeout).map_or(900, |s| s as u32)
     }
 }
 

@@ -211,7 +211,7 @@ fn user_data(group: &NodeGroup, context: &Context<'_>) -> Result<Option<Expr>, s
         logical_id: asg.to_string(),
         region: region.clone(),
         url_suffix: url_suffix.clone(),
-        timeout_seconds: group.signal_timeout_seconds,
+        timeout_seconds: group.signal_timeout_seconds(),
     });
     let input = UserDataInput {
         bootstrap: match group.ami_family {
