@@ -440,7 +440,7 @@ pub struct Change {
 /// type without a schema is only replaced when its type or logical ID
 /// changes.
 pub fn diff(old: &Template, new: &Template, schemas: &SchemaSet) -> Diff {
-    let parameters = diff_entries(&old.parameters, &new.parameters, parameter_layout, |p| {
+    let parameters = diff_entries(&old.parameters, &new.parameters, Parameter::layout, |p| {
         Some(p.kind.clone())
     });
     let changed_parameters: BTreeSet<&str> = parameters
@@ -459,7 +459,7 @@ pub fn diff(old: &Template, new: &Template, schemas: &SchemaSet) -> Diff {
     let rollouts = resources.rollouts();
     let resources = resources.finish();
 
-    let outputs = diff_entries(&old.outputs, &new.outputs, output_layout, |o| {
+    let outputs = diff_entries(&old.outputs, &new.outputs, Output::layout, |o| {
         o.export.as_ref().map(compact)
     });
     let conditions = diff_entries(&old.conditions, &new.conditions, Expr::clone, |_| None);
@@ -1427,55 +1427,6 @@ fn similarity(a: &BTreeMap<String, String>, b: &BTreeMap<String, String>) -> f64
 
 // ---------------------------------------------------------------------------
 // Parameters, outputs, conditions, mappings
-
-fn parameter_layout(parameter: &Parameter) -> Expr {
-    let mut entries: IndexMap<String, Expr> = IndexMap::new();
-    let mut put = |key: &str, value: Option<Expr>| {
-        if let Some(value) = value {
-            entries.insert(key.to_string(), value);
-        }
-    };
-    put("Type", Some(Expr::String(parameter.kind.clone())));
-    put(
-        "Description",
-        parameter.description.clone().map(Expr::String),
-    );
-    put("Default", parameter.default.clone());
-    put(
-        "AllowedValues",
-        (!parameter.allowed_values.is_empty())
-            .then(|| Expr::List(parameter.allowed_values.clone())),
-    );
-    put(
-        "AllowedPattern",
-        parameter.allowed_pattern.clone().map(Expr::String),
-    );
-    put(
-        "ConstraintDescription",
-        parameter.constraint_description.clone().map(Expr::String),
-    );
-    put("MinLength", parameter.min_length.map(Expr::Int));
-    put("MaxLength", parameter.max_length.map(Expr::Int));
-    put("MinValue", parameter.min_value.map(Expr::Int));
-    put("MaxValue", parameter.max_value.map(Expr::Int));
-    put("NoEcho", parameter.no_echo.then_some(Expr::Bool(true)));
-    Expr::Map(entries)
-}
-
-fn output_layout(output: &Output) -> Expr {
-    let mut entries: IndexMap<String, Expr> = IndexMap::new();
-    if let Some(description) = &output.description {
-        entries.insert("Description".into(), Expr::String(description.clone()));
-    }
-    if let Some(condition) = &output.condition {
-        entries.insert("Condition".into(), Expr::String(condition.clone()));
-    }
-    entries.insert("Value".into(), output.value.clone());
-    if let Some(export) = &output.export {
-        entries.insert("Export".into(), Expr::map([("Name", export.clone())]));
-    }
-    Expr::Map(entries)
-}
 
 fn diff_entries<T: PartialEq>(
     old: &IndexMap<String, T>,

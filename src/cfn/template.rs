@@ -102,7 +102,8 @@ impl Parameter {
         self
     }
 
-    fn layout(&self) -> Expr {
+    /// The parameter as written in a template, keys in their fixed order.
+    pub fn layout(&self) -> Expr {
         let mut entries = Entries::default();
         entries.put("Type", self.kind.as_str());
         entries.put_opt("Description", self.description.as_deref());
@@ -195,7 +196,8 @@ pub struct Output {
 }
 
 impl Output {
-    fn layout(&self) -> Expr {
+    /// The output as written in a template, keys in their fixed order.
+    pub fn layout(&self) -> Expr {
         let mut entries = Entries::default();
         entries.put_opt("Description", self.description.as_deref());
         entries.put_opt("Condition", self.condition.as_deref());
