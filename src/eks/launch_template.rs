@@ -182,30 +182,23 @@ fn user_data(group: &NodeGroup, context: &Context<'_>) -> Result<Option<Expr>, s
         (Some(_), Ami::Recommended) => Mode::ManagedEksAmi,
         (Some(_), Ami::Pinned(_)) => Mode::ManagedCustomAmi,
     };
-    // A managed group's labels and taints go through the EKS API instead.
-    let (labels, taints) = if group.managed.is_some() {
-        (Vec::new(), Vec::new())
-    } else {
-        (
-            group
-                .labels
-                .iter()
-                .map(|(key, value)| Label {
-                    key: key.clone(),
-                    value: value.clone(),
-                })
-                .collect(),
-            group
-                .taints
-                .iter()
-                .map(|taint| Taint {
-                    key: taint.key.clone(),
-                    value: taint.value.clone(),
-                    effect: taint.effect.kubernetes_name().to_string(),
-                })
-                .collect(),
-        )
-    };
+    let labels = group
+        .labels
+        .iter()
+        .map(|(key, value)| Label {
+            key: key.clone(),
+            value: value.clone(),
+        })
+        .collect();
+    let taints = group
+        .taints
+        .iter()
+        .map(|taint| Taint {
+            key: taint.key.clone(),
+            value: taint.value.clone(),
+            effect: taint.effect.kubernetes_name().to_string(),
+        })
+        .collect();
     let signal = context.auto_scaling_group.map(|asg| Signal {
         stack_name: sub.placeholder("StackName", &Expr::pseudo(Pseudo::StackName)),
         logical_id: asg.to_string(),

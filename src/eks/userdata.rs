@@ -59,10 +59,10 @@ pub struct UserDataInput {
     /// The cluster DNS IP (the service CIDR's `.10` address), for AL2,
     /// Bottlerocket and Windows.
     pub dns_cluster_ip: String,
-    /// Node labels. Ignored for [`Mode::ManagedEksAmi`]: a managed group sets
-    /// them through the EKS API.
+    /// Node labels. Rendered for self-managed groups only: a managed group
+    /// sets them through the EKS API, on an EKS AMI or a custom one.
     pub labels: Vec<Label>,
-    /// Node taints. Ignored for [`Mode::ManagedEksAmi`], like the labels.
+    /// Node taints. Rendered for self-managed groups only, like the labels.
     pub taints: Vec<Taint>,
     pub max_pods: Option<u32>,
     /// Kubelet configuration fields (e.g. `imageGCHighThresholdPercent`),
@@ -435,10 +435,10 @@ fn unsupported(what: impl Into<String>, target: &'static str) -> UserDataError {
     }
 }
 
-/// Whether labels and taints are rendered: a managed group on an EKS AMI
-/// sets them through the EKS API instead.
+/// Whether labels and taints are rendered: a managed group sets them
+/// through the EKS API instead (the one place that decides it).
 fn renders_labels(input: &UserDataInput) -> bool {
-    input.mode != Mode::ManagedEksAmi
+    input.mode == Mode::SelfManaged
 }
 
 fn prepare(input: &UserDataInput) -> Result<Prepared<'_>, UserDataError> {
