@@ -49,17 +49,12 @@ impl Report {
 }
 
 /// A blueprint says so in its header.
-fn looks_like_blueprint(root: &syntax::Node) -> bool {
+pub fn looks_like_blueprint(root: &syntax::Node) -> bool {
     root.as_map().is_some_and(|entries| {
         entries.iter().any(|(key, value)| {
             key.name == "apiVersion" && value.as_str().is_some_and(|v| v.starts_with("eksynth.io/"))
         })
     })
-}
-
-/// Whether a file is a blueprint (as opposed to a template).
-pub fn looks_like_blueprint_text(file: &Arc<SourceFile>) -> bool {
-    syntax::parse(file).is_ok_and(|root| looks_like_blueprint(&root))
 }
 
 /// Validates one file, whatever it is. Problems reading it as a blueprint
@@ -98,7 +93,7 @@ pub fn check_file(file: &Arc<SourceFile>, schemas: &SchemaSet) -> Report {
             diagnostics,
         };
     }
-    let diagnostics = match crate::cfn::read::read(file) {
+    let diagnostics = match crate::cfn::read::read_parsed(file, &root) {
         Ok(template) => {
             let findings: Vec<Finding> = validate::validate(
                 &template,

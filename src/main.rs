@@ -540,16 +540,18 @@ fn check(
 /// read as a template.
 fn template_of(path: &str, stack: Option<&str>) -> Result<cfn::Template, ExitCode> {
     let file = read(path)?;
-    if eksynth::check::looks_like_blueprint_text(&file) {
+    let not_a_template = |diagnostics: Vec<Diagnostic>| {
+        report(&diagnostics);
+        eprintln!("error: `{}` is not a CloudFormation template", file.name);
+        ExitCode::from(USAGE_OR_IO)
+    };
+    let root = eksynth::syntax::parse(&file).map_err(|d| not_a_template(vec![*d]))?;
+    if eksynth::check::looks_like_blueprint(&root) {
         let compiled = compiled(&file, SchemaSet::embedded())?;
         let stack = single_stack(&compiled, &file, stack, "")?;
         return Ok(stack.template.clone());
     }
-    cfn::read::read(&file).map_err(|diagnostics| {
-        report(&diagnostics);
-        eprintln!("error: `{}` is not a CloudFormation template", file.name);
-        ExitCode::from(USAGE_OR_IO)
-    })
+    cfn::read::read_parsed(&file, &root).map_err(not_a_template)
 }
 
 fn diff(old: &str, new: &str, stack: Option<&str>, format: DiffFormat) -> ExitCode {

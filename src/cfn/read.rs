@@ -18,11 +18,19 @@ use crate::syntax::{self, Key, Node, Value};
 /// Reads a template file. Every problem found is returned, located.
 pub fn read(file: &Arc<SourceFile>) -> Result<Template, Vec<Diagnostic>> {
     let root = syntax::parse(file).map_err(|diagnostic| vec![*diagnostic])?;
+    read_parsed(file, &root)
+}
+
+/// [`read`] of a file already parsed into `root`.
+pub fn read_parsed(
+    file: &Arc<SourceFile>,
+    root: &syntax::Node,
+) -> Result<Template, Vec<Diagnostic>> {
     let mut reader = Reader {
         file: Arc::clone(file),
         diagnostics: Vec::new(),
     };
-    let template = reader.template(&root);
+    let template = reader.template(root);
     if reader.diagnostics.iter().any(Diagnostic::is_error) {
         return Err(reader.diagnostics);
     }
