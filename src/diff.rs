@@ -1325,7 +1325,7 @@ fn rename_in_place(value: &mut Expr, map: &BTreeMap<String, String>) {
             template,
             variables,
         } => {
-            *template = sub::rewrite(template, |name| {
+            *template = sub::rename(template, |name| {
                 // A variable of the map is not a resource.
                 if variables.contains_key(name) {
                     return None;

@@ -125,9 +125,9 @@ pub fn references(template: &str) -> Vec<&str> {
     out
 }
 
-/// `template` with each reference that `replace` returns a new name for
-/// written `${new}` instead; escapes and other text stay as they are. The
-/// one scanner of `${...}`: [`references`] is built on it.
+/// `template` with each reference `${name}` that `replace` returns text for
+/// replaced by that text; escapes and other text stay as they are. The one
+/// scanner of `${...}`: [`references`] and [`rename`] are built on it.
 pub fn rewrite<'t>(
     template: &'t str,
     mut replace: impl FnMut(&'t str) -> Option<String>,
@@ -143,9 +143,8 @@ pub fn rewrite<'t>(
             .flatten();
         match replaced {
             Some(new) => {
-                out.push_str(&rest[..start + 2]);
+                out.push_str(&rest[..start]);
                 out.push_str(&new);
-                out.push('}');
             }
             None => out.push_str(&rest[..start + 2 + end + 1]),
         }
@@ -153,6 +152,14 @@ pub fn rewrite<'t>(
     }
     out.push_str(rest);
     out
+}
+
+/// `template` with each reference that `rename` returns a new name for
+/// written `${new}` instead.
+pub fn rename<'t>(template: &'t str, mut rename: impl FnMut(&'t str) -> Option<String>) -> String {
+    rewrite(template, |name| {
+        rename(name).map(|new| format!("${{{new}}}"))
+    })
 }
 
 /// Escapes literal text for `Fn::Sub`: `${` becomes `${!`.
@@ -173,15 +180,23 @@ mod tests {
     }
 
     #[test]
-    fn rewrite_renames_references_and_keeps_everything_else() {
-        let renamed = rewrite("a ${X} ${!X} ${R.Arn} ${ X } ${} ${open", |name| match name
+    fn rewrite_replaces_whole_references_and_keeps_everything_else() {
+        let replaced = rewrite("a ${X} ${!X} ${ X }b ${Y} ${open", |name| {
+            (name == "X").then(|| "x".to_string())
+        });
+        assert_eq!(replaced, "a x ${!X} xb ${Y} ${open");
+    }
+
+    #[test]
+    fn rename_renames_references_and_keeps_everything_else() {
+        let renamed = rename("a ${X} ${!X} ${R.Arn} ${ X } ${} ${open", |name| match name
             .split_once('.')
         {
             Some(("R", attribute)) => Some(format!("S.{attribute}")),
             _ => (name == "X").then(|| "Y".to_string()),
         });
         assert_eq!(renamed, "a ${Y} ${!X} ${S.Arn} ${Y} ${} ${open");
-        assert_eq!(rewrite("no ${A} change", |_| None), "no ${A} change");
+        assert_eq!(rename("no ${A} change", |_| None), "no ${A} change");
     }
 
     #[test]

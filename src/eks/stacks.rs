@@ -181,7 +181,7 @@ impl Imports<'_> {
                 variables,
             } => {
                 let mut added = Vec::new();
-                *template = sub::rewrite(template, |name| {
+                *template = sub::rename(template, |name| {
                     let (resource, attribute) = name.split_once('.').unwrap_or((name, ""));
                     if variables.contains_key(name) || !self.foreign.contains(resource) {
                         return None;

@@ -168,17 +168,14 @@ fn user_data_text(launch_template: &Resource) -> Option<String> {
             template,
             variables,
         } => {
-            let mut text = template.clone();
-            for (name, value) in variables {
-                let value = match value {
+            // Variables with a known text are filled in; the rest stay
+            // `${Name}`.
+            Some(crate::cfn::sub::rewrite(template, |name| {
+                match variables.get(name)? {
                     Expr::Ref(target) => Some(target.clone()),
                     other => literal(other),
-                };
-                if let Some(value) = value {
-                    text = text.replace(&format!("${{{name}}}"), &value);
                 }
-            }
-            Some(text)
+            }))
         }
         other => literal(other),
     }
