@@ -525,14 +525,7 @@ fn unique_marker(base: &str, clashes: impl Fn(&str) -> bool) -> String {
 /// Renders the signaller script that the user data installs as
 /// `/usr/local/bin/eksynth-signal` and runs as `eksynth-signal.service`.
 pub fn render_signaller(signal: &Signal) -> Result<String, UserDataError> {
-    let data = json!({
-        "stackName": signal.stack_name,
-        "logicalId": signal.logical_id,
-        "region": signal.region,
-        "urlSuffix": signal.url_suffix,
-        "timeoutSeconds": signal.timeout_seconds,
-    });
-    let mut script = render_template(SIGNAL_TEMPLATE, &data)?;
+    let mut script = render_template(SIGNAL_TEMPLATE, &json!(signal))?;
     // The install step writes it with a heredoc, whose end marker must
     // follow a newline.
     if !script.ends_with('\n') {
@@ -1023,10 +1016,8 @@ fn render_bottlerocket(
         .into_iter()
         .map(|(name, entries)| json!({ "name": name, "entries": pairs(entries) }))
         .collect();
-    let signal = match &input.signal {
-        Some(signal) => json!({ "stackName": signal.stack_name, "logicalId": signal.logical_id }),
-        None => Value::Null,
-    };
+    // `null` when the group does not signal.
+    let signal = json!(input.signal);
     render_template(
         BOTTLEROCKET_TEMPLATE,
         &json!({
@@ -1190,15 +1181,7 @@ fn render_windows(input: &UserDataInput, prepared: &Prepared) -> Result<String, 
             "kubeletExtraArgs": windows_kubelet_args(prepared)?,
         })
     };
-    let signal = match &input.signal {
-        Some(signal) => json!({
-            "stackName": signal.stack_name,
-            "logicalId": signal.logical_id,
-            "region": signal.region,
-            "timeoutSeconds": signal.timeout_seconds,
-        }),
-        None => Value::Null,
-    };
+    let signal = json!(input.signal);
     render_template(
         WINDOWS_TEMPLATE,
         &json!({
