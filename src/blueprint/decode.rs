@@ -236,6 +236,17 @@ impl Decoder {
         None
     }
 
+    /// One of `names`, the value being the name itself.
+    pub fn name_choice(
+        &mut self,
+        field: &str,
+        node: &Node,
+        names: &[&'static str],
+    ) -> Option<Located<&'static str>> {
+        let choices: Vec<(&str, &'static str)> = names.iter().map(|n| (*n, *n)).collect();
+        self.choice(field, node, &choices)
+    }
+
     fn unexpected_tag(&mut self, node: &Node) {
         let tag = node.tag.clone().unwrap_or_default();
         let message = format!("a blueprint does not use YAML tags such as `{tag}`");

@@ -186,6 +186,40 @@ pub(super) const TAINT_FIELDS: &[&str] = &["key", "value", "effect"];
 pub(super) const EFS_FIELDS: &[&str] = &["fileSystemId", "mountPoint"];
 pub(super) const SOURCE_FIELDS: &[&str] = &["parameter", "default", "import"];
 
+/// The values a field may take, shared by the loader and the JSON Schema.
+pub(super) const AUTHENTICATION_MODES: &[(&str, AuthenticationMode)] = &[
+    ("API", AuthenticationMode::Api),
+    ("API_AND_CONFIG_MAP", AuthenticationMode::ApiAndConfigMap),
+    ("CONFIG_MAP", AuthenticationMode::ConfigMap),
+];
+/// `nodeAccess`: whether nodes are mapped through aws-auth.
+pub(super) const NODE_ACCESS: &[(&str, bool)] = &[("accessEntries", false), ("awsAuth", true)];
+pub(super) const CAPACITY_TYPES: &[(&str, CapacityType)] = &[
+    ("ON_DEMAND", CapacityType::OnDemand),
+    ("SPOT", CapacityType::Spot),
+    ("CAPACITY_BLOCK", CapacityType::CapacityBlock),
+];
+pub(super) const SPOT_ALLOCATION_STRATEGIES: &[&str] = &[
+    "price-capacity-optimized",
+    "capacity-optimized",
+    "capacity-optimized-prioritized",
+    "lowest-price",
+];
+pub(super) const POOL_STATES: &[&str] = &["Stopped", "Running", "Hibernated"];
+/// Taint effects in Kubernetes' spelling and in the EKS API's.
+pub(super) const TAINT_EFFECTS: &[(&str, TaintEffect)] = &[
+    ("NoSchedule", TaintEffect::NoSchedule),
+    ("PreferNoSchedule", TaintEffect::PreferNoSchedule),
+    ("NoExecute", TaintEffect::NoExecute),
+    ("NO_SCHEDULE", TaintEffect::NoSchedule),
+    ("PREFER_NO_SCHEDULE", TaintEffect::PreferNoSchedule),
+    ("NO_EXECUTE", TaintEffect::NoExecute),
+];
+pub(super) const CPU_MANAGER_POLICIES: &[&str] = &["none", "static"];
+pub(super) const VOLUME_TYPES: &[&str] = &["gp3", "gp2", "io1", "io2", "st1", "sc1", "standard"];
+/// `imds.httpTokens`: whether tokens are required.
+pub(super) const HTTP_TOKENS: &[(&str, bool)] = &[("required", true), ("optional", false)];
+
 type Opt<T> = Option<Located<T>>;
 
 /// Node group settings as written, before defaults are merged in.
@@ -968,15 +1002,7 @@ fn decode_cluster(d: &mut Decoder, node: &Node, at: Span) -> Option<Cluster> {
     };
     let authentication_mode = match fields.get("authenticationMode") {
         Some(value) => d
-            .choice(
-                "cluster.authenticationMode",
-                value,
-                &[
-                    ("API", AuthenticationMode::Api),
-                    ("API_AND_CONFIG_MAP", AuthenticationMode::ApiAndConfigMap),
-                    ("CONFIG_MAP", AuthenticationMode::ConfigMap),
-                ],
-            )
+            .choice("cluster.authenticationMode", value, AUTHENTICATION_MODES)
             .map(|m| m.value),
         None => Some(AuthenticationMode::ApiAndConfigMap),
     };
@@ -1042,13 +1068,9 @@ fn decode_node_access(
     fields: &mut super::decode::Fields<'_>,
     mode: Option<AuthenticationMode>,
 ) -> Option<NodeAccess> {
-    let asked = fields.get("nodeAccess").and_then(|n| {
-        d.choice(
-            "cluster.nodeAccess",
-            n,
-            &[("accessEntries", false), ("awsAuth", true)],
-        )
-    });
+    let asked = fields
+        .get("nodeAccess")
+        .and_then(|n| d.choice("cluster.nodeAccess", n, NODE_ACCESS));
     let provider_node = fields.get("awsAuthProvider");
     let mode = mode?;
     let aws_auth = match (&asked, mode) {
@@ -1332,17 +1354,9 @@ fn decode_group_spec(d: &mut Decoder, node: &Node, context: &str) -> GroupSpec {
         .get("signalTimeout")
         .and_then(|n| duration(d, "signalTimeout", n, 60, 43_200));
     spec.per_az = opt_bool(d, &mut f, "", "perAz");
-    spec.capacity_type = f.get("capacityType").and_then(|n| {
-        d.choice(
-            "capacityType",
-            n,
-            &[
-                ("ON_DEMAND", CapacityType::OnDemand),
-                ("SPOT", CapacityType::Spot),
-                ("CAPACITY_BLOCK", CapacityType::CapacityBlock),
-            ],
-        )
-    });
+    spec.capacity_type = f
+        .get("capacityType")
+        .and_then(|n| d.choice("capacityType", n, CAPACITY_TYPES));
     spec.distribution = f
         .get("instancesDistribution")
         .and_then(|n| decode_distribution(d, n));
@@ -1380,18 +1394,10 @@ fn decode_distribution(d: &mut Decoder, node: &Node) -> Opt<DistributionSpec> {
         spot_allocation_strategy: f
             .get("spotAllocationStrategy")
             .and_then(|n| {
-                d.choice(
+                d.name_choice(
                     "instancesDistribution.spotAllocationStrategy",
                     n,
-                    &[
-                        ("price-capacity-optimized", "price-capacity-optimized"),
-                        ("capacity-optimized", "capacity-optimized"),
-                        (
-                            "capacity-optimized-prioritized",
-                            "capacity-optimized-prioritized",
-                        ),
-                        ("lowest-price", "lowest-price"),
-                    ],
+                    SPOT_ALLOCATION_STRATEGIES,
                 )
             })
             .map(|c| c.value.to_string()),
@@ -1420,17 +1426,7 @@ fn decode_lifecycle(d: &mut Decoder, node: &Node) -> Opt<Lifecycle> {
             .map(|v| v.value),
             pool_state: w
                 .get("poolState")
-                .and_then(|n| {
-                    d.choice(
-                        "lifecycle.warmPool.poolState",
-                        n,
-                        &[
-                            ("Stopped", "Stopped"),
-                            ("Running", "Running"),
-                            ("Hibernated", "Hibernated"),
-                        ],
-                    )
-                })
+                .and_then(|n| d.name_choice("lifecycle.warmPool.poolState", n, POOL_STATES))
                 .map_or("Stopped", |c| c.value)
                 .to_string(),
         };
@@ -1606,18 +1602,7 @@ fn decode_taint(d: &mut Decoder, node: &Node) -> Option<Located<Taint>> {
         .get("value")
         .and_then(|n| d.string_or_number("taints[].value", n));
     let effect = match f.get("effect") {
-        Some(n) => d.choice(
-            "taints[].effect",
-            n,
-            &[
-                ("NoSchedule", TaintEffect::NoSchedule),
-                ("PreferNoSchedule", TaintEffect::PreferNoSchedule),
-                ("NoExecute", TaintEffect::NoExecute),
-                ("NO_SCHEDULE", TaintEffect::NoSchedule),
-                ("PREFER_NO_SCHEDULE", TaintEffect::PreferNoSchedule),
-                ("NO_EXECUTE", TaintEffect::NoExecute),
-            ],
-        ),
+        Some(n) => d.choice("taints[].effect", n, TAINT_EFFECTS),
         None => {
             missing(
                 d,
@@ -1675,7 +1660,7 @@ fn decode_kubelet(d: &mut Decoder, node: &Node) -> Vec<(Located<String>, serde_j
             "containerLogMaxFiles" => d.integer(&path, value, 2, 1000).map(|v| v.value.into()),
             "serializeImagePulls" => d.boolean(&path, value).map(|v| v.value.into()),
             "cpuManagerPolicy" => d
-                .choice(&path, value, &[("none", "none"), ("static", "static")])
+                .name_choice(&path, value, CPU_MANAGER_POLICIES)
                 .map(|v| v.value.into()),
             "containerLogMaxSize" => d.string(&path, value).map(|v| v.value.into()),
             _ => {
@@ -1718,16 +1703,7 @@ fn decode_volume(d: &mut Decoder, node: &Node) -> VolumeSpec {
     let spec = VolumeSpec {
         size: opt_u32(d, &mut f, "rootVolume.", "size", 1, 16_384),
         volume_type: f.get("type").and_then(|n| {
-            let choices = [
-                ("gp3", "gp3"),
-                ("gp2", "gp2"),
-                ("io1", "io1"),
-                ("io2", "io2"),
-                ("st1", "st1"),
-                ("sc1", "sc1"),
-                ("standard", "standard"),
-            ];
-            d.choice("rootVolume.type", n, &choices)
+            d.name_choice("rootVolume.type", n, VOLUME_TYPES)
                 .map(|c| Located::new(c.value.to_string(), c.span))
         }),
         iops: opt_u32(d, &mut f, "rootVolume.", "iops", 100, 256_000),
@@ -1743,13 +1719,9 @@ fn decode_imds(d: &mut Decoder, node: &Node) -> ImdsSpec {
     let Some(mut f) = d.fields("imds", node, IMDS_FIELDS) else {
         return ImdsSpec::default();
     };
-    let tokens = f.get("httpTokens").and_then(|n| {
-        d.choice(
-            "imds.httpTokens",
-            n,
-            &[("required", true), ("optional", false)],
-        )
-    });
+    let tokens = f
+        .get("httpTokens")
+        .and_then(|n| d.choice("imds.httpTokens", n, HTTP_TOKENS));
     if let Some(tokens) = &tokens
         && !tokens.value
     {

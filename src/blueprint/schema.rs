@@ -1,13 +1,19 @@
 //! The JSON Schema of the blueprint format, for editors
 //! (yaml-language-server). Every object's field names come from the very
 //! lists the loader decodes with, so the schema cannot name a field the
-//! loader does not know or miss one it does; a test makes sure every field
-//! has a description here.
+//! loader does not know or miss one it does, and every field with a fixed
+//! set of values takes the loader's own list (`CAPACITY_TYPES`, ...); a
+//! test makes sure every field has a description here.
 
 use serde_json::{Map, Value, json};
 
 use super::load::*;
 use super::{API_VERSION, AmiFamily, KIND};
+
+/// An enum of the names a loader choice accepts.
+fn one_of<T>(choices: &[(&str, T)]) -> Value {
+    json!({"enum": choices.iter().map(|(name, _)| *name).collect::<Vec<_>>()})
+}
 
 /// What one field holds, by its name in a given object.
 fn field(object: &str, name: &str) -> Option<Value> {
@@ -65,10 +71,8 @@ fn field(object: &str, name: &str) -> Option<Value> {
         ("cluster", "serviceIpv4Cidr") => source("The Kubernetes service CIDR"),
         ("cluster", "controlPlaneSecurityGroup") => source("The control plane security group"),
         ("cluster", "vpc") => source("The VPC"),
-        ("cluster", "authenticationMode") => {
-            json!({"enum": ["API", "API_AND_CONFIG_MAP", "CONFIG_MAP"]})
-        }
-        ("cluster", "nodeAccess") => json!({"enum": ["accessEntries", "awsAuth"]}),
+        ("cluster", "authenticationMode") => one_of(AUTHENTICATION_MODES),
+        ("cluster", "nodeAccess") => one_of(NODE_ACCESS),
         ("cluster", "awsAuthProvider") => object_of(
             "awsAuthProvider",
             "The aws-auth provider: an existing one, or settings of the one emitted",
@@ -85,9 +89,7 @@ fn field(object: &str, name: &str) -> Option<Value> {
         ("nodeGroup", "name") => {
             json!({"type": "string", "pattern": "^[A-Za-z][A-Za-z0-9]*(-[A-Za-z0-9]+)*$", "maxLength": 63})
         }
-        ("nodeGroup", "amiFamily") => {
-            json!({"enum": AmiFamily::ALL.iter().map(|(name, _)| *name).collect::<Vec<_>>()})
-        }
+        ("nodeGroup", "amiFamily") => one_of(&AmiFamily::ALL),
         ("nodeGroup", "ami") => {
             json!({"type": "string", "pattern": "^(recommended|ami-[0-9a-f]{8}([0-9a-f]{9})?)$"})
         }
@@ -127,7 +129,7 @@ fn field(object: &str, name: &str) -> Option<Value> {
             duration("How long nodes have to report a healthy kubelet")
         }
         ("nodeGroup", "perAz") => boolean("One group per listed subnet"),
-        ("nodeGroup", "capacityType") => json!({"enum": ["ON_DEMAND", "SPOT", "CAPACITY_BLOCK"]}),
+        ("nodeGroup", "capacityType") => one_of(CAPACITY_TYPES),
         ("nodeGroup", "instancesDistribution") => {
             object_of("instancesDistribution", "The spot and on-demand mix")
         }
@@ -139,9 +141,7 @@ fn field(object: &str, name: &str) -> Option<Value> {
         ("nodeGroup", "amiType") => string("The EKS AMI type"),
         ("taint", "key") => string("The taint key"),
         ("taint", "value") => string("The taint value"),
-        ("taint", "effect") => {
-            json!({"enum": ["NoSchedule", "PreferNoSchedule", "NoExecute", "NO_SCHEDULE", "PREFER_NO_SCHEDULE", "NO_EXECUTE"]})
-        }
+        ("taint", "effect") => one_of(TAINT_EFFECTS),
         ("efsMount", "fileSystemId") => json!({"type": "string", "pattern": "^fs-[0-9a-f]+$"}),
         ("efsMount", "mountPoint") => json!({"type": "string", "pattern": "^/"}),
         ("kubelet", "imageGCHighThresholdPercent") | ("kubelet", "imageGCLowThresholdPercent") => {
@@ -151,19 +151,19 @@ fn field(object: &str, name: &str) -> Option<Value> {
         | ("kubelet", "kubeReserved")
         | ("kubelet", "systemReserved") => string_map("Kubelet resource map"),
         ("kubelet", "podPidsLimit") => integer(-1, 4_194_304, "PIDs per pod"),
-        ("kubelet", "cpuManagerPolicy") => json!({"enum": ["none", "static"]}),
+        ("kubelet", "cpuManagerPolicy") => json!({"enum": CPU_MANAGER_POLICIES}),
         ("kubelet", "containerLogMaxSize") => string("e.g. 10Mi"),
         ("kubelet", "containerLogMaxFiles") => integer(2, 1000, "Files"),
         ("kubelet", "serializeImagePulls") => boolean("Pull one image at a time"),
         ("rootVolume", "size") => integer(1, 16_384, "GiB"),
         ("rootVolume", "type") => {
-            json!({"enum": ["gp3", "gp2", "io1", "io2", "st1", "sc1", "standard"]})
+            json!({"enum": VOLUME_TYPES})
         }
         ("rootVolume", "iops") => integer(100, 256_000, "IOPS"),
         ("rootVolume", "throughput") => integer(125, 2_000, "MiB/s (gp3)"),
         ("rootVolume", "encrypted") => boolean("Encrypted (the default)"),
         ("rootVolume", "kmsKeyId") => string("A KMS key"),
-        ("imds", "httpTokens") => json!({"enum": ["required", "optional"]}),
+        ("imds", "httpTokens") => one_of(HTTP_TOKENS),
         ("imds", "hopLimit") => integer(1, 3, "Hop limit"),
         ("imds", "blockPods") => boolean("Drop pod traffic to IMDS"),
         ("iam", "cniUsesIrsa") => boolean("Leave the CNI policy off the node role"),
@@ -181,7 +181,7 @@ fn field(object: &str, name: &str) -> Option<Value> {
             integer(0, 100, "Percent")
         }
         ("instancesDistribution", "spotAllocationStrategy") => {
-            json!({"enum": ["price-capacity-optimized", "capacity-optimized", "capacity-optimized-prioritized", "lowest-price"]})
+            json!({"enum": SPOT_ALLOCATION_STRATEGIES})
         }
         ("instancesDistribution", "capacityRebalance") => boolean("Capacity rebalancing"),
         ("lifecycle", "terminationHookTimeout") => integer(30, 7_200, "Seconds"),
@@ -194,7 +194,7 @@ fn field(object: &str, name: &str) -> Option<Value> {
         ("warmPool", "minSize") | ("warmPool", "maxGroupPreparedCapacity") => {
             integer(0, 10_000, "Instances")
         }
-        ("warmPool", "poolState") => json!({"enum": ["Stopped", "Running", "Hibernated"]}),
+        ("warmPool", "poolState") => json!({"enum": POOL_STATES}),
         ("updateConfig", "maxUnavailable") | ("updateConfig", "maxUnavailablePercentage") => {
             integer(1, 100, "Nodes or percent")
         }
