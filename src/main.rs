@@ -14,6 +14,7 @@ use eksynth::diagnostic::Diagnostic;
 use eksynth::output;
 use eksynth::report;
 use eksynth::source::SourceFile;
+use eksynth::suggest::listed;
 use eksynth::validate::{Level, SchemaSet};
 
 /// Compile a blueprint of EKS worker node groups into a CloudFormation template.
@@ -364,14 +365,6 @@ fn select_stacks<'c>(
         listed(&names)
     );
     Err(ExitCode::from(USAGE_OR_IO))
-}
-
-fn listed(names: &[&str]) -> String {
-    names
-        .iter()
-        .map(|n| format!("`{n}`"))
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 /// The one stack a command that prints one template works on: `--stack`,

@@ -13,6 +13,24 @@ pub fn closest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
         .map(|(_, candidate)| candidate)
 }
 
+/// Names written as code and separated by commas: `` `a`, `b`, `c` ``.
+pub fn listed(names: &[&str]) -> String {
+    names
+        .iter()
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The help for a name that is not one of `names`: "did you mean" the
+/// closest, or else every name after `intro` ("the node groups are").
+pub fn did_you_mean_or_list(word: &str, names: &[&str], intro: &str) -> String {
+    match closest(word, names) {
+        Some(best) => format!("did you mean `{best}`?"),
+        None => format!("{intro}: {}", listed(names)),
+    }
+}
+
 /// Edit distance over characters where swapping two neighbours counts as
 /// one edit, as a typist makes it (optimal string alignment): `bacth` is one
 /// edit from `batch`, not two.

@@ -176,10 +176,10 @@ fn resolve(
 }
 
 fn preset_help() -> String {
-    let names: Vec<String> = PRESETS.iter().map(|(n, _)| format!("`{n}`")).collect();
+    let names: Vec<&str> = PRESETS.iter().map(|(n, _)| *n).collect();
     format!(
         "the presets are {}; a path such as `./base.yaml` names a file",
-        names.join(", ")
+        crate::suggest::listed(&names)
     )
 }
 

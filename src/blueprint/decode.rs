@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use crate::diagnostic::Diagnostic;
 use crate::source::{SourceFile, Span};
-use crate::suggest::closest;
+use crate::suggest::{closest, did_you_mean_or_list, listed};
 use crate::syntax::{Key, Node, Value};
 
 /// A value together with where it was written.
@@ -222,14 +222,9 @@ impl Decoder {
             return Some(Located::new(*value, text.span));
         }
         let names: Vec<&str> = choices.iter().map(|(name, _)| *name).collect();
-        let listed = names
-            .iter()
-            .map(|n| format!("`{n}`"))
-            .collect::<Vec<_>>()
-            .join(", ");
         let message = format!("`{field}` cannot be `{}`", text.value);
         let diagnostic = self.error(text.span, message);
-        diagnostic.label = Some(format!("expected one of {listed}"));
+        diagnostic.label = Some(format!("expected one of {}", listed(&names)));
         if let Some(best) = closest(&text.value, &names) {
             diagnostic.help = Some(format!("did you mean `{best}`?"));
         }
@@ -294,20 +289,12 @@ impl<'n> Fields<'n> {
             let message = format!("unknown field `{}` in {context}", key.name);
             let diagnostic = decoder.error(key.span, message);
             diagnostic.label = Some("unknown field".to_string());
-            diagnostic.help = Some(match closest(&key.name, self.known) {
-                Some(best) => {
-                    suggested.push(best);
-                    format!("did you mean `{best}`?")
-                }
-                None => format!(
-                    "the fields of {context} are: {}",
-                    self.known
-                        .iter()
-                        .map(|k| format!("`{k}`"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            });
+            suggested.extend(closest(&key.name, self.known));
+            diagnostic.help = Some(did_you_mean_or_list(
+                &key.name,
+                self.known,
+                &format!("the fields of {context} are"),
+            ));
         }
         suggested
     }

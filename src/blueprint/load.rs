@@ -11,7 +11,6 @@ use super::rules;
 use super::*;
 use crate::diagnostic::Diagnostic;
 use crate::source::{SourceFile, Span};
-use crate::suggest::closest;
 use crate::syntax::{Node, Value};
 
 /// A loaded blueprint and the warnings found on the way.
@@ -737,17 +736,11 @@ fn plan_stacks(
                             stack.value, group.value
                         );
                         let diagnostic = d.error(group.span, message);
-                        diagnostic.help = Some(match closest(&group.value, &known) {
-                            Some(best) => format!("did you mean `{best}`?"),
-                            None => format!(
-                                "the node groups are: {}",
-                                known
-                                    .iter()
-                                    .map(|k| format!("`{k}`"))
-                                    .collect::<Vec<_>>()
-                                    .join(", ")
-                            ),
-                        });
+                        diagnostic.help = Some(crate::suggest::did_you_mean_or_list(
+                            &group.value,
+                            &known,
+                            "the node groups are",
+                        ));
                         continue;
                     }
                     listed.insert(group.value.clone(), (stack.value.clone(), group.span));
