@@ -36,14 +36,9 @@ pub struct Report {
 
 impl Report {
     pub fn count(&self, level: Level) -> usize {
-        let severity = match level {
-            Level::Error => crate::diagnostic::Severity::Error,
-            Level::Warning => crate::diagnostic::Severity::Warning,
-            Level::Info => crate::diagnostic::Severity::Info,
-        };
         self.diagnostics
             .iter()
-            .filter(|d| d.severity == severity)
+            .filter(|d| d.severity == level)
             .count()
     }
 }

@@ -5,11 +5,11 @@ use std::sync::Arc;
 
 use crate::blueprint;
 use crate::cfn::{Format, Template};
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Diagnostic;
 use crate::eks;
 use crate::source::{SourceFile, Span};
 use crate::syntax;
-use crate::validate::{self, Finding, Level, SchemaSet};
+use crate::validate::{self, Finding, SchemaSet};
 
 /// The stacks a blueprint synthesizes, and every diagnostic about the
 /// blueprint (warnings of the blueprint itself, and findings located at the
@@ -209,13 +209,8 @@ pub fn finding_diagnostic(
     file: &Arc<SourceFile>,
     span: Option<Span>,
 ) -> Diagnostic {
-    let severity = match finding.level {
-        Level::Error => Severity::Error,
-        Level::Warning => Severity::Warning,
-        Level::Info => Severity::Info,
-    };
     let mut diagnostic = Diagnostic::error(file, span, finding.message.clone());
-    diagnostic.severity = severity;
+    diagnostic.severity = finding.level;
     diagnostic.code = Some(finding.id);
     diagnostic.label = (!finding.path.is_empty()).then(|| format!("in {}", finding.path));
     diagnostic.help = finding.help.clone();

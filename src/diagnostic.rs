@@ -10,11 +10,32 @@ use miette::{LabeledSpan, SourceCode};
 
 use crate::source::{SourceFile, Span};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+/// How serious a diagnostic (or a validation finding) is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Severity {
     Info,
     Warning,
     Error,
+}
+
+impl Severity {
+    /// The severity of a finding by its ID's first letter: `E`, `W`, or
+    /// anything else for information.
+    pub fn of_id(id: &str) -> Severity {
+        match id.as_bytes().first() {
+            Some(b'E') => Severity::Error,
+            Some(b'W') => Severity::Warning,
+            _ => Severity::Info,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
 }
 
 /// A located message about an input file.
@@ -68,11 +89,7 @@ impl Diagnostic {
     /// location, the offending line with a caret under the marked text, and
     /// the help.
     pub fn render(&self) -> String {
-        let severity = match self.severity {
-            Severity::Info => "info",
-            Severity::Warning => "warning",
-            Severity::Error => "error",
-        };
+        let severity = self.severity.name();
         let code = self.code.map(|c| format!("[{c}]")).unwrap_or_default();
         let mut out = format!("{severity}{code}: {}\n", self.message);
         let Some(span) = self.span else {

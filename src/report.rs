@@ -7,14 +7,6 @@ use crate::check::Report;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::validate::FINDINGS;
 
-fn level(severity: Severity) -> &'static str {
-    match severity {
-        Severity::Error => "error",
-        Severity::Warning => "warning",
-        Severity::Info => "info",
-    }
-}
-
 /// The template path of a finding, kept in its label as `in <path>`.
 fn template_path(diagnostic: &Diagnostic) -> Option<&str> {
     diagnostic.label.as_deref()?.strip_prefix("in ")
@@ -31,7 +23,7 @@ pub fn json(reports: &[Report]) -> String {
                 .map(|d| {
                     json!({
                         "id": d.code,
-                        "level": level(d.severity),
+                        "level": d.severity.name(),
                         "message": d.message,
                         "path": template_path(d),
                         "line": d.span.map(|s| s.line),
@@ -60,7 +52,7 @@ pub fn sarif(reports: &[Report]) -> String {
             json!({
                 "id": id,
                 "shortDescription": { "text": description },
-                "defaultConfiguration": { "level": sarif_level(id) },
+                "defaultConfiguration": { "level": sarif_level(Severity::of_id(id)) },
             })
         })
         .collect();
@@ -93,14 +85,7 @@ pub fn sarif(reports: &[Report]) -> String {
                 if let Some(code) = d.code {
                     result.insert("ruleId".into(), json!(code));
                 }
-                result.insert(
-                    "level".into(),
-                    json!(match d.severity {
-                        Severity::Error => "error",
-                        Severity::Warning => "warning",
-                        Severity::Info => "note",
-                    }),
-                );
+                result.insert("level".into(), json!(sarif_level(d.severity)));
                 result.insert("message".into(), json!({ "text": text }));
                 result.insert("locations".into(), json!([location]));
                 Value::Object(result)
@@ -126,11 +111,12 @@ pub fn sarif(reports: &[Report]) -> String {
     text
 }
 
-fn sarif_level(id: &str) -> &'static str {
-    match id.as_bytes().first() {
-        Some(b'E') => "error",
-        Some(b'W') => "warning",
-        _ => "note",
+/// SARIF's name of a severity.
+fn sarif_level(severity: Severity) -> &'static str {
+    match severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        Severity::Info => "note",
     }
 }
 

@@ -14,22 +14,9 @@ mod security;
 use crate::cfn::{Expr, Template};
 pub use schema::SchemaSet;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Level {
-    Info,
-    Warning,
-    Error,
-}
-
-impl Level {
-    pub fn name(self) -> &'static str {
-        match self {
-            Level::Info => "info",
-            Level::Warning => "warning",
-            Level::Error => "error",
-        }
-    }
-}
+/// A finding's level is a diagnostic's severity: findings become
+/// diagnostics unchanged.
+pub use crate::diagnostic::Severity as Level;
 
 /// One finding about a template.
 #[derive(Clone, Debug, PartialEq)]
@@ -45,11 +32,7 @@ pub struct Finding {
 
 impl Finding {
     fn new(id: &'static str, path: impl Into<String>, message: impl Into<String>) -> Finding {
-        let level = match id.as_bytes().first() {
-            Some(b'E') => Level::Error,
-            Some(b'W') => Level::Warning,
-            _ => Level::Info,
-        };
+        let level = Level::of_id(id);
         Finding {
             id,
             level,
