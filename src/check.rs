@@ -52,32 +52,37 @@ pub fn looks_like_blueprint(root: &syntax::Node) -> bool {
     })
 }
 
+/// The errors of a file that could not be read as what it is, under the
+/// finding ID that says so.
+fn coded(diagnostics: Vec<Diagnostic>, code: &'static str) -> Vec<Diagnostic> {
+    diagnostics
+        .into_iter()
+        .map(|mut d| {
+            if d.is_error() {
+                d.code = Some(code);
+            }
+            d
+        })
+        .collect()
+}
+
 /// Validates one file, whatever it is. Problems reading it as a blueprint
 /// or a template are reported as diagnostics (`E0001`, `E0002`).
 pub fn check_file(file: &Arc<SourceFile>, schemas: &SchemaSet) -> Report {
     let root = match syntax::parse(file) {
         Ok(root) => root,
-        Err(mut diagnostic) => {
-            diagnostic.code = Some("E0002");
+        Err(diagnostic) => {
             return Report {
                 file: Arc::clone(file),
                 kind: Kind::Template,
-                diagnostics: vec![*diagnostic],
+                diagnostics: coded(vec![*diagnostic], "E0002"),
             };
         }
     };
     if looks_like_blueprint(&root) {
         let diagnostics = match compile_with(file, schemas) {
             Ok(compiled) => compiled.diagnostics,
-            Err(CompileError::Blueprint(diagnostics)) => diagnostics
-                .into_iter()
-                .map(|mut d| {
-                    if d.is_error() {
-                        d.code = Some("E0001");
-                    }
-                    d
-                })
-                .collect(),
+            Err(CompileError::Blueprint(diagnostics)) => coded(diagnostics, "E0001"),
             Err(CompileError::Internal(error)) => {
                 vec![Diagnostic::error(file, None, error.to_string())]
             }
@@ -108,15 +113,7 @@ pub fn check_file(file: &Arc<SourceFile>, schemas: &SchemaSet) -> Report {
             diagnostics.sort_by_key(|d| d.span.map(|s| (s.line, s.column)));
             diagnostics
         }
-        Err(diagnostics) => diagnostics
-            .into_iter()
-            .map(|mut d| {
-                if d.is_error() {
-                    d.code = Some("E0002");
-                }
-                d
-            })
-            .collect(),
+        Err(diagnostics) => coded(diagnostics, "E0002"),
     };
     Report {
         file: Arc::clone(file),
