@@ -231,13 +231,16 @@ fn schema_checks(template: &Template, schemas: &SchemaSet, findings: &mut Vec<Fi
 }
 
 /// Calls `visit` on every value inside `expr`, intrinsic arguments
-/// included, with its path below `base`.
-fn walk<'a>(expr: &'a Expr, path: &mut Vec<String>, visit: &mut dyn FnMut(&'a Expr, &[String])) {
+/// included, with its path (`path` extended by each segment on the way, one
+/// string for the whole walk).
+fn walk<'a>(expr: &'a Expr, path: &mut String, visit: &mut dyn FnMut(&'a Expr, &str)) {
     visit(expr, path);
     for (segment, child) in expr.children() {
-        path.push(segment);
+        let length = path.len();
+        path.push('/');
+        path.push_str(&segment);
         walk(child, path, &mut *visit);
-        path.pop();
+        path.truncate(length);
     }
 }
 
@@ -252,20 +255,16 @@ fn walk_resource<'a>(
         ("CreationPolicy", resource.creation_policy.as_ref()),
         ("UpdatePolicy", resource.update_policy.as_ref()),
     ];
-    let mut path = vec![
-        "Resources".to_string(),
-        id.to_string(),
-        "Properties".to_string(),
-    ];
     for (key, value) in &resource.properties {
-        path.push(key.clone());
-        walk(value, &mut path, &mut |e, p| visit(e, &p.join("/")));
-        path.pop();
+        walk(
+            value,
+            &mut format!("Resources/{id}/Properties/{key}"),
+            visit,
+        );
     }
     for (section, value) in sections {
         if let Some(value) = value {
-            let mut path = vec!["Resources".to_string(), id.to_string(), section.to_string()];
-            walk(value, &mut path, &mut |e, p| visit(e, &p.join("/")));
+            walk(value, &mut format!("Resources/{id}/{section}"), visit);
         }
     }
 }

@@ -63,20 +63,20 @@ pub fn check(template: &Template, schemas: &SchemaSet, findings: &mut Vec<Findin
         });
     }
     for (name, output) in &template.outputs {
-        let mut path = vec!["Outputs".to_string(), name.clone(), "Value".to_string()];
-        super::walk(&output.value, &mut path, &mut |expr, p| {
-            check_expr(template, schemas, expr, &p.join("/"), findings);
-        });
+        let mut check = |expr: &Expr, path: &str| {
+            check_expr(template, schemas, expr, path, findings);
+        };
+        super::walk(
+            &output.value,
+            &mut format!("Outputs/{name}/Value"),
+            &mut check,
+        );
         if let Some(export) = &output.export {
-            let mut path = vec![
-                "Outputs".to_string(),
-                name.clone(),
-                "Export".to_string(),
-                "Name".to_string(),
-            ];
-            super::walk(export, &mut path, &mut |expr, p| {
-                check_expr(template, schemas, expr, &p.join("/"), findings);
-            });
+            super::walk(
+                export,
+                &mut format!("Outputs/{name}/Export/Name"),
+                &mut check,
+            );
         }
         if let Some(condition) = &output.condition {
             check_condition(
@@ -88,25 +88,27 @@ pub fn check(template: &Template, schemas: &SchemaSet, findings: &mut Vec<Findin
         }
     }
     for (name, condition) in &template.conditions {
-        let mut path = vec!["Conditions".to_string(), name.clone()];
-        super::walk(condition, &mut path, &mut |expr, p| {
-            let path = p.join("/");
-            // Conditions are evaluated before any resource exists.
-            if let Expr::Ref(target) = expr
-                && template.resources.contains_key(target)
-            {
-                findings.push(
-                    Finding::new(
-                        "E2001",
-                        &path,
-                        format!("`Ref` to the resource `{target}` in a condition"),
-                    )
-                    .help("conditions can refer to parameters and pseudo parameters only"),
-                );
-                return;
-            }
-            check_expr(template, schemas, expr, &path, findings);
-        });
+        super::walk(
+            condition,
+            &mut format!("Conditions/{name}"),
+            &mut |expr, path| {
+                // Conditions are evaluated before any resource exists.
+                if let Expr::Ref(target) = expr
+                    && template.resources.contains_key(target)
+                {
+                    findings.push(
+                        Finding::new(
+                            "E2001",
+                            path,
+                            format!("`Ref` to the resource `{target}` in a condition"),
+                        )
+                        .help("conditions can refer to parameters and pseudo parameters only"),
+                    );
+                    return;
+                }
+                check_expr(template, schemas, expr, path, findings);
+            },
+        );
     }
     if let Some(cycle) = find_cycle(&edges) {
         findings.push(
