@@ -339,7 +339,10 @@ fn attributes_come_from_read_only_properties() {
         .unwrap();
     assert_eq!(create_only, vec!["LaunchTemplateName"]);
     // A type that lists none has none.
-    assert_eq!(schemas().attributes("AWS::IAM::RolePolicy"), Some(vec![]));
+    assert_eq!(
+        schemas().attributes("AWS::IAM::RolePolicy"),
+        Some(&[] as &[String])
+    );
 }
 
 #[test]
@@ -457,7 +460,7 @@ fn from_dir_reports_what_it_cannot_use() {
     assert_eq!(places(&found), vec![("/Size", "maximum")]);
     assert_eq!(
         set.attributes("Test::Thing::Widget"),
-        Some(vec!["Id".to_string()])
+        Some(&["Id".to_string()][..])
     );
 
     // A pattern no regex engine here reads is dropped, not fatal.

@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::{Finding, SchemaSet, schema_type, walk_resource};
+use super::{Finding, SchemaSet, walk_resource};
 use crate::cfn::sub::references as sub_references;
 use crate::cfn::{Expr, Pseudo, Template};
 
@@ -233,21 +233,12 @@ fn check_get_att(
     if open {
         return;
     }
-    let Some(mut attributes) = schemas.attributes(schema_type(&target.kind)) else {
+    let Some(attributes) = schemas.attributes(&target.kind) else {
         return;
     };
-    attributes.extend(
-        SETTABLE_ATTRIBUTES
-            .iter()
-            .filter(|(kind, _)| *kind == target.kind)
-            .map(|(_, name)| name.to_string()),
-    );
     if !attributes.iter().any(|a| a == attribute) {
-        let listed = attributes
-            .iter()
-            .map(|a| format!("`{a}`"))
-            .collect::<Vec<_>>()
-            .join(", ");
+        let names: Vec<&str> = attributes.iter().map(String::as_str).collect();
+        let listed = crate::suggest::listed(&names);
         let help = if listed.is_empty() {
             "this type has no attributes".to_string()
         } else {
@@ -263,17 +254,6 @@ fn check_get_att(
         );
     }
 }
-
-/// Attributes `Fn::GetAtt` returns that are also settable properties, so
-/// the schemas do not list them as read-only.
-const SETTABLE_ATTRIBUTES: &[(&str, &str)] = &[
-    ("AWS::EC2::SecurityGroup", "VpcId"),
-    ("AWS::SSM::Parameter", "Type"),
-    ("AWS::SSM::Parameter", "Value"),
-    ("AWS::EKS::Nodegroup", "ClusterName"),
-    ("AWS::EKS::Nodegroup", "NodegroupName"),
-    ("AWS::IAM::InstanceProfile", "Arn"),
-];
 
 fn check_condition(template: &Template, condition: &str, path: &str, findings: &mut Vec<Finding>) {
     if !template.conditions.contains_key(condition) {

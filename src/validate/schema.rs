@@ -181,6 +181,10 @@ struct Entry {
     text: Text,
     document: OnceLock<Option<Value>>,
     compiled: OnceLock<Result<Validator, String>>,
+    /// [`SchemaSet::attributes`], worked out on first use.
+    attributes: OnceLock<Vec<String>>,
+    /// [`SchemaSet::read_only_properties`], worked out on first use.
+    read_only: OnceLock<Vec<String>>,
 }
 
 enum Text {
@@ -194,6 +198,8 @@ impl Entry {
             text,
             document: OnceLock::new(),
             compiled: OnceLock::new(),
+            attributes: OnceLock::new(),
+            read_only: OnceLock::new(),
         }
     }
 
@@ -302,31 +308,45 @@ impl SchemaSet {
     }
 
     /// Attribute names `Fn::GetAtt` may use (the schema's `readOnlyProperties`,
-    /// dotted: `LatestVersionNumber`, `Endpoint.Address`), in schema order.
-    /// Paths through arrays (`*`) are left out: they cannot be read with
-    /// `Fn::GetAtt`. Legacy attributes that are not read-only properties
-    /// (`AWS::SSM::Parameter`'s `Value`) are not listed.
-    pub fn attributes(&self, resource_type: &str) -> Option<Vec<String>> {
+    /// dotted: `LatestVersionNumber`, `Endpoint.Address`), in schema order,
+    /// then the [`SETTABLE_ATTRIBUTES`] of the type. Paths through arrays
+    /// (`*`) are left out: they cannot be read with `Fn::GetAtt`. Worked out
+    /// once per type.
+    pub fn attributes(&self, resource_type: &str) -> Option<&[String]> {
+        let entry = self.entries.get(resource_type)?;
         let paths = self.property_paths(resource_type, "readOnlyProperties")?;
-        let mut names = Vec::new();
-        for path in paths {
-            if path.iter().any(|segment| segment == "*") {
-                continue;
+        let names = entry.attributes.get_or_init(|| {
+            let mut names = Vec::new();
+            for path in paths {
+                if path.iter().any(|segment| segment == "*") {
+                    continue;
+                }
+                push_unique(&mut names, path.join("."));
             }
-            push_unique(&mut names, path.join("."));
-        }
+            for (kind, name) in SETTABLE_ATTRIBUTES {
+                if *kind == resource_type {
+                    push_unique(&mut names, name.to_string());
+                }
+            }
+            names
+        });
         Some(names)
     }
 
     /// Top-level property names that are read-only and so cannot be set.
-    pub fn read_only_properties(&self, resource_type: &str) -> Option<Vec<String>> {
+    /// Worked out once per type.
+    pub fn read_only_properties(&self, resource_type: &str) -> Option<&[String]> {
+        let entry = self.entries.get(resource_type)?;
         let paths = self.property_paths(resource_type, "readOnlyProperties")?;
-        let mut names = Vec::new();
-        for path in paths {
-            if let Some(first) = path.into_iter().next() {
-                push_unique(&mut names, first);
+        let names = entry.read_only.get_or_init(|| {
+            let mut names = Vec::new();
+            for path in paths {
+                if let Some(first) = path.into_iter().next() {
+                    push_unique(&mut names, first);
+                }
             }
-        }
+            names
+        });
         Some(names)
     }
 
@@ -360,6 +380,17 @@ impl SchemaSet {
         )
     }
 }
+
+/// Attributes `Fn::GetAtt` reads that are not read-only properties, so that
+/// the schemas do not list them: settable properties CloudFormation also
+/// returns as attributes.
+const SETTABLE_ATTRIBUTES: &[(&str, &str)] = &[
+    ("AWS::EC2::SecurityGroup", "VpcId"),
+    ("AWS::SSM::Parameter", "Type"),
+    ("AWS::SSM::Parameter", "Value"),
+    ("AWS::EKS::Nodegroup", "ClusterName"),
+    ("AWS::EKS::Nodegroup", "NodegroupName"),
+];
 
 /// Lists the types; the schemas themselves are too long to be useful here.
 impl std::fmt::Debug for SchemaSet {
