@@ -5,7 +5,7 @@
 
 use super::ami;
 use super::inputs::{self, ClusterValues};
-use crate::blueprint::{Ami, CapacityType, MaxUnavailable, NodeGroup, TaintEffect};
+use crate::blueprint::{Ami, CapacityType, Managed, MaxUnavailable, NodeGroup, TaintEffect};
 use crate::cfn::{Expr, Resource, Template};
 
 pub fn logical_id(group: &NodeGroup) -> String {
@@ -27,11 +27,13 @@ pub struct Context<'a> {
     pub launch_template: &'a str,
 }
 
-pub fn lower(template: &mut Template, group: &NodeGroup, context: &Context<'_>) -> String {
+pub fn lower(
+    template: &mut Template,
+    group: &NodeGroup,
+    managed: &Managed,
+    context: &Context<'_>,
+) -> String {
     let id = logical_id(group);
-    let Some(managed) = &group.managed else {
-        return id;
-    };
     let capacity_type = match managed.capacity_type {
         CapacityType::OnDemand => "ON_DEMAND",
         CapacityType::Spot => "SPOT",

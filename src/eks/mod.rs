@@ -114,9 +114,9 @@ pub fn lower(blueprint: &Blueprint) -> Result<Lowered, Error> {
                 name_tag: &name_tag,
             },
         )?;
-        let (group_resource, group_output) = match &asg {
-            Some(_) => (
-                autoscaling::lower(
+        let (group_resource, group_output) = match &group.managed {
+            None => {
+                let asg = autoscaling::lower(
                     &mut template,
                     group,
                     &autoscaling::Context {
@@ -125,13 +125,27 @@ pub fn lower(blueprint: &Blueprint) -> Result<Lowered, Error> {
                         cluster_tag_key: &cluster_tag_key,
                         autoscaler_tag_key: &autoscaler_tag_key,
                     },
-                ),
-                ("AutoScalingGroupName", "The Auto Scaling group name", None),
-            ),
-            None => (
+                );
+                // Self-managed nodes join only once their role is
+                // authorized; EKS authorizes a managed group's role itself.
+                let access = access::lower(
+                    &mut template,
+                    blueprint,
+                    &cluster.name,
+                    group,
+                    &identity.role_arn,
+                );
+                template.resources[&asg].depends_on.push(access);
+                (
+                    asg,
+                    ("AutoScalingGroupName", "The Auto Scaling group name", None),
+                )
+            }
+            Some(managed) => (
                 managed::lower(
                     &mut template,
                     group,
+                    managed,
                     &managed::Context {
                         cluster: &cluster,
                         role_arn: &identity.role_arn,
@@ -141,20 +155,6 @@ pub fn lower(blueprint: &Blueprint) -> Result<Lowered, Error> {
                 ("NodegroupArn", "The managed node group ARN", Some("Arn")),
             ),
         };
-        // Self-managed nodes join only once their role is authorized; EKS
-        // authorizes a managed group's role itself.
-        if asg.is_some() {
-            let access = access::lower(
-                &mut template,
-                blueprint,
-                &cluster.name,
-                group,
-                &identity.role_arn,
-            );
-            if let Some(resource) = template.resources.get_mut(&group_resource) {
-                resource.depends_on.push(access);
-            }
-        }
         record_origins(&template, &mut origins, group.name.span);
 
         let identity_id = &group.identity;
