@@ -454,7 +454,6 @@ fn decode_blueprint(d: &mut Decoder, root: &Node) -> Option<Blueprint> {
         .map(|node| decode_placement(d, node))
         .unwrap_or(Placement::Single);
     let mut specs: Vec<(Span, GroupSpec, bool)> = Vec::new();
-    let mut any_group = false;
     for (node, is_managed) in self_managed.into_iter().chain(managed) {
         let field = if is_managed {
             "managedNodeGroups"
@@ -462,7 +461,6 @@ fn decode_blueprint(d: &mut Decoder, root: &Node) -> Option<Blueprint> {
             "nodeGroups"
         };
         let items = d.list(field, node);
-        any_group |= !items.is_empty();
         let context = if is_managed {
             "managed node group"
         } else {
@@ -474,7 +472,7 @@ fn decode_blueprint(d: &mut Decoder, root: &Node) -> Option<Blueprint> {
                 .map(|item| (item.span, decode_group_spec(d, item, context), is_managed)),
         );
     }
-    if !any_group
+    if specs.is_empty()
         && let Some((node, _)) = self_managed.or(managed)
         && node.as_seq().is_some()
     {
@@ -635,14 +633,14 @@ fn decode_placement(d: &mut Decoder, node: &Node) -> Placement {
 /// The stacks of a blueprint and which stack each node group entry is in.
 struct Stacks {
     specs: Vec<StackSpec>,
-    /// Node group entry name → stack index; entries not here are in the
-    /// main stack.
-    placed: HashMap<String, usize>,
+    /// Node group entry name → its stack's index and where it is placed;
+    /// entries not here are in the main stack.
+    placed: HashMap<String, (usize, Span)>,
 }
 
 impl Stacks {
     fn index_of(&self, entry: &str) -> usize {
-        self.placed.get(entry).copied().unwrap_or(0)
+        self.placed.get(entry).map_or(0, |(index, _)| *index)
     }
 }
 
@@ -698,13 +696,14 @@ fn plan_stacks(
                     named: false,
                 };
                 if let Some(index) = add(d, &mut stacks, spec) {
-                    stacks.placed.insert(entry.value.clone(), index);
+                    stacks
+                        .placed
+                        .insert(entry.value.clone(), (index, entry.span));
                 }
             }
         }
         Placement::Named(named) => {
             let known: Vec<&str> = entries.iter().map(|e| e.value.as_str()).collect();
-            let mut listed: HashMap<String, (String, Span)> = HashMap::new();
             for (stack, groups) in named {
                 if !check_stack_name(d, stack) {
                     continue;
@@ -718,7 +717,8 @@ fn plan_stacks(
                     continue;
                 };
                 for group in groups {
-                    if let Some((other, at)) = listed.get(&group.value) {
+                    if let Some((other, at)) = stacks.placed.get(&group.value) {
+                        let other = &stacks.specs[*other].name;
                         let message = format!(
                             "node group `{}` is placed in two stacks, `{other}` and `{}`",
                             group.value, stack.value
@@ -743,8 +743,9 @@ fn plan_stacks(
                         ));
                         continue;
                     }
-                    listed.insert(group.value.clone(), (stack.value.clone(), group.span));
-                    stacks.placed.insert(group.value.clone(), index);
+                    stacks
+                        .placed
+                        .insert(group.value.clone(), (index, group.span));
                 }
             }
         }
