@@ -1256,39 +1256,12 @@ fn references(properties: &IndexMap<String, Expr>) -> Vec<(Vec<String>, String, 
 
 /// The (target, attribute) pairs an intrinsic refers to, anywhere inside it.
 fn intrinsic_references(value: &Expr, out: &mut Vec<(String, Option<String>)>) {
-    match value {
-        Expr::Ref(name) => out.push((name.clone(), None)),
-        Expr::GetAtt {
-            resource,
-            attribute,
-        } => out.push((resource.clone(), Some(attribute.clone()))),
-        Expr::Sub {
-            template,
-            variables,
-        } => {
-            for (name, attribute) in sub_names(template) {
-                if !variables.contains_key(&name) {
-                    out.push((name, attribute));
-                }
-            }
-        }
-        _ => {}
-    }
-    for (_, child) in value.children() {
-        intrinsic_references(child, out);
-    }
-}
-
-/// The variables of a `Fn::Sub` template: `${Name}` or `${Name.Attribute}`,
-/// not the escaped `${!Literal}`.
-fn sub_names(template: &str) -> Vec<(String, Option<String>)> {
-    crate::cfn::sub::references(template)
-        .into_iter()
-        .map(|name| match name.split_once('.') {
-            Some((resource, attribute)) => (resource.to_string(), Some(attribute.to_string())),
-            None => (name.to_string(), None),
-        })
-        .collect()
+    out.extend(
+        value
+            .references()
+            .into_iter()
+            .map(|(name, attribute)| (name.to_string(), attribute.map(str::to_string))),
+    );
 }
 
 /// Every name a resource refers to, in any section, `DependsOn` included.

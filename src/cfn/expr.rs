@@ -257,6 +257,44 @@ impl Expr {
         }
     }
 
+    /// The names this value refers to, anywhere inside it: `Ref` targets,
+    /// `Fn::GetAtt` resources with their attribute, and the `${Name}` or
+    /// `${Resource.Attribute}` of a `Fn::Sub` that its own variable map does
+    /// not define. Pseudo parameters (`AWS::Region`) are included.
+    pub fn references(&self) -> Vec<(&str, Option<&str>)> {
+        let mut found = Vec::new();
+        self.collect_references(&mut found);
+        found
+    }
+
+    fn collect_references<'a>(&'a self, found: &mut Vec<(&'a str, Option<&'a str>)>) {
+        match self {
+            Expr::Ref(name) => found.push((name, None)),
+            Expr::GetAtt {
+                resource,
+                attribute,
+            } => found.push((resource, Some(attribute))),
+            Expr::Sub {
+                template,
+                variables,
+            } => {
+                for name in super::sub::references(template) {
+                    if variables.contains_key(name) {
+                        continue;
+                    }
+                    found.push(match name.split_once('.') {
+                        Some((resource, attribute)) => (resource, Some(attribute)),
+                        None => (name, None),
+                    });
+                }
+            }
+            _ => {}
+        }
+        for (_, child) in self.children() {
+            child.collect_references(found);
+        }
+    }
+
     /// The values directly inside this one, mutable, in the order of
     /// [`Expr::children`], for the passes that rewrite references.
     pub fn children_mut(&mut self) -> Vec<&mut Expr> {
@@ -389,6 +427,29 @@ mod tests {
             Expr::Not(s("a")),
             Expr::Condition("C".into()),
         ]
+    }
+
+    #[test]
+    fn references_are_found_at_any_depth_but_not_the_sub_map_own_variables() {
+        let value = Expr::list([
+            Expr::reference("A"),
+            Expr::base64(Expr::get_att("B", "Arn")),
+            Expr::Sub {
+                template: "${C} ${D.Id} ${!E} ${Own} ${AWS::Region}".into(),
+                variables: IndexMap::from([("Own".to_string(), Expr::reference("F"))]),
+            },
+        ]);
+        assert_eq!(
+            value.references(),
+            [
+                ("A", None),
+                ("B", Some("Arn")),
+                ("C", None),
+                ("D", Some("Id")),
+                ("AWS::Region", None),
+                ("F", None),
+            ]
+        );
     }
 
     #[test]

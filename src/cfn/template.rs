@@ -220,7 +220,13 @@ impl Template {
     /// parameter it never uses asks for a value it ignores.
     pub fn remove_unused_parameters(&mut self) {
         let mut used = std::collections::HashSet::new();
-        let mut note = |expr: &Expr| collect_references(expr, &mut used);
+        let mut note = |expr: &Expr| {
+            used.extend(
+                expr.references()
+                    .into_iter()
+                    .map(|(name, _)| name.to_string()),
+            );
+        };
         for resource in self.resources.values() {
             resource.properties.values().for_each(&mut note);
             for attribute in [
@@ -243,27 +249,5 @@ impl Template {
         self.conditions.values().for_each(&mut note);
         self.mappings.values().for_each(&mut note);
         self.parameters.retain(|name, _| used.contains(name));
-    }
-}
-
-/// Every name a value refers to: `Ref` targets and `Fn::Sub` variables
-/// (`${Name}` and the resource of `${Name.Attribute}`).
-fn collect_references(expr: &Expr, used: &mut std::collections::HashSet<String>) {
-    match expr {
-        Expr::Ref(name) | Expr::Condition(name) => {
-            used.insert(name.clone());
-        }
-        Expr::GetAtt { resource, .. } => {
-            used.insert(resource.clone());
-        }
-        Expr::Sub { template, .. } => {
-            for name in super::sub::references(template) {
-                used.insert(name.split('.').next().unwrap_or(name).to_string());
-            }
-        }
-        _ => {}
-    }
-    for (_, child) in expr.children() {
-        collect_references(child, used);
     }
 }
