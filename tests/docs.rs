@@ -31,6 +31,49 @@ fn every_example_is_listed_in_the_readme() {
     }
 }
 
+/// The first cell of each table row in `text`, when it is code: `` | `x` | ``.
+fn code_cells(text: &str) -> Vec<&str> {
+    text.lines()
+        .filter_map(|line| line.strip_prefix("| `")?.split_once("` |"))
+        .map(|(cell, _)| cell)
+        .collect()
+}
+
+#[test]
+fn the_readme_documents_no_finding_or_example_that_does_not_exist() {
+    let readme = std::fs::read_to_string("README.md").expect("README.md");
+    let ids: Vec<&str> = code_cells(&readme)
+        .into_iter()
+        .filter(|cell| {
+            cell.len() == 5
+                && cell.starts_with(['E', 'W', 'I'])
+                && cell[1..].chars().all(|c| c.is_ascii_digit())
+        })
+        .collect();
+    assert!(ids.len() >= 40, "the findings table was not found");
+    for id in ids {
+        assert!(
+            eksynth::validate::FINDINGS
+                .iter()
+                .any(|(known, _)| *known == id),
+            "the README documents `{id}`, which is no finding"
+        );
+    }
+    let examples = readme
+        .split("\n## Examples")
+        .nth(1)
+        .and_then(|rest| rest.split("\n## ").next())
+        .expect("an Examples section");
+    let listed = code_cells(examples);
+    assert!(listed.len() >= 14, "the examples table was not found");
+    for name in listed {
+        assert!(
+            std::path::Path::new("examples").join(name).is_dir(),
+            "the README lists the example `{name}`, which does not exist"
+        );
+    }
+}
+
 #[test]
 fn the_committed_blueprint_schema_is_the_generated_one() {
     let committed =
