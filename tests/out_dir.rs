@@ -285,3 +285,17 @@ fn json_templates_are_written_and_checked_as_json() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// An out-dir nobody can write to, root included: `/proc/self` takes no
+/// new files.
+#[cfg(target_os = "linux")]
+#[test]
+fn an_unwritable_out_dir_is_a_usage_error_even_for_root() {
+    for dir in ["/proc/self", "/proc/self/eksynth-out"] {
+        let result = eksynth(&["synth", BLUEPRINT, "--out-dir", dir]);
+        assert_eq!(result.status.code(), Some(2), "{dir}: {}", stderr(&result));
+        assert!(result.stdout.is_empty());
+        assert!(stderr(&result).contains(dir), "{}", stderr(&result));
+    }
+    assert!(!Path::new("/proc/self/quickstart.yaml").exists());
+}
