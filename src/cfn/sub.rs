@@ -13,7 +13,16 @@ use super::expr::Expr;
 
 /// Marks a placeholder in rendered text. Blueprint text cannot contain it:
 /// the loader refuses control characters in strings.
-const MARK: char = '\u{1}';
+pub const MARK: char = '\u{1}';
+
+/// Whether `text` is exactly one placeholder (a mark, digits, a mark), which
+/// `Fn::Sub` replaces with the value's own text.
+pub fn is_placeholder(text: &str) -> bool {
+    text.len() > 2
+        && text.starts_with(MARK)
+        && text.ends_with(MARK)
+        && text[1..text.len() - 1].chars().all(|c| c.is_ascii_digit())
+}
 
 #[derive(Debug, Default)]
 pub struct SubBuilder {

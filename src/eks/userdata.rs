@@ -20,6 +20,8 @@ use handlebars::{
 use serde::Serialize;
 use serde_json::{Value, json};
 
+use crate::cfn::sub::{self, is_placeholder};
+
 /// The AMI families whose user data is rendered here.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum Bootstrap {
@@ -306,7 +308,7 @@ pub fn shell_quote(text: &str) -> String {
 }
 
 /// Quotes `text` as a double-quoted string that JSON and YAML both read the
-/// same way. The placeholder mark `\u{1}` is left raw on purpose: it is
+/// same way. The placeholder mark ([`sub::MARK`]) is left raw on purpose: it is
 /// replaced by a CloudFormation value before anything parses the text.
 pub fn double_quote(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 2);
@@ -318,7 +320,7 @@ pub fn double_quote(text: &str) -> String {
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
             '\t' => out.push_str("\\t"),
-            '\u{1}' => out.push(c),
+            sub::MARK => out.push(c),
             // Control characters, DEL and C1 must be escaped in YAML;
             // U+2028/2029 and the BOM trip up some JSON and YAML readers.
             c if c.is_control() || matches!(c, '\u{2028}' | '\u{2029}' | '\u{feff}') => {
@@ -870,15 +872,6 @@ const BOTTLEROCKET_SETTINGS: &[(&str, &str, TomlKind)] = &[
     ("kubeReserved", "kube-reserved", TomlKind::Table),
     ("systemReserved", "system-reserved", TomlKind::Table),
 ];
-
-/// Whether `text` is exactly one placeholder, which CloudFormation replaces
-/// with the value's own text (so it may stand for a number).
-fn is_placeholder(text: &str) -> bool {
-    text.len() > 2
-        && text.starts_with('\u{1}')
-        && text.ends_with('\u{1}')
-        && text[1..text.len() - 1].chars().all(|c| c.is_ascii_digit())
-}
 
 fn toml_scalar(key: &str, value: &Value, kind: TomlKind) -> Result<String, UserDataError> {
     let mismatch = |expected| UserDataError::KubeletSettingType {
