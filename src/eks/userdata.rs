@@ -419,6 +419,20 @@ struct Prepared<'a> {
     taints_flag: Option<String>,
 }
 
+impl Prepared<'_> {
+    /// The kubelet flags every bootstrap that takes flags gets: labels,
+    /// taints and the pod limit.
+    fn kubelet_flags(&self) -> Vec<String> {
+        let mut flags: Vec<String> = [&self.labels_flag, &self.taints_flag]
+            .into_iter()
+            .flatten()
+            .cloned()
+            .collect();
+        flags.extend(self.max_pods.map(|n| format!("--max-pods={n}")));
+        flags
+    }
+}
+
 fn refuse(what: &'static str, value: &str, separators: &[char]) -> Result<(), UserDataError> {
     match value.chars().find(|c| separators.contains(c)) {
         Some(separator) => Err(UserDataError::Separator {
@@ -669,14 +683,7 @@ fn al2_bootstrap_data(input: &UserDataInput, prepared: &Prepared) -> Result<Valu
     // On an EKS AMI in a managed group EKS writes the bootstrap.sh call, so
     // every kubelet setting goes through kubelet-config.json.
     let run = input.mode != Mode::ManagedEksAmi;
-    let mut args: Vec<String> = [&prepared.labels_flag, &prepared.taints_flag]
-        .into_iter()
-        .flatten()
-        .cloned()
-        .collect();
-    if let Some(max_pods) = prepared.max_pods {
-        args.push(format!("--max-pods={max_pods}"));
-    }
+    let mut args = prepared.kubelet_flags();
     let mut config = serde_json::Map::new();
     for (key, value) in &prepared.kubelet {
         match AL2_FLAG_SETTINGS.iter().find(|(k, _)| k == key) {
@@ -1080,14 +1087,7 @@ fn flag_scalar(key: &str, value: &Value) -> Result<String, UserDataError> {
 }
 
 fn windows_kubelet_args(prepared: &Prepared) -> Result<String, UserDataError> {
-    let mut args: Vec<String> = [&prepared.labels_flag, &prepared.taints_flag]
-        .into_iter()
-        .flatten()
-        .cloned()
-        .collect();
-    if let Some(max_pods) = prepared.max_pods {
-        args.push(format!("--max-pods={max_pods}"));
-    }
+    let mut args = prepared.kubelet_flags();
     for (key, value) in &prepared.kubelet {
         let Some((_, flag, kind)) = WINDOWS_FLAGS.iter().find(|(k, _, _)| k == key) else {
             return Err(unsupported(
