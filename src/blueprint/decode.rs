@@ -58,12 +58,14 @@ impl Decoder {
         &mut self.diagnostics[last]
     }
 
-    /// Reports "expected X, found Y" for `field`.
-    pub fn wrong_type(&mut self, field: &str, node: &Node, expected: &str) {
+    /// Reports "expected X, found Y" for `field`; returns the diagnostic,
+    /// for a caller that has help to add.
+    pub fn wrong_type(&mut self, field: &str, node: &Node, expected: &str) -> &mut Diagnostic {
         let found = node.kind();
         let message = format!("`{field}` must be {expected}, found {found}");
         let diagnostic = self.error(node.span, message);
         diagnostic.label = Some(format!("expected {expected}"));
+        diagnostic
     }
 
     /// Opens a mapping whose keys must all be in `known`.

@@ -1293,13 +1293,9 @@ fn decode_group_spec(d: &mut Decoder, node: &Node, context: &str) -> GroupSpec {
     }
     spec.taints = f.get("taints").and_then(|n| {
         if let Value::Map(_) = n.value {
-            d.wrong_type("taints", n, "a list");
-            if let Some(last) = d.diagnostics.last_mut() {
-                last.help = Some(
-                    "write each taint as `- {key: dedicated, value: gpu, effect: NoSchedule}`"
-                        .into(),
-                );
-            }
+            d.wrong_type("taints", n, "a list").help = Some(
+                "write each taint as `- {key: dedicated, value: gpu, effect: NoSchedule}`".into(),
+            );
             return None;
         }
         let taints = d
