@@ -89,12 +89,16 @@ pub fn compile_with_overrides(
     let file_of = |span: Span| loaded.files.get(span.file as usize).unwrap_or(file).clone();
     let mut diagnostics = loaded.warnings;
     let suppressions = &loaded.blueprint.suppressions;
+    // Each suppression's finding ID under its current name; `None` for an
+    // ID that is no finding's.
+    let mut suppressed: Vec<Option<&'static str>> = Vec::with_capacity(suppressions.len());
     for suppression in suppressions {
         let id = suppression.id.value.as_str();
-        if !validate::FINDINGS.iter().any(|(known, _)| *known == id) {
+        let current = validate::current_id(id);
+        if current.is_none() {
             let ids: Vec<&str> = validate::FINDINGS.iter().map(|(known, _)| *known).collect();
             let mut diagnostic = Diagnostic::error(
-                file,
+                &file_of(suppression.id.span),
                 Some(suppression.id.span),
                 format!("`{id}` is not a finding ID"),
             );
@@ -106,6 +110,7 @@ pub fn compile_with_overrides(
             });
             diagnostics.push(diagnostic);
         }
+        suppressed.push(current);
     }
     if diagnostics.iter().any(Diagnostic::is_error) {
         return Err(CompileError::Blueprint(diagnostics));
@@ -127,7 +132,7 @@ pub fn compile_with_overrides(
         );
         let mut findings = Vec::new();
         for finding in all {
-            match suppressions.iter().position(|s| s.id.value == finding.id) {
+            match suppressed.iter().position(|id| *id == Some(finding.id)) {
                 Some(index) => used[index] = true,
                 None => findings.push(finding),
             }
@@ -152,18 +157,28 @@ pub fn compile_with_overrides(
             origins: stack.origins,
         });
     }
-    for (suppression, used) in suppressions.iter().zip(used) {
+    for ((suppression, current), used) in suppressions.iter().zip(&suppressed).zip(used) {
+        let id = suppression.id.value.as_str();
+        let located = file_of(suppression.id.span);
         if !used {
-            let message = format!(
-                "suppression of `{}` matches no finding",
-                suppression.id.value
-            );
             let diagnostic = Diagnostic::warning(
-                &file_of(suppression.id.span),
+                &located,
                 Some(suppression.id.span),
-                message,
+                format!("suppression of `{id}` matches no finding"),
             )
             .with_help("remove it, so that the finding is reported again should it come back");
+            diagnostics.push(diagnostic);
+        } else if let Some(current) = current.filter(|current| *current != id) {
+            // It still applies; only its name is out of date.
+            let diagnostic = Diagnostic::warning(
+                &located,
+                Some(suppression.id.span),
+                format!("finding `{id}` was renamed to `{current}`"),
+            )
+            .with_label("old name")
+            .with_help(format!(
+                "write `id: {current}`; the suppression applies to `{current}` meanwhile"
+            ));
             diagnostics.push(diagnostic);
         }
     }

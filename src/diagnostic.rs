@@ -1,4 +1,4 @@
-//! Diagnostics: one error or warning with a source location, rendered in
+//! Diagnostics: one error, warning or note with a source location, rendered in
 //! the style of rustc (file:line:column, the offending line, a caret and a
 //! `help:` line). They also implement `miette::Diagnostic`, so a program
 //! using eksynth as a library can hand them to any miette reporter.
@@ -13,25 +13,29 @@ use crate::source::{SourceFile, Span};
 /// How serious a diagnostic (or a validation finding) is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Severity {
-    Info,
+    /// Information that needs no change: never fails a command, not even
+    /// `validate --strict`.
+    Note,
     Warning,
     Error,
 }
 
 impl Severity {
     /// The severity of a finding by its ID's first letter: `E`, `W`, or
-    /// anything else for information.
+    /// `I` (and anything else) for a note.
     pub fn of_id(id: &str) -> Severity {
         match id.as_bytes().first() {
             Some(b'E') => Severity::Error,
             Some(b'W') => Severity::Warning,
-            _ => Severity::Info,
+            _ => Severity::Note,
         }
     }
 
+    /// How the level is written: in rendered diagnostics, JSON reports and
+    /// SARIF alike.
     pub fn name(self) -> &'static str {
         match self {
-            Severity::Info => "info",
+            Severity::Note => "note",
             Severity::Warning => "warning",
             Severity::Error => "error",
         }
@@ -200,7 +204,7 @@ impl SourceCode for SourceFile {
 impl miette::Diagnostic for Diagnostic {
     fn severity(&self) -> Option<miette::Severity> {
         Some(match self.severity {
-            Severity::Info => miette::Severity::Advice,
+            Severity::Note => miette::Severity::Advice,
             Severity::Warning => miette::Severity::Warning,
             Severity::Error => miette::Severity::Error,
         })

@@ -89,7 +89,9 @@ enum Command {
     /// read as a template (YAML with short- or long-form intrinsics, or JSON).
     /// Every resource is checked against its provider schema, references,
     /// quotas, update policies, signal wiring and security defaults.
-    /// Exit code: 0 clean, 1 errors (or warnings with --strict), 2 unreadable input.
+    /// Findings are errors, warnings or notes (information only, never a
+    /// failure). Exit code: 0 clean, 1 errors (or warnings with --strict),
+    /// 2 unreadable input.
     Validate {
         /// Files to validate; `-` reads standard input.
         #[arg(required = true)]
@@ -97,7 +99,7 @@ enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value_t = ReportFormat::Human)]
         format: ReportFormat,
-        /// Fail (exit 1) on warnings too.
+        /// Fail (exit 1) on warnings too (never on notes).
         #[arg(long)]
         strict: bool,
         /// A directory of CloudFormation provider schemas (for example the
@@ -605,13 +607,21 @@ fn validate(
     }
     let errors: usize = reports.iter().map(|r| r.count(Level::Error)).sum();
     let warnings: usize = reports.iter().map(|r| r.count(Level::Warning)).sum();
+    let notes: usize = reports.iter().map(|r| r.count(Level::Note)).sum();
     let written = match format {
         ReportFormat::Human => {
             for r in &reports {
                 report(&r.diagnostics);
             }
+            // Notes are counted only when there are any, so that a
+            // clean run reads as it always has.
+            let notes = if notes > 0 {
+                format!(", {}", plural(notes, "note"))
+            } else {
+                String::new()
+            };
             eprintln!(
-                "{}: {} checked, {}, {}",
+                "{}: {} checked, {}, {}{notes}",
                 if errors > 0 { "error" } else { "validate" },
                 plural(reports.len(), "file"),
                 plural(errors, "error"),

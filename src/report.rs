@@ -116,7 +116,7 @@ fn sarif_level(severity: Severity) -> &'static str {
     match severity {
         Severity::Error => "error",
         Severity::Warning => "warning",
-        Severity::Info => "note",
+        Severity::Note => "note",
     }
 }
 
@@ -146,5 +146,23 @@ mod tests {
         assert_eq!(results[0]["level"], "error");
         assert!(results[1].get("ruleId").is_none(), "{}", results[1]);
         assert_eq!(results[1]["level"], "warning");
+    }
+
+    #[test]
+    fn every_finding_rule_has_the_sarif_level_of_its_id() {
+        let log: Value = serde_json::from_str(&sarif(&[])).expect("JSON");
+        let rules = log["runs"][0]["tool"]["driver"]["rules"]
+            .as_array()
+            .expect("rules");
+        let level = |id: &str| {
+            rules
+                .iter()
+                .find(|rule| rule["id"] == id)
+                .map(|rule| rule["defaultConfiguration"]["level"].clone())
+        };
+        assert_eq!(level("E3006"), Some(json!("error")));
+        assert_eq!(level("W3009"), Some(json!("warning")));
+        assert_eq!(level("I3005"), Some(json!("note")));
+        assert_eq!(level("W3005"), None);
     }
 }

@@ -31,6 +31,18 @@ fn every_example_is_listed_in_the_readme() {
     }
 }
 
+#[test]
+fn the_readme_gives_every_finding_the_level_of_its_id() {
+    let readme = std::fs::read_to_string("README.md").expect("README.md");
+    for (id, _) in eksynth::validate::FINDINGS {
+        let level = eksynth::diagnostic::Severity::of_id(id).name();
+        assert!(
+            readme.contains(&format!("| `{id}` | {level} |")),
+            "the README's findings table does not give `{id}` the level {level}"
+        );
+    }
+}
+
 /// The first cell of each table row in `text`, when it is code: `` | `x` | ``.
 fn code_cells(text: &str) -> Vec<&str> {
     text.lines()

@@ -217,7 +217,7 @@ proptest! {
         let rendered: Vec<String> = compiled
             .diagnostics
             .iter()
-            .filter(|d| d.code != Some("W3005"))
+            .filter(|d| d.code != Some("I3005"))
             .map(|d| d.render())
             .collect();
         prop_assert!(rendered.is_empty(), "{}\n--- blueprint ---\n{}", rendered.join("\n"), text);

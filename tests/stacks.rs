@@ -235,11 +235,11 @@ fn every_import_of_a_group_stack_is_an_export_of_the_main_stack() {
 #[test]
 fn a_suppression_applies_to_every_stack_and_counts_as_used() {
     // Three groups and the provider's inline code make the main stack too
-    // large to deploy inline (W3005); the group stack is small.
+    // large to deploy inline (I3005); the group stack is small.
     let body = format!("stacks:\n  nodes-a: [g0]\n{}", groups(4));
     let unsuppressed = compiled("nodes.yaml", &format!("{HEADER}{body}"));
     let codes: Vec<_> = unsuppressed.diagnostics.iter().map(|d| d.code).collect();
-    assert_eq!(codes, [Some("W3005")], "{}", rendered(&unsuppressed));
+    assert_eq!(codes, [Some("I3005")], "{}", rendered(&unsuppressed));
     assert!(
         unsuppressed.diagnostics[0]
             .message
@@ -249,7 +249,7 @@ fn a_suppression_applies_to_every_stack_and_counts_as_used() {
     let suppressed = compiled(
         "nodes.yaml",
         &format!(
-            "{HEADER}suppressions:\n  - id: W3005\n    reason: deployed with --s3-bucket\n{body}"
+            "{HEADER}suppressions:\n  - id: I3005\n    reason: deployed with --s3-bucket\n{body}"
         ),
     );
     assert!(
@@ -305,7 +305,7 @@ fn a_template_is_measured_in_the_format_it_is_written_in() {
         let messages: Vec<String> = compiled
             .diagnostics
             .iter()
-            .filter(|d| d.code == Some("W3005"))
+            .filter(|d| d.code == Some("I3005"))
             .map(|d| d.message.clone())
             .collect();
         (stack.text.len(), messages)

@@ -231,11 +231,11 @@ fn generated() -> Vec<Case> {
             vec![pair("W3009", "Resources")],
         ),
         case("51200-bytes.yaml", padded(51_200), Vec::new()),
-        case("51201-bytes.yaml", padded(51_201), vec![pair("W3005", "")]),
+        case("51201-bytes.yaml", padded(51_201), vec![pair("I3005", "")]),
         case(
             "1000000-bytes.yaml",
             padded(1_000_000),
-            vec![pair("W3005", "")],
+            vec![pair("I3005", "")],
         ),
         case(
             "1000001-bytes.yaml",

@@ -98,8 +98,8 @@ pub const FINDINGS: &[(&str, &str)] = &[
     ("E3003", "more than 200 outputs"),
     ("E3004", "an invalid logical ID"),
     (
-        "W3005",
-        "the template is larger than 51,200 bytes, the limit for an inline `deploy`",
+        "I3005",
+        "the template is larger than 51,200 bytes: `deploy` and `package` upload it to S3",
     ),
     ("E3006", "the template is larger than 1 MB"),
     ("E3007", "user data larger than 16 KB"),
@@ -140,6 +140,24 @@ pub const FINDINGS: &[(&str, &str)] = &[
     ("W5006", "a hard-coded `arn:aws:` partition"),
     ("W5007", "an IAM policy that allows every action"),
 ];
+
+/// Finding IDs that were renamed, and their new names: a suppression of
+/// an old ID still applies to the new one, and is told of the rename.
+pub const RENAMED: &[(&str, &str)] = &[("W3005", "I3005")];
+
+/// The current name of a finding ID, old names included.
+pub fn current_id(id: &str) -> Option<&'static str> {
+    FINDINGS
+        .iter()
+        .map(|(known, _)| *known)
+        .find(|known| *known == id)
+        .or_else(|| {
+            RENAMED
+                .iter()
+                .find(|(old, _)| *old == id)
+                .map(|(_, new)| *new)
+        })
+}
 
 /// What validation needs besides the template.
 pub struct Context<'a> {

@@ -96,11 +96,11 @@ pub fn check(template: &Template, context: &Context<'_>, findings: &mut Vec<Find
         } else if bytes > INLINE_DEPLOY_BYTES {
             findings.push(
                 Finding::new(
-                    "W3005",
+                    "I3005",
                     "",
                     format!("the template is {bytes} bytes; `aws cloudformation deploy` sends at most {INLINE_DEPLOY_BYTES} inline"),
                 )
-                .help(format!("deploy it with `--s3-bucket BUCKET` so that the template is uploaded to S3 first; or {split}")),
+                .help("deploy it with `aws cloudformation deploy --s3-bucket BUCKET` (or `aws cloudformation package --s3-bucket BUCKET` first), which uploads it to S3"),
             );
         }
     }
