@@ -1303,7 +1303,8 @@ fn windows_script_bootstraps_waits_for_kubelet_and_signals() {
         "[string]$EKSBootstrapScriptFile = \"$env:ProgramFiles\\Amazon\\EKS\\Start-EKSBootstrap.ps1\"",
         &format!(
             "& $EKSBootstrapScriptFile -EKSClusterName '{CLUSTER}' -APIServerEndpoint '{ENDPOINT}' \
-             -Base64ClusterCA '{CA}' -DNSClusterIP '10.100.0.10' -KubeletExtraArgs \
+             -Base64ClusterCA '{CA}' -ServiceCIDR '10.100.0.0/16' -DNSClusterIP '10.100.0.10' \
+             -KubeletExtraArgs \
              '--node-labels=env=staging,unmanaged-node=true \
              --register-with-taints=staging-only=true:PreferNoSchedule,dedicated:NoSchedule \
              --max-pods=58 --image-gc-high-threshold=70 --image-gc-low-threshold=50 \

@@ -1170,6 +1170,7 @@ fn render_windows(input: &UserDataInput, prepared: &Prepared) -> Result<String, 
             "clusterName": input.cluster_name,
             "apiServerEndpoint": input.api_server_endpoint,
             "certificateAuthority": input.certificate_authority,
+            "serviceCidr": input.service_ipv4_cidr,
             "dnsClusterIp": input.dns_cluster_ip,
             "kubeletExtraArgs": windows_kubelet_args(prepared)?,
         })
