@@ -187,3 +187,31 @@ fn the_inline_aws_auth_provider_is_the_tested_file_byte_for_byte() {
         Some(source.as_str())
     );
 }
+
+#[test]
+fn resources_that_hold_data_say_what_happens_to_it_on_delete_and_replace() {
+    // The resource types eksynth emits that CloudFormation deletes, data
+    // and all, unless a policy says otherwise.
+    const STATEFUL: &[&str] = &["AWS::Logs::LogGroup"];
+    let mut seen = 0;
+    for entry in std::fs::read_dir("examples").expect("examples folder") {
+        let blueprint = entry.expect("entry").path().join("blueprint.yaml");
+        if !blueprint.exists() {
+            continue;
+        }
+        for stack in compile(&load(&blueprint)).expect("compiles").stacks {
+            for (id, resource) in &stack.template.resources {
+                if !STATEFUL.contains(&resource.kind.as_str()) {
+                    continue;
+                }
+                seen += 1;
+                assert!(
+                    resource.deletion_policy.is_some() && resource.update_replace_policy.is_some(),
+                    "{id} in {} has no explicit DeletionPolicy and UpdateReplacePolicy",
+                    blueprint.display()
+                );
+            }
+        }
+    }
+    assert!(seen > 0, "no example emits a log group any more");
+}

@@ -103,11 +103,14 @@ fn lower_provider(
     else {
         return;
     };
-    template.resources.insert(
-        PROVIDER_LOGS.to_string(),
-        Resource::new("AWS::Logs::LogGroup")
-            .prop("RetentionInDays", Expr::from(*log_retention_days)),
-    );
+    // The provider's logs are kept for their retention period and go with
+    // the stack; saying so explicitly is what CloudFormation linters ask of
+    // a resource that holds data.
+    let mut logs = Resource::new("AWS::Logs::LogGroup")
+        .prop("RetentionInDays", Expr::from(*log_retention_days));
+    logs.deletion_policy = Some("Delete".into());
+    logs.update_replace_policy = Some("Delete".into());
+    template.resources.insert(PROVIDER_LOGS.to_string(), logs);
     let (partition, region, account) = (
         Expr::pseudo(Pseudo::Partition),
         Expr::pseudo(Pseudo::Region),
