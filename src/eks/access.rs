@@ -27,6 +27,20 @@ pub fn lower(
     role_arn: &Expr,
 ) -> String {
     let windows = group.ami_family.is_windows();
+    // Groups that share an existing role share its access: EKS has one
+    // access entry per principal, and aws-auth one mapping per role, which
+    // the first group to be deleted would otherwise remove for all.
+    let role_property = match blueprint.cluster.node_access {
+        NodeAccess::AccessEntries => "PrincipalArn",
+        NodeAccess::AwsAuth(_) => "RoleArn",
+    };
+    if let Some(id) = template.resources.iter().find_map(|(id, resource)| {
+        (matches!(resource.kind.as_str(), "AWS::EKS::AccessEntry" | "Custom::AwsAuth")
+            && resource.properties.get(role_property) == Some(role_arn))
+        .then(|| id.clone())
+    }) {
+        return id;
+    }
     match &blueprint.cluster.node_access {
         NodeAccess::AccessEntries => {
             let id = format!("{}AccessEntry", group.identity);
