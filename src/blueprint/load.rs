@@ -2196,7 +2196,9 @@ fn resolve_group(
     // tags and, for the cluster autoscaler, two discovery tags and one tag
     // per label and taint; AWS allows 50.
     let autoscaler = spec.cluster_autoscaler.as_ref().is_none_or(|v| v.value);
-    let tag_count = 2
+    // A user's `Name` tag replaces the generated one.
+    let user_name = spec.tags.iter().any(|(k, _)| k.value == tags::NAME);
+    let tag_count = 2 - usize::from(user_name)
         + spec.tags.len()
         + if autoscaler {
             2 + spec.labels.len() + spec.taints.as_ref().map_or(0, |t| t.value.len())
@@ -2286,6 +2288,18 @@ fn resolve_group(
         .is_some_and(|d| d.on_demand_base_capacity == 0 && d.on_demand_percentage_above_base == 0);
     if all_spot && !labels.iter().any(|(k, _)| k == "node-lifecycle") {
         labels.push(("node-lifecycle".to_string(), "spot".to_string()));
+    }
+    if !is_managed {
+        tags::check_self_managed(
+            d,
+            &spec.tags,
+            &tags::Generated {
+                cluster_name: &cluster.name.value,
+                autoscaler,
+                labels: &labels,
+                taints: spec.taints.as_ref().map_or(&[], |t| t.value.as_slice()),
+            },
+        );
     }
     if let Some(per_az) = &spec.per_az
         && per_az.value

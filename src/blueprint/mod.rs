@@ -10,6 +10,7 @@ pub mod instances;
 mod load;
 pub mod rules;
 pub mod schema;
+pub mod tags;
 
 pub use decode::Located;
 pub use load::{load, load_with};

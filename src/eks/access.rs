@@ -35,8 +35,10 @@ pub fn lower(
         NodeAccess::AwsAuth(_) => "RoleArn",
     };
     if let Some(id) = template.resources.iter().find_map(|(id, resource)| {
-        (matches!(resource.kind.as_str(), "AWS::EKS::AccessEntry" | "Custom::AwsAuth")
-            && resource.properties.get(role_property) == Some(role_arn))
+        (matches!(
+            resource.kind.as_str(),
+            "AWS::EKS::AccessEntry" | "Custom::AwsAuth"
+        ) && resource.properties.get(role_property) == Some(role_arn))
         .then(|| id.clone())
     }) {
         return id;

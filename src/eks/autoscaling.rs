@@ -3,6 +3,7 @@
 
 use super::inputs;
 use crate::blueprint::NodeGroup;
+use crate::blueprint::tags::{NAME, user_name};
 use crate::cfn::{Expr, Resource, Template};
 
 /// Processes suspended during a rolling update, so that health checks,
@@ -46,15 +47,18 @@ pub fn lower(template: &mut Template, group: &NodeGroup, context: &Context<'_>) 
 
     // Instance tags first; the cluster autoscaler's discovery and
     // scale-from-zero tags stay on the group: instances do not need them,
-    // and EC2 allows only 50 tags per instance.
+    // and EC2 allows only 50 tags per instance. A user's `Name` tag
+    // replaces the generated one, in its place.
+    let name = user_name(&group.tags).map_or_else(|| context.name_tag.clone(), Expr::str);
     let mut tags = vec![
-        tag(Expr::str("Name"), context.name_tag.clone(), true),
+        tag(Expr::str(NAME), name, true),
         tag(context.cluster_tag_key.clone(), Expr::str("owned"), true),
     ];
     tags.extend(
         group
             .tags
             .iter()
+            .filter(|(key, _)| key != NAME)
             .map(|(key, value)| tag(Expr::str(key), Expr::str(value), true)),
     );
     if group.cluster_autoscaler {

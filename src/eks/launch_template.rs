@@ -7,6 +7,7 @@ use super::ami;
 use super::inputs::ClusterValues;
 use super::security_group::NODE_SECURITY_GROUP;
 use super::userdata::{self, Bootstrap, EfsMount, Label, Mode, Signal, Taint, UserDataInput};
+use crate::blueprint::tags::{NAME, user_name};
 use crate::blueprint::{Ami, AmiFamily, Blueprint, NodeGroup};
 use crate::cfn::sub::SubBuilder;
 use crate::cfn::{Expr, Pseudo, Resource, Template};
@@ -59,7 +60,12 @@ pub fn lower(
     let mut security_groups = vec![Expr::reference(NODE_SECURITY_GROUP)];
     security_groups.extend(group.security_groups.iter().map(Expr::str));
 
-    let mut tags = vec![tag("Name", context.name_tag.clone())];
+    // The user's tags, the generated `Name` first unless the user names
+    // the nodes.
+    let mut tags = Vec::new();
+    if user_name(&group.tags).is_none() {
+        tags.push(tag(NAME, context.name_tag.clone()));
+    }
     tags.extend(
         group
             .tags

@@ -1,6 +1,6 @@
 //! Validation of a CloudFormation template, offline: every resource against
 //! its provider schema, and the checks a schema cannot express (references,
-//! quotas, update policies, signal wiring, security defaults).
+//! quotas, update policies, signal wiring, security defaults, tags).
 //!
 //! It works on the `cfn::Template` model only, so a template read from any
 //! file is checked the same way as one eksynth synthesized.
@@ -10,6 +10,7 @@ mod quotas;
 mod references;
 pub mod schema;
 mod security;
+mod tags;
 
 use crate::cfn::{Expr, Template};
 pub use schema::SchemaSet;
@@ -139,6 +140,7 @@ pub const FINDINGS: &[(&str, &str)] = &[
     ("E5005", "SSH open to the whole internet"),
     ("W5006", "a hard-coded `arn:aws:` partition"),
     ("W5007", "an IAM policy that allows every action"),
+    ("E6001", "a tag key that appears twice in one list of tags"),
 ];
 
 /// Finding IDs that were renamed, and their new names: a suppression of
@@ -181,6 +183,7 @@ pub fn validate(template: &Template, context: &Context<'_>) -> Vec<Finding> {
     quotas::check(template, context, &mut findings);
     policies::check(template, &mut findings);
     security::check(template, &mut findings);
+    tags::check(template, &mut findings);
     findings.sort_by(|a, b| (&a.path, a.id, &a.message).cmp(&(&b.path, b.id, &b.message)));
     findings.dedup();
     findings

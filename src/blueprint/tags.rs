@@ -1,0 +1,119 @@
+//! The tag keys eksynth writes itself, and the rule for a user tag with one
+//! of them: `Name` replaces the generated value; any other generated key is
+//! an error at the user's key, since CloudFormation refuses a resource with
+//! a tag key twice.
+
+use super::decode::{Decoder, Located};
+use super::{Source, Taint};
+
+/// The tag a user may set to replace eksynth's `<cluster>-<group>-Node`.
+pub const NAME: &str = "Name";
+
+const CLUSTER_PREFIX: &str = "kubernetes.io/cluster/";
+const AUTOSCALER_PREFIX: &str = "k8s.io/cluster-autoscaler/";
+
+/// What a self-managed group's Auto Scaling group is tagged with besides
+/// the user's tags.
+pub struct Generated<'a> {
+    pub cluster_name: &'a Source,
+    /// Whether the cluster autoscaler's tags are written.
+    pub autoscaler: bool,
+    /// The group's labels, those eksynth adds included.
+    pub labels: &'a [(String, String)],
+    pub taints: &'a [Located<Taint>],
+}
+
+impl Generated<'_> {
+    /// What generates `key`, if eksynth writes a tag with that key (or, for
+    /// a cluster name only known at deploy time, may write one).
+    fn generator(&self, key: &str) -> Option<String> {
+        let cluster = match self.cluster_name {
+            Source::Literal(name) => Some(name.as_str()),
+            Source::Parameter { .. } | Source::Import(_) => None,
+        };
+        if let Some(rest) = key.strip_prefix(CLUSTER_PREFIX)
+            && cluster.is_none_or(|name| name == rest)
+        {
+            return Some(format!(
+                "eksynth tags the Auto Scaling group and its instances `{CLUSTER_PREFIX}<cluster>: owned`"
+            ));
+        }
+        if !self.autoscaler {
+            return None;
+        }
+        let rest = key.strip_prefix(AUTOSCALER_PREFIX)?;
+        let discovery = rest == "enabled"
+            || match cluster {
+                Some(name) => rest == name,
+                None => !rest.contains('/'),
+            };
+        if discovery {
+            return Some(format!(
+                "the cluster autoscaler's discovery tags `{AUTOSCALER_PREFIX}enabled` and `{AUTOSCALER_PREFIX}<cluster>` are generated"
+            ));
+        }
+        if let Some(label) = rest.strip_prefix("node-template/label/")
+            && self.labels.iter().any(|(k, _)| k == label)
+        {
+            return Some(format!(
+                "the scale-from-zero tag of the group's label `{label}` is generated"
+            ));
+        }
+        if let Some(taint) = rest.strip_prefix("node-template/taint/")
+            && self.taints.iter().any(|t| t.value.key == taint)
+        {
+            return Some(format!(
+                "the scale-from-zero tag of the group's taint `{taint}` is generated"
+            ));
+        }
+        None
+    }
+}
+
+/// Reports every user tag of a self-managed group whose key eksynth also
+/// writes, and every second taint of one key when the cluster autoscaler's
+/// tags are on (its node-template tag describes one taint per key).
+pub fn check_self_managed(
+    d: &mut Decoder,
+    tags: &[(Located<String>, Located<String>)],
+    generated: &Generated<'_>,
+) {
+    for (key, _) in tags {
+        if let Some(generator) = generated.generator(&key.value) {
+            d.error(
+                key.span,
+                format!("tag `{}` is one eksynth writes itself", key.value),
+            )
+            .help = Some(format!(
+                "{generator}; remove this tag (a tag key may appear once per resource)"
+            ));
+        }
+    }
+    if generated.autoscaler {
+        for (i, taint) in generated.taints.iter().enumerate() {
+            if generated.taints[..i]
+                .iter()
+                .any(|t| t.value.key == taint.value.key)
+            {
+                d.error(
+                    taint.span,
+                    format!(
+                        "a second taint with key `{}`: the cluster autoscaler's node-template tag describes one taint per key",
+                        taint.value.key
+                    ),
+                )
+                .help = Some(
+                    "keep one effect per key, or set `clusterAutoscaler: false` to drop the node-template tags".into(),
+                );
+            }
+        }
+    }
+}
+
+/// The `Name` tag of a group's resources: the user's, when written, in
+/// place of eksynth's.
+pub fn user_name(tags: &[(String, String)]) -> Option<&str> {
+    tags.iter()
+        .find(|(key, _)| key == NAME)
+        .map(|(_, value)| value.as_str())
+}
