@@ -59,6 +59,9 @@ impl Compiled {
 /// about a whole stack's size.
 const SPLIT_HELP: &str = "place node groups in stacks of their own with `stacks: perGroup`, or name stacks of groups: `stacks: {nodes-gpu: [gpu, gpu-large]}`; the shared resources stay in the main stack";
 
+/// The finding ID of a declared parameter that no template keeps.
+const DROPPED_PARAMETER: &str = "W0003";
+
 #[derive(Debug, thiserror::Error)]
 pub enum CompileError {
     /// The blueprint has errors; all diagnostics found are here.
@@ -156,6 +159,37 @@ pub fn compile_with_overrides(
             findings,
             origins: stack.origins,
         });
+    }
+    // A parameter the blueprint declares but no stack uses is not in any
+    // template (CloudFormation linters reject an unused parameter), so a
+    // deploy that passes it fails: say so at the line that declares it.
+    for (name, span) in blueprint.parameters() {
+        if stacks
+            .iter()
+            .any(|stack| stack.template.parameters.contains_key(name))
+        {
+            continue;
+        }
+        match suppressed
+            .iter()
+            .position(|id| *id == Some(DROPPED_PARAMETER))
+        {
+            Some(index) => used[index] = true,
+            None => {
+                let mut diagnostic = Diagnostic::warning(
+                    &file_of(span),
+                    Some(span),
+                    format!(
+                        "parameter `{name}` is not used by any resource, so no template declares it"
+                    ),
+                )
+                .with_help(
+                    "a deploy that passes it fails (the template does not have it): stop passing it, or write the value as a literal",
+                );
+                diagnostic.code = Some(DROPPED_PARAMETER);
+                diagnostics.push(diagnostic);
+            }
+        }
     }
     for ((suppression, current), used) in suppressions.iter().zip(&suppressed).zip(used) {
         let id = suppression.id.value.as_str();

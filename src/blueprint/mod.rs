@@ -41,6 +41,40 @@ pub struct Blueprint {
     pub stacks: Vec<StackSpec>,
 }
 
+impl Blueprint {
+    /// Every template parameter the blueprint declares (`{parameter: Name}`),
+    /// each with where it is first written, in blueprint order.
+    pub fn parameters(&self) -> Vec<(&str, Span)> {
+        let cluster = &self.cluster;
+        let mut written: Vec<(&str, Span)> = Vec::new();
+        for value in [
+            &cluster.name,
+            &cluster.endpoint,
+            &cluster.certificate_authority,
+            &cluster.service_ipv4_cidr,
+            &cluster.control_plane_security_group,
+            &cluster.vpc,
+        ] {
+            if let Source::Parameter { name, .. } = &value.value {
+                written.push((name, value.span));
+            }
+        }
+        if let NodeAccess::AwsAuth(AwsAuthProvider::Existing(Source::Parameter { name, .. })) =
+            &cluster.node_access
+        {
+            written.push((name, cluster.node_access_span));
+        }
+        for group in &self.node_groups {
+            if let Subnets::Parameter { name, .. } = &group.subnets.value {
+                written.push((name, group.subnets.span));
+            }
+        }
+        let mut seen = std::collections::HashSet::new();
+        written.retain(|(name, _)| seen.insert(*name));
+        written
+    }
+}
+
 /// One CloudFormation stack a blueprint makes.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StackSpec {

@@ -64,6 +64,10 @@ pub const FINDINGS: &[(&str, &str)] = &[
         "the file cannot be read as a CloudFormation template",
     ),
     (
+        "W0003",
+        "a blueprint parameter that no resource uses, so no template declares it",
+    ),
+    (
         "E1001",
         "a property value is not one of the values the schema allows",
     ),
