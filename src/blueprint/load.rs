@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use super::decode::{Decoder, Located};
 use super::instances::instance_info;
+use super::max_pods;
 use super::rules;
 use super::*;
 use crate::diagnostic::Diagnostic;
@@ -84,6 +85,7 @@ pub(super) const CLUSTER_FIELDS: &[&str] = &[
     "controlPlaneSecurityGroup",
     "vpc",
     "authenticationMode",
+    "prefixDelegation",
 ];
 pub(super) const GROUP_FIELDS: &[&str] = &[
     "name",
@@ -1000,6 +1002,8 @@ fn decode_cluster(d: &mut Decoder, node: &Node, at: Span) -> Option<Cluster> {
             .map(|m| m.value),
         None => Some(AuthenticationMode::ApiAndConfigMap),
     };
+    let prefix_delegation =
+        opt_bool(d, &mut fields, "cluster.", "prefixDelegation").is_some_and(|p| p.value);
     let node_access = decode_node_access(d, &mut fields, authentication_mode);
     let node_access_span = ["awsAuthProvider", "nodeAccess", "authenticationMode"]
         .iter()
@@ -1052,6 +1056,7 @@ fn decode_cluster(d: &mut Decoder, node: &Node, at: Span) -> Option<Cluster> {
         vpc: vpc?,
         authentication_mode: authentication_mode?,
         node_access: node_access?,
+        prefix_delegation,
     })
 }
 
@@ -2214,6 +2219,9 @@ fn resolve_group(
             Some("remove tags or labels, or set `clusterAutoscaler: false` to drop the node-template tags".into());
     }
 
+    if let Some(max_pods) = &spec.max_pods {
+        max_pods::check(d, max_pods, &instance_types, cluster.prefix_delegation);
+    }
     check_bootstrap_limits(d, &spec, ami_family, family_at, is_managed);
     let capacity_type = spec
         .capacity_type

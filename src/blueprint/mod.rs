@@ -8,6 +8,7 @@ pub mod compose;
 mod decode;
 pub mod instances;
 mod load;
+mod max_pods;
 pub mod rules;
 pub mod schema;
 pub mod tags;
@@ -153,6 +154,10 @@ pub struct Cluster {
     /// `authenticationMode`, else the cluster name): the origin of the
     /// provider's resources.
     pub node_access_span: Span,
+    /// Whether the cluster's VPC CNI assigns pods addresses from `/28`
+    /// prefixes (`ENABLE_PREFIX_DELEGATION`), which lets a node hold more
+    /// pods than its interfaces have secondary addresses.
+    pub prefix_delegation: bool,
 }
 
 /// How self-managed node roles get into the cluster.

@@ -73,6 +73,9 @@ fn field(object: &str, name: &str) -> Option<Value> {
         ("cluster", "vpc") => source("The VPC"),
         ("cluster", "authenticationMode") => one_of(AUTHENTICATION_MODES),
         ("cluster", "nodeAccess") => one_of(NODE_ACCESS),
+        ("cluster", "prefixDelegation") => boolean(
+            "The VPC CNI assigns pods addresses from /28 prefixes: maxPods is checked against prefix capacity",
+        ),
         ("cluster", "awsAuthProvider") => object_of(
             "awsAuthProvider",
             "The aws-auth provider: an existing one, or settings of the one emitted",
