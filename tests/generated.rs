@@ -63,7 +63,9 @@ fn group() -> impl Strategy<Value = Group> {
             ),
             0..3,
         ),
-        proptest::option::of(10u32..250),
+        // At most what every generated instance type's network interfaces
+        // address (17 for `t3.medium`, the smallest).
+        proptest::option::of(10u32..=17),
         proptest::option::of((20u32..500, 3000u32..16000, 125u32..1000)),
         (
             any::<bool>(),
@@ -92,9 +94,14 @@ fn group() -> impl Strategy<Value = Group> {
                 extra,
                 desired: desired.map(|d| min + d.min(extra)),
                 labels,
+                // One taint per key: the cluster autoscaler's node-template
+                // tag describes one.
                 taints: taints
                     .into_iter()
-                    .map(|(k, v, e)| (k, v, EFFECTS[e]))
+                    .scan(std::collections::HashSet::new(), |seen, (k, v, e)| {
+                        Some(seen.insert(k.clone()).then_some((k, v, EFFECTS[e])))
+                    })
+                    .flatten()
                     .collect(),
                 max_pods,
                 volume,
