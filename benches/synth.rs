@@ -135,6 +135,7 @@ cluster:
   serviceIpv4Cidr: {parameter: ClusterServiceIpv4Cidr, default: 10.100.0.0/16}
   controlPlaneSecurityGroup: {parameter: ClusterControlPlaneSecurityGroup}
   vpc: {parameter: VpcId}
+  prefixDelegation: true
 defaults:
   subnets: {parameter: Subnets}
   tags:
