@@ -7,7 +7,7 @@ use super::ami;
 use super::inputs::ClusterValues;
 use super::security_group::NODE_SECURITY_GROUP;
 use super::userdata::{self, Bootstrap, EfsMount, Label, Mode, Signal, Taint, UserDataInput};
-use crate::blueprint::{Ami, AmiFamily, Blueprint, NodeGroup};
+use crate::blueprint::{Ami, AmiFamily, Blueprint, NodeGroup, SignalClient};
 use crate::cfn::sub::SubBuilder;
 use crate::cfn::{Expr, Pseudo, Resource, Template};
 
@@ -205,6 +205,10 @@ fn user_data(group: &NodeGroup, context: &Context<'_>) -> Result<Option<Expr>, s
         region: region.clone(),
         url_suffix: url_suffix.clone(),
         timeout_seconds: group.signal_timeout_seconds(),
+        client: match group.signal_client {
+            SignalClient::Image => userdata::SignalClient::Image,
+            SignalClient::Embedded => userdata::SignalClient::Embedded,
+        },
     });
     let input = UserDataInput {
         bootstrap: match group.ami_family {
