@@ -2373,6 +2373,7 @@ fn resolve_group(
             .signal_client
             .as_ref()
             .map_or(SignalClient::Image, |c| c.value),
+        field_spans: spec.written.clone(),
         span,
         name,
     })

@@ -467,6 +467,9 @@ pub struct NodeGroup {
     pub signal_client: SignalClient,
     /// Where the group is written, for messages about it.
     pub span: Span,
+    /// Where each field of the group (or of the defaults it takes) is
+    /// written, by its blueprint name; the group's own first.
+    pub field_spans: Vec<(&'static str, Span)>,
 }
 
 impl NodeGroup {

@@ -801,6 +801,84 @@ fn mime(parts: Vec<Part>) -> Result<String, UserDataError> {
 const SHELL_CONTENT_TYPE: &str = "text/x-shellscript; charset=\"utf-8\"";
 const NODECONFIG_CONTENT_TYPE: &str = "application/node.eks.aws";
 
+/// The most user data EC2 accepts, in bytes once decoded.
+pub const MAX_USER_DATA_BYTES: usize = 16_384;
+
+/// The size of rendered user data once CloudFormation has filled it in,
+/// template values counted as nothing (as validation counts them).
+pub fn measured_len(text: &str) -> usize {
+    text.split(sub::MARK)
+        .enumerate()
+        .map(|(i, piece)| match i % 2 {
+            // A placeholder's index, and its two marks.
+            1 if piece.chars().all(|c| c.is_ascii_digit()) => 0,
+            1 => piece.len() + 2 * sub::MARK.len_utf8(),
+            _ => piece.len(),
+        })
+        .sum()
+}
+
+/// Who takes the bytes of a group's user data: eksynth's own parts (the
+/// bootstrap, the signal, the pod IMDS block), and the group's fields.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Share {
+    pub total: usize,
+    /// The user data with none of the group's fields set.
+    pub own: usize,
+    /// What each field set adds, by its blueprint name, largest first.
+    pub fields: Vec<(&'static str, usize)>,
+}
+
+/// Measures who takes the bytes of `input`'s user data.
+pub fn share(input: &UserDataInput) -> Result<Share, UserDataError> {
+    let size = |input: &UserDataInput| render(input).map(|text| measured_len(&text));
+    let total = size(input)?;
+    let mut own = input.clone();
+    let mut fields = Vec::new();
+    for field in USER_FIELDS {
+        let mut without = input.clone();
+        if !clear(&mut without, field) {
+            continue;
+        }
+        clear(&mut own, field);
+        fields.push((field, total.saturating_sub(size(&without)?)));
+    }
+    fields.sort_by(|a, b| b.1.cmp(&a.1));
+    Ok(Share {
+        total,
+        own: size(&own)?,
+        fields,
+    })
+}
+
+/// The blueprint fields that put the group's own text into its user data.
+const USER_FIELDS: [&str; 7] = [
+    "preBootstrapCommands",
+    "efsMounts",
+    "labels",
+    "taints",
+    "kubelet",
+    "maxPods",
+    "bootstrapArguments",
+];
+
+/// Clears `field` in `input`; false when it was not set.
+fn clear(input: &mut UserDataInput, field: &str) -> bool {
+    fn take<T>(v: &mut Vec<T>) -> bool {
+        !std::mem::take(v).is_empty()
+    }
+    match field {
+        "preBootstrapCommands" => take(&mut input.pre_bootstrap_commands),
+        "efsMounts" => take(&mut input.efs_mounts),
+        "labels" => take(&mut input.labels),
+        "taints" => take(&mut input.taints),
+        "kubelet" => take(&mut input.kubelet_config),
+        "maxPods" => input.max_pods.take().is_some(),
+        "bootstrapArguments" => input.bootstrap_arguments.take().is_some(),
+        _ => false,
+    }
+}
+
 /// Renders the user data for one node group.
 ///
 /// - AL2023 and AL2 get a MIME `multipart/mixed` document. AL2023 needs it
