@@ -151,7 +151,11 @@ pub fn compile_with_overrides(
                 _ => None,
             };
             let mut diagnostic = match oversized {
-                Some((group, share)) => oversized_user_data(group, share, &file_of),
+                Some((group, share)) => {
+                    let mut diagnostic = oversized_user_data(group, share, &file_of);
+                    diagnostic.label = Some(format!("in {}", finding.path));
+                    diagnostic
+                }
                 None => {
                     let located = span.map_or_else(|| Arc::clone(file), file_of);
                     finding_diagnostic(finding, &located, span)
@@ -211,11 +215,14 @@ fn oversized_user_data(
     file_of: &dyn Fn(Span) -> Arc<SourceFile>,
 ) -> Diagnostic {
     let max = eks::userdata::MAX_USER_DATA_BYTES;
-    let largest = share.fields.first().and_then(|(field, bytes)| {
-        let span = group.field_spans.iter().find(|(f, _)| f == field)?.1;
-        Some((*field, *bytes, span))
+    let largest = share.fields.first().and_then(|(field, _)| {
+        group
+            .field_spans
+            .iter()
+            .find(|(f, _)| f == field)
+            .map(|(_, span)| *span)
     });
-    let span = largest.map_or(group.name.span, |(_, _, span)| span);
+    let span = largest.unwrap_or(group.name.span);
     let fields: Vec<String> = share
         .fields
         .iter()
@@ -235,7 +242,6 @@ fn oversized_user_data(
     );
     let mut diagnostic = Diagnostic::error(&file_of(span), Some(span), message);
     diagnostic.code = Some("E3007");
-    diagnostic.label = largest.map(|(field, bytes, _)| format!("`{field}` adds {bytes} bytes"));
     diagnostic.help = Some(format!(
         "trim it by {} bytes: move long scripts to S3 or SSM and fetch them at boot",
         share.total - max

@@ -843,7 +843,7 @@ pub fn share(input: &UserDataInput) -> Result<Share, UserDataError> {
         clear(&mut own, field);
         fields.push((field, total.saturating_sub(size(&without)?)));
     }
-    fields.sort_by(|a, b| b.1.cmp(&a.1));
+    fields.sort_by_key(|&(_, bytes)| std::cmp::Reverse(bytes));
     Ok(Share {
         total,
         own: size(&own)?,
