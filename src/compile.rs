@@ -119,7 +119,9 @@ pub fn compile_with_overrides(
         return Err(CompileError::Blueprint(diagnostics));
     }
     let blueprint = &loaded.blueprint;
-    let lowered = eks::stacks::split(eks::lower(blueprint)?, blueprint);
+    let mut lowered = eks::lower(blueprint)?;
+    let oversized = std::mem::take(&mut lowered.oversized_user_data);
+    let lowered = eks::stacks::split(lowered, blueprint);
     let several = lowered.len() > 1;
     let mut used = vec![false; suppressions.len()];
     let mut stacks = Vec::with_capacity(lowered.len());
@@ -145,8 +147,23 @@ pub fn compile_with_overrides(
                 Some(id) => stack.origins.get(id).copied(),
                 None => Some(stack.span),
             };
-            let located = span.map_or_else(|| Arc::clone(file), file_of);
-            let mut diagnostic = finding_diagnostic(finding, &located, span);
+            let oversized = match finding.resource() {
+                Some(id) if finding.id == "E3007" => oversized
+                    .get(id)
+                    .map(|(index, share)| (&blueprint.node_groups[*index], share)),
+                _ => None,
+            };
+            let mut diagnostic = match oversized {
+                Some((group, share)) => {
+                    let mut diagnostic = oversized_user_data(group, share, &file_of);
+                    diagnostic.label = Some(format!("in {}", finding.path));
+                    diagnostic
+                }
+                None => {
+                    let located = span.map_or_else(|| Arc::clone(file), file_of);
+                    finding_diagnostic(finding, &located, span)
+                }
+            };
             if several {
                 diagnostic.message = format!("stack `{}`: {}", stack.name, diagnostic.message);
             }
@@ -221,6 +238,49 @@ pub fn compile_with_overrides(
         diagnostics,
         files: loaded.files.clone(),
     })
+}
+
+/// User data over EC2's limit, located at the group's field that adds the
+/// most to it (at the group's name when none does), with who takes the
+/// bytes: eksynth's own parts and the group's fields.
+fn oversized_user_data(
+    group: &blueprint::NodeGroup,
+    share: &eks::userdata::Share,
+    file_of: &dyn Fn(Span) -> Arc<SourceFile>,
+) -> Diagnostic {
+    let max = eks::userdata::MAX_USER_DATA_BYTES;
+    let largest = share.fields.first().and_then(|(field, _)| {
+        group
+            .field_spans
+            .iter()
+            .find(|(f, _)| f == field)
+            .map(|(_, span)| *span)
+    });
+    let span = largest.unwrap_or(group.name.span);
+    let fields: Vec<String> = share
+        .fields
+        .iter()
+        .map(|(field, bytes)| format!("`{field}` {bytes}"))
+        .collect();
+    let message = format!(
+        "the user data of node group `{}` is {} bytes; EC2 accepts at most {max}: eksynth's own parts take {} and the group's fields {} ({})",
+        group.name.value,
+        share.total,
+        share.own,
+        share.total.saturating_sub(share.own),
+        if fields.is_empty() {
+            "none".to_string()
+        } else {
+            fields.join(", ")
+        },
+    );
+    let mut diagnostic = Diagnostic::error(&file_of(span), Some(span), message);
+    diagnostic.code = Some("E3007");
+    diagnostic.help = Some(format!(
+        "trim it by {} bytes: move long scripts to S3 or SSM and fetch them at boot",
+        share.total - max
+    ));
+    diagnostic
 }
 
 /// For each emitted resource, its type and the blueprint line that

@@ -322,10 +322,10 @@ fn renamed_auto_scaling_group_is_a_critical_replacement() {
     ));
     // The signal's logical ID in the user data, as changed lines.
     assert!(
-        human.contains("      -LOGICAL_ID='GeneralNodeGroup'\n"),
+        human.contains("      -    if cfn-signal --stack '${AWS::StackName}' --resource 'GeneralNodeGroup' \\\n"),
         "{human}"
     );
-    assert!(human.contains("      +LOGICAL_ID='GeneralWorkersNodeGroup'\n"));
+    assert!(human.contains("      +    if cfn-signal --stack '${AWS::StackName}' --resource 'GeneralWorkersNodeGroup' \\\n"));
 
     let json: serde_json::Value = serde_json::from_str(&render_json(&change)).unwrap();
     let renamed = json["resources"]

@@ -6,7 +6,7 @@ use eksynth::compile::{CompileError, Compiled, compile};
 use eksynth::diagnostic::{Diagnostic, Severity};
 use eksynth::source::SourceFile;
 
-/// Four self-managed groups, each with its own user data: the template is
+/// Eight self-managed groups, each with its own user data: the template is
 /// larger than an inline `deploy` sends (I3005).
 const LARGE: &str = r#"apiVersion: eksynth.io/v1
 kind: NodeBlueprint
@@ -27,6 +27,10 @@ nodeGroups:
   - name: group-1
   - name: group-2
   - name: group-3
+  - name: group-4
+  - name: group-5
+  - name: group-6
+  - name: group-7
 "#;
 
 fn compiled(text: &str) -> Compiled {

@@ -77,6 +77,15 @@ fn sample_signal() -> Signal {
         region: REGION.into(),
         url_suffix: URL_SUFFIX.into(),
         timeout_seconds: 900,
+        client: SignalClient::Image,
+    }
+}
+
+/// The signal of a custom image without `cfn-signal`.
+fn sigv4_signal() -> Signal {
+    Signal {
+        client: SignalClient::Embedded,
+        ..sample_signal()
     }
 }
 
@@ -652,6 +661,8 @@ fn every_script_passes_bash_syntax_check() {
     }
     let signaller = render_signaller(&sample_signal()).expect("renders");
     bash_syntax_ok("signaller.sh", &signaller);
+    let signaller = render_signaller(&sigv4_signal()).expect("renders");
+    bash_syntax_ok("sigv4-signaller.sh", &signaller);
 }
 
 #[test]
@@ -767,11 +778,12 @@ fn awkward_values_round_trip_through_nodeconfig_yaml() {
 // --------------------------------------------------------------- signaller
 
 #[test]
-fn signaller_signs_its_own_request_for_the_exact_resource() {
-    let signaller = render_signaller(&sample_signal()).expect("renders");
+fn embedded_signaller_signs_its_own_request_for_the_exact_resource() {
+    let signaller = render_signaller(&sigv4_signal()).expect("renders");
     assert!(signaller.contains(&format!("LOGICAL_ID='{LOGICAL_ID}'\n")));
     assert!(signaller.contains(&format!("STACK_NAME='{STACK}'\n")));
-    assert!(signaller.contains("TIMEOUT_SECONDS='900'\n"));
+    // Five minutes before CloudFormation's 15.
+    assert!(signaller.contains("DEADLINE_SECONDS='600'\n"));
     for needle in [
         "--aws-sigv4 \"aws:amz:${REGION}:cloudformation\"",
         "x-amz-security-token: ${session}",
@@ -786,9 +798,28 @@ fn signaller_signs_its_own_request_for_the_exact_resource() {
         assert!(signaller.contains(needle), "missing {needle}");
     }
     for bootstrap in [Bootstrap::Al2023, Bootstrap::Al2] {
-        let doc = render_ok(&sample(bootstrap));
+        let mut input = sample(bootstrap);
+        input.signal = Some(sigv4_signal());
+        let doc = render_ok(&input);
         assert!(!doc.contains("cfn-signal"));
         assert!(!doc.contains("/opt/aws/bin"));
+        let script = &shell_parts(&doc)[0];
+        assert_eq!(heredoc(script, "EKSYNTH_SIGNAL_EOF"), signaller);
+    }
+}
+
+#[test]
+fn image_signaller_uses_cfn_signal_and_embeds_no_signer() {
+    let signaller = render_signaller(&sample_signal()).expect("renders");
+    assert!(signaller.contains("PATH=$PATH:/opt/aws/bin\n"));
+    assert!(signaller.contains(&format!(
+        "cfn-signal --stack '{STACK}' --resource '{LOGICAL_ID}' \\\n      --region '{REGION}' -e \"$1\" --reason \"$2\""
+    )));
+    for bootstrap in [Bootstrap::Al2023, Bootstrap::Al2] {
+        let doc = render_ok(&sample(bootstrap));
+        for needle in ["--aws-sigv4", "security-credentials", "SignalResource"] {
+            assert!(!doc.contains(needle), "{needle}");
+        }
         let script = &shell_parts(&doc)[0];
         assert_eq!(heredoc(script, "EKSYNTH_SIGNAL_EOF"), signaller);
     }
@@ -806,6 +837,7 @@ fn signaller_values_round_trip_through_bash() {
         region: REGION.into(),
         url_suffix: URL_SUFFIX.into(),
         timeout_seconds: 42,
+        client: SignalClient::Embedded,
     };
     let script = render_signaller(&signal).expect("renders");
     let assignments: Vec<&str> = script
@@ -816,14 +848,14 @@ fn signaller_values_round_trip_through_bash() {
                 "LOGICAL_ID=",
                 "REGION=",
                 "URL_SUFFIX=",
-                "TIMEOUT_SECONDS=",
+                "DEADLINE_SECONDS=",
             ]
             .iter()
             .any(|p| l.starts_with(p))
         })
         .collect();
     let words = bash_words(&format!(
-        "{}\nprintf '%s\\0' \"$STACK_NAME\" \"$LOGICAL_ID\" \"$REGION\" \"$URL_SUFFIX\" \"$TIMEOUT_SECONDS\"",
+        "{}\nprintf '%s\\0' \"$STACK_NAME\" \"$LOGICAL_ID\" \"$REGION\" \"$URL_SUFFIX\" \"$DEADLINE_SECONDS\"",
         assignments.join("\n")
     ));
     assert_eq!(
@@ -833,7 +865,7 @@ fn signaller_values_round_trip_through_bash() {
             "Group1AutoScalingGroup",
             REGION,
             URL_SUFFIX,
-            "42"
+            "21"
         ]
     );
 }
@@ -850,8 +882,9 @@ fn signaller_never_blocks_the_boot() {
         assert!(unit.contains("After=network-online.target kubelet.service\n"));
         assert!(!unit.contains("Before="));
         assert!(!unit.lines().any(|l| l == "[Install]"));
-        assert!(unit.contains("Type=simple\n"));
-        assert!(unit.contains("/usr/bin/timeout 1500 /usr/local/bin/eksynth-signal"));
+        // A simple service (the default type): started, not waited for.
+        assert!(!unit.contains("Type="));
+        assert!(unit.contains("/usr/bin/timeout 900 /usr/local/bin/eksynth-signal"));
         assert!(script.contains("systemctl start --no-block eksynth-signal.service\n"));
         assert_eq!(script.matches("eksynth-signal.service").count(), 2);
         // The ERR trap reports failures at once.
@@ -1311,7 +1344,7 @@ fn windows_script_bootstraps_waits_for_kubelet_and_signals() {
              --eviction-hard=memory.available<200Mi,nodefs.available<10%'"
         ),
         "Invoke-WebRequest -Uri 'http://127.0.0.1:10248/healthz' -UseBasicParsing",
-        "$deadline = (Get-Date).AddSeconds(900)",
+        "$deadline = (Get-Date).AddSeconds(600)",
         &format!(
             "& \"$env:ProgramFiles\\Amazon\\cfn-bootstrap\\cfn-signal.exe\" --exit-code $ExitCode \
              --stack '{STACK}' --resource '{LOGICAL_ID}' --region '{REGION}'"

@@ -113,6 +113,7 @@ pub(super) const GROUP_FIELDS: &[&str] = &[
     "clusterAutoscaler",
     "updatePolicy",
     "signalTimeout",
+    "signalClient",
     "perAz",
     "capacityType",
     "instancesDistribution",
@@ -134,6 +135,7 @@ pub(super) const SELF_MANAGED_ONLY: &[&str] = &[
     "instancesDistribution",
     "updatePolicy",
     "signalTimeout",
+    "signalClient",
     "lifecycle",
     "clusterAutoscaler",
 ];
@@ -195,6 +197,11 @@ pub(super) const AUTHENTICATION_MODES: &[(&str, AuthenticationMode)] = &[
 ];
 /// `nodeAccess`: whether nodes are mapped through aws-auth.
 pub(super) const NODE_ACCESS: &[(&str, bool)] = &[("accessEntries", false), ("awsAuth", true)];
+/// `signalClient`: what sends an AL2023 or AL2 node's signal.
+pub(super) const SIGNAL_CLIENTS: &[(&str, SignalClient)] = &[
+    ("image", SignalClient::Image),
+    ("embedded", SignalClient::Embedded),
+];
 pub(super) const CAPACITY_TYPES: &[(&str, CapacityType)] = &[
     ("ON_DEMAND", CapacityType::OnDemand),
     ("SPOT", CapacityType::Spot),
@@ -251,6 +258,7 @@ struct GroupSpec {
     cluster_autoscaler: Opt<bool>,
     update: UpdateSpec,
     signal_timeout: Opt<String>,
+    signal_client: Opt<SignalClient>,
     per_az: Opt<bool>,
     capacity_type: Opt<CapacityType>,
     distribution: Opt<DistributionSpec>,
@@ -383,6 +391,7 @@ impl GroupSpec {
                 pause_time: self.update.pause_time.or(d.update.pause_time),
             },
             signal_timeout: self.signal_timeout.or(d.signal_timeout),
+            signal_client: self.signal_client.or(d.signal_client),
             per_az: self.per_az.or(d.per_az),
             capacity_type: self.capacity_type.or(d.capacity_type),
             distribution: self.distribution.or(d.distribution),
@@ -1348,6 +1357,9 @@ fn decode_group_spec(d: &mut Decoder, node: &Node, context: &str) -> GroupSpec {
     spec.signal_timeout = f
         .get("signalTimeout")
         .and_then(|n| duration(d, "signalTimeout", n, 60, 43_200));
+    spec.signal_client = f
+        .get("signalClient")
+        .and_then(|n| d.choice("signalClient", n, SIGNAL_CLIENTS));
     spec.per_az = opt_bool(d, &mut f, "", "perAz");
     spec.capacity_type = f
         .get("capacityType")
@@ -2223,6 +2235,7 @@ fn resolve_group(
         max_pods::check(d, max_pods, &instance_types, cluster.prefix_delegation);
     }
     check_bootstrap_limits(d, &spec, ami_family, family_at, is_managed);
+    check_signal_client(d, &spec, ami_family);
     let capacity_type = spec
         .capacity_type
         .as_ref()
@@ -2378,6 +2391,11 @@ fn resolve_group(
         cluster_autoscaler: spec.cluster_autoscaler.is_none_or(|v| v.value),
         update,
         signal_timeout,
+        signal_client: spec
+            .signal_client
+            .as_ref()
+            .map_or(SignalClient::Image, |c| c.value),
+        field_spans: spec.written.clone(),
         span,
         name,
     })
@@ -2461,6 +2479,35 @@ fn check_family(
             d.error(field_at, format!("`{field}` is not supported on `{name}`"))
                 .help = Some(help.to_string());
         }
+    }
+}
+
+/// `signalClient: embedded` is for Amazon Linux on a custom image: the
+/// EKS-optimized images carry `cfn-signal`, and Bottlerocket and Windows
+/// signal with their own tools.
+fn check_signal_client(d: &mut Decoder, spec: &GroupSpec, family: AmiFamily) {
+    let Some(client) = &spec.signal_client else {
+        return;
+    };
+    if client.value != SignalClient::Embedded {
+        return;
+    }
+    if !matches!(family, AmiFamily::AmazonLinux2023 | AmiFamily::AmazonLinux2) {
+        d.error(
+            client.span,
+            format!(
+                "`signalClient: embedded` is not supported on `{}`",
+                family.name()
+            ),
+        )
+        .help = Some("Bottlerocket and Windows nodes signal with their own tools".into());
+    } else if !matches!(spec.ami.as_ref().map(|a| &a.value), Some(Ami::Pinned(_))) {
+        d.error(
+            client.span,
+            "`signalClient: embedded` needs a custom image (`ami: ami-...`)",
+        )
+        .help =
+            Some("the EKS-optimized images carry cfn-signal; leave `signalClient` unset".into());
     }
 }
 

@@ -389,6 +389,15 @@ pub struct RollingUpdate {
     pub pause_time: String,
 }
 
+/// What sends an AL2023 or AL2 node's signal to CloudFormation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SignalClient {
+    /// The image's own `cfn-signal`.
+    Image,
+    /// A signaller embedded in the user data, for images without one.
+    Embedded,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CapacityType {
     OnDemand,
@@ -494,8 +503,13 @@ pub struct NodeGroup {
     /// How long the creation and update policies wait for a signal, as
     /// ISO 8601 (`PT15M`), checked by the loader.
     pub signal_timeout: String,
+    /// What sends the signal of an AL2023 or AL2 node.
+    pub signal_client: SignalClient,
     /// Where the group is written, for messages about it.
     pub span: Span,
+    /// Where each field of the group (or of the defaults it takes) is
+    /// written, by its blueprint name; the group's own first.
+    pub field_spans: Vec<(&'static str, Span)>,
 }
 
 impl NodeGroup {

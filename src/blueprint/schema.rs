@@ -131,6 +131,7 @@ fn field(object: &str, name: &str) -> Option<Value> {
         ("nodeGroup", "signalTimeout") => {
             duration("How long nodes have to report a healthy kubelet")
         }
+        ("nodeGroup", "signalClient") => one_of(SIGNAL_CLIENTS),
         ("nodeGroup", "perAz") => boolean("One group per listed subnet"),
         ("nodeGroup", "capacityType") => one_of(CAPACITY_TYPES),
         ("nodeGroup", "instancesDistribution") => {

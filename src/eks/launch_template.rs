@@ -6,9 +6,11 @@
 use super::ami;
 use super::inputs::ClusterValues;
 use super::security_group::NODE_SECURITY_GROUP;
-use super::userdata::{self, Bootstrap, EfsMount, Label, Mode, Signal, Taint, UserDataInput};
+use super::userdata::{
+    self, Bootstrap, EfsMount, Label, Mode, Share, Signal, Taint, UserDataInput,
+};
 use crate::blueprint::tags::{NAME, user_name};
-use crate::blueprint::{Ami, AmiFamily, Blueprint, NodeGroup};
+use crate::blueprint::{Ami, AmiFamily, Blueprint, NodeGroup, SignalClient};
 use crate::cfn::sub::SubBuilder;
 use crate::cfn::{Expr, Pseudo, Resource, Template};
 
@@ -29,11 +31,13 @@ fn tag(key: &str, value: Expr) -> Expr {
     Expr::map([("Key", Expr::str(key)), ("Value", value)])
 }
 
+/// Adds the group's launch template and returns its logical ID, and who
+/// takes the bytes of its user data when it is larger than EC2 accepts.
 pub fn lower(
     template: &mut Template,
     group: &NodeGroup,
     context: &Context<'_>,
-) -> Result<String, super::Error> {
+) -> Result<(String, Option<Share>), super::Error> {
     let id = format!("{}LaunchTemplate", group.logical_id);
     let managed = group.managed.is_some();
     // A managed group on an EKS AMI names its AMI type instead of an image.
@@ -118,7 +122,7 @@ pub fn lower(
     let instance_type =
         (!managed && group.instance_types.len() == 1 && group.distribution.is_none())
             .then(|| Expr::str(&group.instance_types[0].value));
-    let user_data = user_data(group, context)?;
+    let (user_data, oversized) = user_data(group, context)?;
 
     let data = Resource::new("")
         .prop(
@@ -161,7 +165,7 @@ pub fn lower(
         Resource::new("AWS::EC2::LaunchTemplate")
             .prop("LaunchTemplateData", Expr::Map(data.properties)),
     );
-    Ok(id)
+    Ok((id, oversized))
 }
 
 /// The root device of each family's images; Bottlerocket's OS volume is
@@ -177,8 +181,12 @@ fn root_device(family: AmiFamily) -> &'static str {
 
 /// Renders the user data with placeholders for template values, then turns
 /// it into `Fn::Sub`. `None` when there is nothing to add (a managed group on
-/// an EKS AMI with no customisation).
-fn user_data(group: &NodeGroup, context: &Context<'_>) -> Result<Option<Expr>, super::Error> {
+/// an EKS AMI with no customisation). When the text is larger than EC2
+/// accepts, also who takes its bytes.
+fn user_data(
+    group: &NodeGroup,
+    context: &Context<'_>,
+) -> Result<(Option<Expr>, Option<Share>), super::Error> {
     let cluster = context.cluster;
     let mut sub = SubBuilder::new();
     let region = sub.placeholder("Region", &Expr::pseudo(Pseudo::Region));
@@ -211,6 +219,10 @@ fn user_data(group: &NodeGroup, context: &Context<'_>) -> Result<Option<Expr>, s
         region: region.clone(),
         url_suffix: url_suffix.clone(),
         timeout_seconds: group.signal_timeout_seconds(),
+        client: match group.signal_client {
+            SignalClient::Image => userdata::SignalClient::Image,
+            SignalClient::Embedded => userdata::SignalClient::Embedded,
+        },
     });
     let input = UserDataInput {
         bootstrap: match group.ami_family {
@@ -244,12 +256,18 @@ fn user_data(group: &NodeGroup, context: &Context<'_>) -> Result<Option<Expr>, s
         signal,
         bootstrap_arguments: group.bootstrap_arguments.clone(),
     };
-    let text = userdata::render(&input).map_err(|error| super::Error {
+    let internal = |error: userdata::UserDataError| super::Error {
         group: group.name.value.clone(),
         message: error.to_string(),
-    })?;
+    };
+    let text = userdata::render(&input).map_err(internal)?;
     if text.is_empty() {
-        return Ok(None);
+        return Ok((None, None));
     }
-    Ok(Some(sub.finish(&text)))
+    let oversized = if userdata::measured_len(&text) > userdata::MAX_USER_DATA_BYTES {
+        Some(userdata::share(&input).map_err(internal)?)
+    } else {
+        None
+    };
+    Ok((Some(sub.finish(&text)), oversized))
 }

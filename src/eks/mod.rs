@@ -58,6 +58,9 @@ pub struct Lowered {
     pub resource_stacks: IndexMap<String, usize>,
     /// For each output, the index of the stack it belongs to.
     pub output_stacks: IndexMap<String, usize>,
+    /// Launch templates whose user data is larger than EC2 accepts: the
+    /// index of their group in the blueprint, and who takes the bytes.
+    pub oversized_user_data: IndexMap<String, (usize, userdata::Share)>,
 }
 
 /// Lowers a checked blueprint into a template.
@@ -92,7 +95,8 @@ pub fn lower(blueprint: &Blueprint) -> Result<Lowered, Error> {
     let mut output_stacks = IndexMap::new();
     record_stack(&template, &mut resource_stacks, &mut output_stacks, 0);
 
-    for group in &blueprint.node_groups {
+    let mut oversized_user_data = IndexMap::new();
+    for (index, group) in blueprint.node_groups.iter().enumerate() {
         let id = &group.logical_id;
         let identity = iam::lower(&mut template, group);
         let name_tag = text(&[
@@ -103,7 +107,7 @@ pub fn lower(blueprint: &Blueprint) -> Result<Lowered, Error> {
             .managed
             .is_none()
             .then(|| autoscaling::logical_id(group));
-        let launch_template = launch_template::lower(
+        let (launch_template, oversized) = launch_template::lower(
             &mut template,
             group,
             &launch_template::Context {
@@ -114,6 +118,9 @@ pub fn lower(blueprint: &Blueprint) -> Result<Lowered, Error> {
                 name_tag: &name_tag,
             },
         )?;
+        if let Some(share) = oversized {
+            oversized_user_data.insert(launch_template.clone(), (index, share));
+        }
         let (group_resource, group_output) = match &group.managed {
             None => {
                 let asg = autoscaling::lower(
@@ -209,6 +216,7 @@ pub fn lower(blueprint: &Blueprint) -> Result<Lowered, Error> {
         origins,
         resource_stacks,
         output_stacks,
+        oversized_user_data,
     })
 }
 

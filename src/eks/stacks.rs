@@ -39,6 +39,7 @@ pub fn split(lowered: Lowered, blueprint: &Blueprint) -> Vec<LoweredStack> {
         origins,
         resource_stacks,
         output_stacks,
+        ..
     } = lowered;
     let specs = &blueprint.stacks;
     if specs.len() <= 1 {

@@ -115,8 +115,45 @@ pub struct Signal {
     pub logical_id: String,
     pub region: String,
     pub url_suffix: String,
-    /// How long to wait for kubelet to report healthy before signalling failure.
+    /// CloudFormation's own timeout for the signal (the creation policy's);
+    /// the node gives up earlier, at [`node_deadline_seconds`].
     pub timeout_seconds: u32,
+    /// What sends the signal from an AL2023 or AL2 node.
+    pub client: SignalClient,
+}
+
+/// What sends the signal from an Amazon Linux node.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub enum SignalClient {
+    /// The image's own `cfn-signal` (aws-cfn-bootstrap), which the
+    /// EKS-optimized AL2023 and AL2 images carry.
+    #[default]
+    Image,
+    /// A signaller embedded in the user data that signs `SignalResource`
+    /// with `curl --aws-sigv4`: for custom images without `cfn-signal`.
+    Embedded,
+}
+
+/// The most a node keeps back from CloudFormation's timeout: CloudFormation's
+/// clock starts when it creates or updates the group, before the instance
+/// is launched and boots, and the signal's retries take time too.
+pub const SIGNAL_MARGIN_SECONDS: u32 = 300;
+
+/// How long after its user data starts a node waits for kubelet before it
+/// signals FAILURE: CloudFormation's timeout minus [`SIGNAL_MARGIN_SECONDS`],
+/// or half the timeout when that is shorter, so that the FAILURE and its
+/// reason reach CloudFormation while it still waits.
+pub fn node_deadline_seconds(timeout_seconds: u32) -> u32 {
+    timeout_seconds - SIGNAL_MARGIN_SECONDS.min(timeout_seconds / 2)
+}
+
+impl Signal {
+    /// The values the templates see: the fields, and the node's deadline.
+    fn data(&self) -> Value {
+        let mut data = json!(self);
+        data["deadlineSeconds"] = json!(node_deadline_seconds(self.timeout_seconds));
+        data
+    }
 }
 
 /// Why user data could not be rendered.
@@ -156,6 +193,7 @@ const NODECONFIG_TEMPLATE: &str = "nodeconfig";
 const AL2023_TEMPLATE: &str = "al2023";
 const AL2_TEMPLATE: &str = "al2";
 const SIGNAL_TEMPLATE: &str = "signal";
+const SIGNAL_SIGV4_TEMPLATE: &str = "signal_sigv4";
 const BOTTLEROCKET_TEMPLATE: &str = "bottlerocket";
 const WINDOWS_TEMPLATE: &str = "windows";
 
@@ -179,6 +217,10 @@ const TEMPLATES: &[(&str, &str)] = &[
     (
         SIGNAL_TEMPLATE,
         include_str!("../../blueprints/userdata/signal.sh.hbs"),
+    ),
+    (
+        SIGNAL_SIGV4_TEMPLATE,
+        include_str!("../../blueprints/userdata/signal_sigv4.sh.hbs"),
     ),
     (
         BOTTLEROCKET_TEMPLATE,
@@ -541,7 +583,11 @@ fn unique_marker(base: &str, clashes: impl Fn(&str) -> bool) -> String {
 /// Renders the signaller script that the user data installs as
 /// `/usr/local/bin/eksynth-signal` and runs as `eksynth-signal.service`.
 pub fn render_signaller(signal: &Signal) -> Result<String, UserDataError> {
-    let mut script = render_template(SIGNAL_TEMPLATE, &json!(signal))?;
+    let template = match signal.client {
+        SignalClient::Image => SIGNAL_TEMPLATE,
+        SignalClient::Embedded => SIGNAL_SIGV4_TEMPLATE,
+    };
+    let mut script = render_template(template, &signal.data())?;
     // The install step writes it with a heredoc, whose end marker must
     // follow a newline.
     if !script.ends_with('\n') {
@@ -564,8 +610,8 @@ fn shell_data(input: &UserDataInput) -> Result<serde_json::Map<String, Value>, U
             // A value with a line equal to the heredoc marker would end the
             // heredoc early; pick a marker no line of the script uses.
             let eof = unique_marker("EKSYNTH_SIGNAL_EOF", |m| script.lines().any(|l| l == m));
-            // Slack for the signalling retries after the kubelet wait.
-            let hard_limit = u64::from(signal.timeout_seconds) + 600;
+            // Past CloudFormation's own timeout a signal changes nothing.
+            let hard_limit = signal.timeout_seconds;
             json!({ "script": script, "eof": eof, "hardLimitSeconds": hard_limit })
         }
         None => Value::Null,
@@ -754,6 +800,84 @@ fn mime(parts: Vec<Part>) -> Result<String, UserDataError> {
 
 const SHELL_CONTENT_TYPE: &str = "text/x-shellscript; charset=\"utf-8\"";
 const NODECONFIG_CONTENT_TYPE: &str = "application/node.eks.aws";
+
+/// The most user data EC2 accepts, in bytes once decoded.
+pub const MAX_USER_DATA_BYTES: usize = 16_384;
+
+/// The size of rendered user data once CloudFormation has filled it in,
+/// template values counted as nothing (as validation counts them).
+pub fn measured_len(text: &str) -> usize {
+    text.split(sub::MARK)
+        .enumerate()
+        .map(|(i, piece)| match i % 2 {
+            // A placeholder's index, and its two marks.
+            1 if piece.chars().all(|c| c.is_ascii_digit()) => 0,
+            1 => piece.len() + 2 * sub::MARK.len_utf8(),
+            _ => piece.len(),
+        })
+        .sum()
+}
+
+/// Who takes the bytes of a group's user data: eksynth's own parts (the
+/// bootstrap, the signal, the pod IMDS block), and the group's fields.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Share {
+    pub total: usize,
+    /// The user data with none of the group's fields set.
+    pub own: usize,
+    /// What each field set adds, by its blueprint name, largest first.
+    pub fields: Vec<(&'static str, usize)>,
+}
+
+/// Measures who takes the bytes of `input`'s user data.
+pub fn share(input: &UserDataInput) -> Result<Share, UserDataError> {
+    let size = |input: &UserDataInput| render(input).map(|text| measured_len(&text));
+    let total = size(input)?;
+    let mut own = input.clone();
+    let mut fields = Vec::new();
+    for field in USER_FIELDS {
+        let mut without = input.clone();
+        if !clear(&mut without, field) {
+            continue;
+        }
+        clear(&mut own, field);
+        fields.push((field, total.saturating_sub(size(&without)?)));
+    }
+    fields.sort_by_key(|&(_, bytes)| std::cmp::Reverse(bytes));
+    Ok(Share {
+        total,
+        own: size(&own)?,
+        fields,
+    })
+}
+
+/// The blueprint fields that put the group's own text into its user data.
+const USER_FIELDS: [&str; 7] = [
+    "preBootstrapCommands",
+    "efsMounts",
+    "labels",
+    "taints",
+    "kubelet",
+    "maxPods",
+    "bootstrapArguments",
+];
+
+/// Clears `field` in `input`; false when it was not set.
+fn clear(input: &mut UserDataInput, field: &str) -> bool {
+    fn take<T>(v: &mut Vec<T>) -> bool {
+        !std::mem::take(v).is_empty()
+    }
+    match field {
+        "preBootstrapCommands" => take(&mut input.pre_bootstrap_commands),
+        "efsMounts" => take(&mut input.efs_mounts),
+        "labels" => take(&mut input.labels),
+        "taints" => take(&mut input.taints),
+        "kubelet" => take(&mut input.kubelet_config),
+        "maxPods" => input.max_pods.take().is_some(),
+        "bootstrapArguments" => input.bootstrap_arguments.take().is_some(),
+        _ => false,
+    }
+}
 
 /// Renders the user data for one node group.
 ///
@@ -1017,7 +1141,7 @@ fn render_bottlerocket(
         .map(|(name, entries)| json!({ "name": name, "entries": pairs(entries) }))
         .collect();
     // `null` when the group does not signal.
-    let signal = json!(input.signal);
+    let signal = input.signal.as_ref().map_or(Value::Null, Signal::data);
     render_template(
         BOTTLEROCKET_TEMPLATE,
         &json!({
@@ -1175,7 +1299,7 @@ fn render_windows(input: &UserDataInput, prepared: &Prepared) -> Result<String, 
             "kubeletExtraArgs": windows_kubelet_args(prepared)?,
         })
     };
-    let signal = json!(input.signal);
+    let signal = input.signal.as_ref().map_or(Value::Null, Signal::data);
     render_template(
         WINDOWS_TEMPLATE,
         &json!({

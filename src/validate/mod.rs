@@ -134,6 +134,10 @@ pub const FINDINGS: &[(&str, &str)] = &[
         "E4006",
         "the group waits for signals its instances never send, or send for another resource",
     ),
+    (
+        "W4007",
+        "a rolling update pauses for signals for less time than a node has to signal",
+    ),
     ("W5001", "IMDSv1 allowed (`HttpTokens` not `required`)"),
     (
         "W5002",

@@ -108,6 +108,51 @@ fn check_group(template: &Template, id: &str, group: &Resource, findings: &mut V
     if signal.is_some() || waits_on_update {
         check_signal_wiring(template, id, group, findings);
     }
+    if let (Some(rolling), Some(signal)) = (rolling, signal)
+        && waits_on_update
+    {
+        check_pause_time(rolling, signal, &base, findings);
+    }
+}
+
+/// CloudFormation's `PauseTime` when `WaitOnResourceSignals` is on and it is
+/// not set.
+const DEFAULT_SIGNAL_PAUSE: &str = "PT5M";
+
+/// A rolling update that waits for signals must wait as long as a node has
+/// to signal: the creation policy's `Timeout` says how long that is. A
+/// shorter `PauseTime` fails the update of a slow but healthy node, and a
+/// node's FAILURE, with its reason, arrives after the update has given up.
+fn check_pause_time(rolling: &Expr, signal: &Expr, base: &str, findings: &mut Vec<Finding>) {
+    let Some(timeout) = field(Some(signal), "Timeout").and_then(literal) else {
+        return;
+    };
+    let pause = match field(Some(rolling), "PauseTime") {
+        Some(pause) => match literal(pause) {
+            Some(pause) => pause,
+            None => return,
+        },
+        None => DEFAULT_SIGNAL_PAUSE.to_string(),
+    };
+    let (Some(pause_seconds), Some(timeout_seconds)) =
+        (iso_duration_seconds(&pause), iso_duration_seconds(&timeout))
+    else {
+        return;
+    };
+    if pause_seconds < timeout_seconds {
+        findings.push(
+            Finding::new(
+                "W4007",
+                format!("{base}/UpdatePolicy/AutoScalingRollingUpdate/PauseTime"),
+                format!(
+                    "the rolling update waits {pause} for a node's signal, but a node has {timeout} to send it (the creation policy's `Timeout`)"
+                ),
+            )
+            .help(format!(
+                "a slow but healthy node fails the update, and a node's FAILURE and its reason arrive after the update gave up; make `PauseTime` at least {timeout} (in a blueprint: leave `updatePolicy.pauseTime` unset, or at least `signalTimeout`)"
+            )),
+        );
+    }
 }
 
 fn check_duration(value: &Expr, path: &str, max_seconds: u64, findings: &mut Vec<Finding>) {

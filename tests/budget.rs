@@ -1,0 +1,150 @@
+//! How many bytes eksynth spends: of the 16 KB of user data EC2 allows a
+//! node, and of the 51,200 bytes an inline `aws cloudformation deploy`
+//! sends. Each test prints what it measured (`cargo test --test budget --
+//! --nocapture`) and fails when a budget is passed.
+
+use eksynth::compile::compile;
+use eksynth::eks::userdata::*;
+use eksynth::source::SourceFile;
+
+/// A cluster value as `SubBuilder` makes it: CloudFormation fills it in,
+/// and what it holds is the cluster's, not eksynth's.
+fn placeholder(n: u32) -> String {
+    format!("\u{1}{n}\u{1}")
+}
+
+/// A self-managed AL2023 group with nothing of the user's own.
+fn plain_al2023() -> UserDataInput {
+    UserDataInput {
+        bootstrap: Bootstrap::Al2023,
+        mode: Mode::SelfManaged,
+        cluster_name: placeholder(0),
+        api_server_endpoint: placeholder(1),
+        certificate_authority: placeholder(2),
+        service_ipv4_cidr: placeholder(3),
+        dns_cluster_ip: placeholder(4),
+        labels: vec![],
+        taints: vec![],
+        max_pods: None,
+        kubelet_config: vec![],
+        pre_bootstrap_commands: vec![],
+        efs_mounts: vec![],
+        block_pod_imds: false,
+        signal: Some(Signal {
+            stack_name: placeholder(5),
+            logical_id: "GeneralNodeGroup".into(),
+            region: placeholder(6),
+            url_suffix: placeholder(7),
+            timeout_seconds: 900,
+            client: SignalClient::Image,
+        }),
+        bootstrap_arguments: None,
+    }
+}
+
+/// The size of rendered user data with every template value left out.
+fn own_bytes(input: &UserDataInput) -> usize {
+    let text = render(input).expect("renders");
+    let values: usize = text
+        .split('\u{1}')
+        .enumerate()
+        .filter(|(i, _)| i % 2 == 1)
+        .map(|(_, value)| value.len() + 2)
+        .sum();
+    text.len() - values
+}
+
+#[test]
+fn a_plain_al2023_groups_own_user_data_fits_in_2500_bytes() {
+    let bytes = own_bytes(&plain_al2023());
+    eprintln!("plain self-managed AL2023 user data: {bytes} bytes of eksynth's own");
+    assert!(bytes <= 2_500, "{bytes} bytes");
+}
+
+/// The README's budget table: what each family's plain self-managed user
+/// data leaves of the 16 KB.
+#[test]
+fn every_familys_own_user_data_leaves_most_of_16_kb() {
+    for (bootstrap, budget) in [
+        (Bootstrap::Al2023, 2_500),
+        (Bootstrap::Al2, 2_500),
+        (Bootstrap::Bottlerocket, 1_000),
+        (Bootstrap::Windows, 3_500),
+    ] {
+        let input = UserDataInput {
+            bootstrap,
+            ..plain_al2023()
+        };
+        let bytes = own_bytes(&input);
+        eprintln!(
+            "{bootstrap:?}: {bytes} bytes of eksynth's own, {} left of 16,384",
+            16_384 - bytes
+        );
+        assert!(bytes <= budget, "{bootstrap:?}: {bytes} bytes");
+    }
+}
+
+#[test]
+fn with_the_pod_imds_block_and_an_efs_mount_it_fits_in_4500_bytes() {
+    let mut input = plain_al2023();
+    input.block_pod_imds = true;
+    input.efs_mounts = vec![EfsMount {
+        file_system_id: "fs-0123456789abcdef0".into(),
+        mount_point: "/mnt/efs".into(),
+        dns_name: format!(
+            "fs-0123456789abcdef0.efs.{}.{}",
+            placeholder(6),
+            placeholder(7)
+        ),
+    }];
+    let bytes = own_bytes(&input);
+    eprintln!(
+        "self-managed AL2023 user data with the pod IMDS block and one EFS mount: {bytes} bytes"
+    );
+    assert!(bytes <= 4_500, "{bytes} bytes");
+}
+
+#[test]
+fn the_quickstart_template_fits_in_11000_bytes() {
+    let committed = std::fs::read_to_string("examples/quickstart/quickstart.yaml")
+        .expect("the committed quickstart template");
+    eprintln!(
+        "examples/quickstart/quickstart.yaml: {} bytes",
+        committed.len()
+    );
+    assert!(committed.len() <= 11_000, "{} bytes", committed.len());
+}
+
+#[test]
+fn four_self_managed_groups_with_access_entries_deploy_inline() {
+    let mut text = String::from(
+        "apiVersion: eksynth.io/v1
+kind: NodeBlueprint
+cluster:
+  name: demo
+  kubernetesVersion: \"1.33\"
+  endpoint: https://0123456789ABCDEF0123456789ABCDEF.gr7.eu-west-1.eks.amazonaws.com
+  certificateAuthority: LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUMvakNDQWVhZ0F3SUJBZ0lCQURBTkJna3Foa2lHOXcwQkFRc0ZBREFWTVJNd0VRWURWUVFERXdwcmRXSmwKLS0tLS1FTkQgQ0VSVElGSUNBVEUtLS0tLQo=
+  serviceIpv4Cidr: 10.100.0.0/16
+  controlPlaneSecurityGroup: sg-0123456789abcdef0
+  vpc: vpc-0123456789abcdef0
+  authenticationMode: API
+defaults:
+  instanceType: m6i.large
+  maxSize: 3
+  subnets: [subnet-0123456789abcdef0, subnet-0123456789abcdef1]
+nodeGroups:
+",
+    );
+    for name in ["general", "system", "batch", "ingress"] {
+        text.push_str(&format!("  - name: {name}\n"));
+    }
+    let file = SourceFile::new("four-groups.yaml", text);
+    let compiled = compile(&file).expect("compiles");
+    assert!(!compiled.has_errors());
+    assert_eq!(compiled.stacks.len(), 1);
+    let template = &compiled.main().text;
+    assert_eq!(template.matches("Type: AWS::EKS::AccessEntry").count(), 4);
+    eprintln!("four self-managed AL2023 groups: {} bytes", template.len());
+    assert!(template.len() <= 51_200, "{} bytes", template.len());
+}
