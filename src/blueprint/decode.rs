@@ -177,11 +177,19 @@ impl Decoder {
         }
     }
 
-    pub fn string_list(&mut self, field: &str, node: &Node) -> Vec<Located<String>> {
-        self.list(field, node)
+    /// A list of strings; `None` when the node is not a list or an item is
+    /// not a string (both reported), so that a caller does not also report
+    /// the list as empty or missing.
+    pub fn string_list(&mut self, field: &str, node: &Node) -> Option<Vec<Located<String>>> {
+        let Value::Seq(items) = &node.value else {
+            self.wrong_type(field, node, "a list");
+            return None;
+        };
+        let strings: Vec<Located<String>> = items
             .iter()
             .filter_map(|item| self.string(field, item))
-            .collect()
+            .collect();
+        (strings.len() == items.len()).then_some(strings)
     }
 
     /// A mapping of strings to strings (labels, tags), in written order.
@@ -269,6 +277,15 @@ impl<'n> Fields<'n> {
         let node = &self.entries[index].1;
         // `field:` with no value means "not set", as in most YAML tools.
         (!matches!(node.value, Value::Null)).then_some(node)
+    }
+
+    /// Whether `name` is written with a value (`name:` alone is not). A
+    /// field given but not decoded had its error reported where it is
+    /// written, so it must not also be reported as missing.
+    pub fn given(&self, name: &str) -> bool {
+        self.entries
+            .iter()
+            .any(|(key, node)| key.name == name && !matches!(node.value, Value::Null))
     }
 
     /// Where the key `name` is written, if present.

@@ -271,8 +271,10 @@ struct GroupSpec {
     /// Every field written, with where: kind-specific fields are checked
     /// once the kind of group is known.
     written: Vec<(&'static str, Span)>,
-    /// Fields suggested for misspelt keys: not reported again as missing.
-    misspelt: Vec<&'static str>,
+    /// Fields already reported where they are written: given a value that
+    /// did not decode, or suggested for a misspelt key. Such a field is not
+    /// reported again as missing: one mistake, one error.
+    reported: Vec<&'static str>,
 }
 
 #[derive(Clone, Default)]
@@ -402,7 +404,7 @@ impl GroupSpec {
             release_version: self.release_version.or(d.release_version),
             ami_type: self.ami_type.or(d.ami_type),
             written: [self.written, d.written].concat(),
-            misspelt: [self.misspelt, d.misspelt].concat(),
+            reported: [self.reported, d.reported].concat(),
         }
     }
 }
@@ -502,6 +504,9 @@ fn decode_blueprint(d: &mut Decoder, root: &Node) -> Option<Blueprint> {
     let mut ids: HashMap<String, (String, Span)> = HashMap::new();
     for (span, spec, is_managed) in specs {
         let Some(name) = spec.name.clone() else {
+            if spec.reported.contains(&"name") {
+                continue;
+            }
             d.error(span, "node group has no `name`").help =
                 Some("every node group needs a `name`, e.g. `name: general`".into());
             continue;
@@ -623,9 +628,11 @@ fn decode_placement(d: &mut Decoder, node: &Node) -> Placement {
                         d.string_list(&field, value)
                     } else {
                         d.wrong_type(&field, value, "a list of node group names");
-                        Vec::new()
+                        None
                     };
-                    if groups.is_empty() && value.as_seq().is_some() {
+                    let empty = groups.as_ref().is_some_and(Vec::is_empty);
+                    let groups = groups.unwrap_or_default();
+                    if empty {
                         let message = format!("stack `{}` has no node group", key.name);
                         d.error(value.span, message).help =
                             Some("list the names of the node groups it holds, or remove it".into());
@@ -775,7 +782,10 @@ fn decode_suppressions(d: &mut Decoder, node: &Node) -> Vec<Suppression> {
             .get("reason")
             .and_then(|n| d.string("suppressions[].reason", n));
         f.finish(d, "a suppression");
+        // A field given a value that did not decode was reported there.
+        let (id_given, reason_given) = (f.given("id"), f.given("reason"));
         match (id, reason) {
+            (Some(_), None) if reason_given => {}
             (Some(id), Some(reason)) if !reason.value.trim().is_empty() => out.push(Suppression {
                 id,
                 reason: reason.value,
@@ -785,6 +795,7 @@ fn decode_suppressions(d: &mut Decoder, node: &Node) -> Vec<Suppression> {
                 d.error(id.span, message).help =
                     Some("say why the finding is accepted: `reason: ...`".into());
             }
+            (None, _) if id_given => {}
             (None, _) => missing(
                 d,
                 first_column(item.span),
@@ -1246,7 +1257,7 @@ fn opt_strings(
     field: &str,
 ) -> Opt<Vec<String>> {
     let node = fields.get(field)?;
-    let items = d.string_list(&format!("{prefix}{field}"), node);
+    let items = d.string_list(&format!("{prefix}{field}"), node)?;
     Some(Located::new(
         items.into_iter().map(|s| s.value).collect(),
         node.span,
@@ -1292,9 +1303,10 @@ fn decode_group_spec(d: &mut Decoder, node: &Node, context: &str) -> GroupSpec {
     spec.instance_type = f
         .get("instanceType")
         .and_then(|n| d.string("instanceType", n));
-    spec.instance_types = f
-        .get("instanceTypes")
-        .map(|n| Located::new(d.string_list("instanceTypes", n), n.span));
+    spec.instance_types = f.get("instanceTypes").and_then(|n| {
+        d.string_list("instanceTypes", n)
+            .map(|types| Located::new(types, n.span))
+    });
     spec.min_size = opt_u32(d, &mut f, "", "minSize", 0, 10_000);
     spec.max_size = opt_u32(d, &mut f, "", "maxSize", 1, 10_000);
     spec.desired_capacity = opt_u32(d, &mut f, "", "desiredCapacity", 0, 10_000);
@@ -1379,7 +1391,9 @@ fn decode_group_spec(d: &mut Decoder, node: &Node, context: &str) -> GroupSpec {
         .iter()
         .filter_map(|field| f.key_span(field).map(|span| (*field, span)))
         .collect();
-    spec.misspelt = f.finish(d, &context_name);
+    spec.reported = f.finish(d, &context_name);
+    spec.reported
+        .extend(GROUP_FIELDS.iter().filter(|field| f.given(field)));
     spec
 }
 
@@ -1511,7 +1525,7 @@ fn duration(d: &mut Decoder, field: &str, node: &Node, min: u64, max: u64) -> Op
 fn decode_subnets(d: &mut Decoder, node: &Node) -> Opt<Subnets> {
     match &node.value {
         Value::Seq(_) => {
-            let items = d.string_list("subnets", node);
+            let items = d.string_list("subnets", node)?;
             if items.is_empty() {
                 d.error(node.span, "`subnets` is empty").help =
                     Some("list at least one subnet ID".into());
@@ -1761,6 +1775,10 @@ fn decode_efs(d: &mut Decoder, node: &Node) -> Option<EfsMount> {
         .get("mountPoint")
         .and_then(|n| d.string("efsMounts[].mountPoint", n));
     f.finish(d, "an EFS mount");
+    if (id.is_none() && f.given("fileSystemId")) || (mount_point.is_none() && f.given("mountPoint"))
+    {
+        return None;
+    }
     let Some(id) = id else {
         missing(
             d,
@@ -1960,7 +1978,7 @@ fn resolve_group(
                 Some("use `instanceType` for one type or `instanceTypes` for several".into());
             Vec::new()
         }
-        (None, None) if spec.misspelt.iter().any(|f| f.starts_with("instanceType")) => Vec::new(),
+        (None, None) if spec.reported.iter().any(|f| f.starts_with("instanceType")) => Vec::new(),
         (None, None) => {
             d.error(
                 name.span,
@@ -2023,7 +2041,7 @@ fn resolve_group(
     let min_size = spec.min_size.as_ref().map_or(1, |v| v.value);
     let max_size = match &spec.max_size {
         Some(v) => v.value,
-        None if spec.misspelt.contains(&"maxSize") => min_size.max(1),
+        None if spec.reported.contains(&"maxSize") => min_size.max(1),
         None => {
             d.error(
                 name.span,
@@ -2065,7 +2083,7 @@ fn resolve_group(
 
     let subnets = match spec.subnets.clone() {
         Some(subnets) => subnets,
-        None if spec.misspelt.contains(&"subnets") => {
+        None if spec.reported.contains(&"subnets") => {
             Located::new(Subnets::List(Vec::new()), name.span)
         }
         None => {
