@@ -154,7 +154,6 @@ pub(super) const LIFECYCLE_FIELDS: &[&str] = &[
     "placementGroup",
     "capacityReservation",
 ];
-pub(super) const WARM_POOL_FIELDS: &[&str] = &["minSize", "maxGroupPreparedCapacity", "poolState"];
 pub(super) const UPDATE_CONFIG_FIELDS: &[&str] = &["maxUnavailable", "maxUnavailablePercentage"];
 pub(super) const KUBELET_FIELDS: &[&str] = &[
     "imageGCHighThresholdPercent",
@@ -213,7 +212,6 @@ pub(super) const SPOT_ALLOCATION_STRATEGIES: &[&str] = &[
     "capacity-optimized-prioritized",
     "lowest-price",
 ];
-pub(super) const POOL_STATES: &[&str] = &["Stopped", "Running", "Hibernated"];
 /// Taint effects in Kubernetes' spelling and in the EKS API's.
 pub(super) const TAINT_EFFECTS: &[(&str, TaintEffect)] = &[
     ("NoSchedule", TaintEffect::NoSchedule),
@@ -1431,32 +1429,19 @@ fn decode_distribution(d: &mut Decoder, node: &Node) -> Opt<DistributionSpec> {
 fn decode_lifecycle(d: &mut Decoder, node: &Node) -> Opt<Lifecycle> {
     let mut f = d.fields("lifecycle", node, LIFECYCLE_FIELDS)?;
     let p = "lifecycle.";
-    let warm_pool = f.get("warmPool").and_then(|n| {
-        let mut w = d.fields("lifecycle.warmPool", n, WARM_POOL_FIELDS)?;
-        let pool = WarmPool {
-            min_size: opt_u32(d, &mut w, "lifecycle.warmPool.", "minSize", 0, 10_000)
-                .map_or(0, |v| v.value),
-            max_group_prepared_capacity: opt_u32(
-                d,
-                &mut w,
-                "lifecycle.warmPool.",
-                "maxGroupPreparedCapacity",
-                0,
-                10_000,
-            )
-            .map(|v| v.value),
-            pool_state: w
-                .get("poolState")
-                .and_then(|n| d.name_choice("lifecycle.warmPool.poolState", n, POOL_STATES))
-                .map_or("Stopped", |c| c.value)
-                .to_string(),
-        };
-        w.finish(d, "`lifecycle.warmPool`");
-        Some(pool)
-    });
+    if f.get("warmPool").is_some()
+        && let Some(at) = f.key_span("warmPool")
+    {
+        d.error(
+            at,
+            "`lifecycle.warmPool` is refused: a warmed instance would join the cluster",
+        )
+        .help = Some(
+            "the user data joins the cluster and signals CloudFormation at first boot, before the instance is InService; an instance launched into a warm pool would register as a Kubernetes node, take pods, and then be stopped. Remove `warmPool`".into(),
+        );
+    }
     let lifecycle = Lifecycle {
         termination_hook: opt_u32(d, &mut f, p, "terminationHookTimeout", 30, 7_200).map(|v| v.value),
-        warm_pool,
         max_instance_lifetime: opt_u32(d, &mut f, p, "maxInstanceLifetime", 86_400, 31_536_000).map(|v| v.value),
         metrics_collection: opt_bool(d, &mut f, p, "metricsCollection").is_some_and(|v| v.value),
         health_check_grace_period: opt_u32(d, &mut f, p, "healthCheckGracePeriod", 0, 7_200).map(|v| v.value),

@@ -439,20 +439,12 @@ pub struct Lifecycle {
     /// A termination lifecycle hook with this heartbeat timeout (seconds),
     /// so that draining tools can act before an instance goes.
     pub termination_hook: Option<u32>,
-    pub warm_pool: Option<WarmPool>,
     pub max_instance_lifetime: Option<u32>,
     pub metrics_collection: bool,
     pub health_check_grace_period: Option<u32>,
     pub placement_group: Option<String>,
     /// `open`, `none`, or a capacity reservation ID.
     pub capacity_reservation: Option<String>,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub struct WarmPool {
-    pub min_size: u32,
-    pub max_group_prepared_capacity: Option<u32>,
-    pub pool_state: String,
 }
 
 /// One node group, self-managed or managed, with the blueprint defaults

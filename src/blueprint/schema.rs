@@ -189,16 +189,16 @@ fn field(object: &str, name: &str) -> Option<Value> {
         }
         ("instancesDistribution", "capacityRebalance") => boolean("Capacity rebalancing"),
         ("lifecycle", "terminationHookTimeout") => integer(30, 7_200, "Seconds"),
-        ("lifecycle", "warmPool") => object_of("warmPool", "A warm pool"),
+        // Known, so that it is not "unknown", but refused: the schema
+        // accepts no value, and says why.
+        ("lifecycle", "warmPool") => {
+            json!({"not": {}, "description": "Refused: a warmed instance would join the cluster and signal at first boot, then be stopped"})
+        }
         ("lifecycle", "maxInstanceLifetime") => integer(86_400, 31_536_000, "Seconds"),
         ("lifecycle", "metricsCollection") => boolean("Group metrics"),
         ("lifecycle", "healthCheckGracePeriod") => integer(0, 7_200, "Seconds"),
         ("lifecycle", "placementGroup") => string("A placement group"),
         ("lifecycle", "capacityReservation") => string("open, none, or a capacity reservation ID"),
-        ("warmPool", "minSize") | ("warmPool", "maxGroupPreparedCapacity") => {
-            integer(0, 10_000, "Instances")
-        }
-        ("warmPool", "poolState") => json!({"enum": POOL_STATES}),
         ("updateConfig", "maxUnavailable") | ("updateConfig", "maxUnavailablePercentage") => {
             integer(1, 100, "Nodes or percent")
         }
@@ -223,7 +223,6 @@ fn objects() -> Vec<(&'static str, &'static [&'static str])> {
         ("updatePolicy", UPDATE_FIELDS),
         ("instancesDistribution", DISTRIBUTION_FIELDS),
         ("lifecycle", LIFECYCLE_FIELDS),
-        ("warmPool", WARM_POOL_FIELDS),
         ("updateConfig", UPDATE_CONFIG_FIELDS),
     ]
 }

@@ -213,7 +213,7 @@ pub fn lower(template: &mut Template, group: &NodeGroup, context: &Context<'_>) 
     id
 }
 
-/// The termination hook and warm pool that belong to the group.
+/// The termination hook that belongs to the group.
 fn lower_lifecycle(template: &mut Template, group: &NodeGroup, asg: &str) {
     let lifecycle = &group.lifecycle;
     if let Some(timeout) = lifecycle.termination_hook {
@@ -227,19 +227,6 @@ fn lower_lifecycle(template: &mut Template, group: &NodeGroup, asg: &str) {
                     "LifecycleTransition",
                     "autoscaling:EC2_INSTANCE_TERMINATING",
                 ),
-        );
-    }
-    if let Some(pool) = &lifecycle.warm_pool {
-        template.resources.insert(
-            format!("{}WarmPool", group.logical_id),
-            Resource::new("AWS::AutoScaling::WarmPool")
-                .prop("AutoScalingGroupName", Expr::reference(asg))
-                .prop_opt(
-                    "MaxGroupPreparedCapacity",
-                    pool.max_group_prepared_capacity.map(Expr::from),
-                )
-                .prop("MinSize", Expr::from(pool.min_size))
-                .prop("PoolState", pool.pool_state.as_str()),
         );
     }
 }
