@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use super::decode::{Decoder, Located};
 use super::instances::instance_info;
+use super::limits;
 use super::max_pods;
 use super::rules;
 use super::*;
@@ -417,7 +418,10 @@ fn decode_blueprint(d: &mut Decoder, root: &Node) -> Option<Blueprint> {
     let description = top
         .get("description")
         .and_then(|n| d.string("description", n))
-        .map(|s| s.value);
+        .map(|description| {
+            limits::check_description(d, &description);
+            description.value
+        });
     let cluster = match top.get("cluster") {
         Some(node) => {
             let at = top.key_span("cluster").unwrap_or(node.span);
@@ -697,7 +701,7 @@ fn plan_stacks(
                     continue; // a group defined twice, reported with the groups
                 }
                 let name = format!("{main_name}-{}", entry.value);
-                if name.len() > 128 {
+                if name.chars().count() > 128 {
                     let message = format!(
                         "the stack of node group `{}` would be named `{name}`, longer than 128 characters",
                         entry.value
@@ -1351,7 +1355,7 @@ fn decode_group_spec(d: &mut Decoder, node: &Node, context: &str) -> GroupSpec {
     if let Some(n) = f.get("tags") {
         spec.tags = d.string_map("tags", n);
         for (key, value) in &spec.tags {
-            check_tag(d, key, value);
+            limits::check_tag(d, key, value);
         }
     }
     if let Some(n) = f.get("iam") {
@@ -1570,16 +1574,6 @@ fn check_label(d: &mut Decoder, key: &Located<String>, value: &Located<String>) 
         );
         d.error(value.span, message).help =
             Some("a label value has up to 63 letters, digits, `-`, `_` or `.`".into());
-    }
-}
-
-fn check_tag(d: &mut Decoder, key: &Located<String>, value: &Located<String>) {
-    if key.value.is_empty() || key.value.len() > 128 || key.value.starts_with("aws:") {
-        d.error(key.span, format!("tag key `{}` is not allowed", key.value))
-            .help = Some("tag keys have 1 to 128 characters and cannot start with `aws:`".into());
-    }
-    if value.value.len() > 256 {
-        d.error(value.span, "tag value is longer than 256 characters");
     }
 }
 

@@ -7,6 +7,7 @@
 pub mod compose;
 mod decode;
 pub mod instances;
+pub mod limits;
 mod load;
 mod max_pods;
 pub mod rules;

@@ -27,21 +27,23 @@ pub fn label_value_problem(value: &str) -> Option<String> {
 }
 
 /// A name segment: at most 63 characters, alphanumerics with `-`, `_` and
-/// `.` inside, beginning and ending alphanumeric.
+/// `.` inside, beginning and ending alphanumeric. Kubernetes allows ASCII
+/// only, so the characters are checked first: a name outside ASCII is
+/// refused for what it holds, never for a length counted in bytes.
 fn qualified_name_problem(name: &str) -> Option<String> {
-    if name.len() > 63 {
-        return Some(format!(
-            "is {} characters long; the limit is 63",
-            name.len()
-        ));
-    }
     let alnum = |c: char| c.is_ascii_alphanumeric();
     if let Some(bad) = name
         .chars()
         .find(|c| !(alnum(*c) || matches!(c, '-' | '_' | '.')))
     {
         return Some(format!(
-            "contains `{bad}`; only letters, digits, `-`, `_` and `.` are allowed"
+            "contains `{bad}`; only ASCII letters, digits, `-`, `_` and `.` are allowed"
+        ));
+    }
+    if name.len() > 63 {
+        return Some(format!(
+            "is {} characters long; the limit is 63",
+            name.len()
         ));
     }
     if !name.starts_with(alnum) || !name.ends_with(alnum) {
@@ -51,9 +53,8 @@ fn qualified_name_problem(name: &str) -> Option<String> {
 }
 
 fn dns_subdomain_problem(prefix: &str) -> Option<String> {
-    if prefix.is_empty() || prefix.len() > 253 {
-        return Some("must be a DNS subdomain of 1 to 253 characters".to_string());
-    }
+    // The characters are checked first (see `qualified_name_problem`), so
+    // the length below counts ASCII characters.
     for part in prefix.split('.') {
         let ok = !part.is_empty()
             && part.len() <= 63
@@ -67,6 +68,9 @@ fn dns_subdomain_problem(prefix: &str) -> Option<String> {
                 "must be a DNS subdomain: lowercase letters, digits, `-` and `.`".to_string(),
             );
         }
+    }
+    if prefix.len() > 253 {
+        return Some("must be a DNS subdomain of 1 to 253 characters".to_string());
     }
     None
 }
@@ -188,6 +192,29 @@ mod tests {
         assert_eq!(label_value_problem("staging_1.a"), None);
         assert!(label_value_problem("a b").is_some());
         assert!(label_value_problem("a-").is_some());
+    }
+
+    #[test]
+    fn label_lengths_are_checked_at_the_exact_limit_and_non_ascii_for_its_characters() {
+        assert_eq!(label_value_problem(&"v".repeat(63)), None);
+        assert_eq!(
+            label_value_problem(&"v".repeat(64)).as_deref(),
+            Some("is 64 characters long; the limit is 63")
+        );
+        assert_eq!(label_key_problem(&"k".repeat(63)), None);
+        // 32 characters, 64 bytes: refused for `é`, not for a length.
+        assert_eq!(
+            label_value_problem(&"é".repeat(32)).as_deref(),
+            Some("contains `é`; only ASCII letters, digits, `-`, `_` and `.` are allowed")
+        );
+        assert_eq!(
+            label_value_problem(&"é".repeat(63)).as_deref(),
+            Some("contains `é`; only ASCII letters, digits, `-`, `_` and `.` are allowed")
+        );
+        let prefix = format!("{}/name", "é".repeat(200));
+        assert!(label_key_problem(&prefix).is_some_and(|p| p.contains("lowercase letters")));
+        let long_prefix = format!("{}/name", vec!["a".repeat(63); 4].join("."));
+        assert!(label_key_problem(&long_prefix).is_some_and(|p| p.contains("1 to 253")));
     }
 
     #[test]
