@@ -415,6 +415,34 @@ fn different_resources_of_one_type_are_not_a_rename() {
 }
 
 #[test]
+fn a_changed_or_added_nodegroup_name_is_a_critical_replacement() {
+    let old = managed();
+    let renamed = replace_once(
+        &old,
+        "      NodegroupName: system\n",
+        "      NodegroupName: demo-ng\n",
+    );
+    // A template from before node groups were named gets a name added.
+    let unnamed = replace_once(&old, "      NodegroupName: system\n", "");
+    for (before, after) in [(&old, &renamed), (&unnamed, &old)] {
+        let change = diff_texts(before, after);
+        let group = resource(&change, "SystemNodegroup");
+        assert_eq!(
+            group.replacement,
+            vec![ReplacementCause::CreateOnly {
+                property: "NodegroupName".into()
+            }]
+        );
+        assert!(group.critical);
+        assert_eq!(ids(&change.critical()), ["SystemNodegroup"]);
+        assert!(
+            render_human(&change)
+                .contains("    !! REPLACEMENT: NodegroupName is create-only, and it changed\n")
+        );
+    }
+}
+
+#[test]
 fn nodegroup_instance_types_and_subnets_are_critical_replacements() {
     let old = managed();
     for (from, to, property) in [

@@ -124,9 +124,11 @@ pub(super) const GROUP_FIELDS: &[&str] = &[
     "forceUpdateEnabled",
     "releaseVersion",
     "amiType",
+    "nodegroupName",
 ];
 /// Fields only a managed node group has, and only a self-managed one has.
 pub(super) const MANAGED_ONLY: &[&str] = &[
+    "nodegroupName",
     "updateConfig",
     "forceUpdateEnabled",
     "releaseVersion",
@@ -267,6 +269,7 @@ struct GroupSpec {
     force_update_enabled: Opt<bool>,
     release_version: Opt<String>,
     ami_type: Opt<String>,
+    nodegroup_name: Opt<String>,
     /// Every field written, with where: kind-specific fields are checked
     /// once the kind of group is known.
     written: Vec<(&'static str, Span)>,
@@ -402,6 +405,8 @@ impl GroupSpec {
             force_update_enabled: self.force_update_enabled.or(d.force_update_enabled),
             release_version: self.release_version.or(d.release_version),
             ami_type: self.ami_type.or(d.ami_type),
+            // Names one EKS node group: never taken from `defaults`.
+            nodegroup_name: self.nodegroup_name,
             written: [self.written, d.written].concat(),
             reported: [self.reported, d.reported].concat(),
         }
@@ -504,6 +509,7 @@ fn decode_blueprint(d: &mut Decoder, root: &Node) -> Option<Blueprint> {
     let mut groups = Vec::new();
     let mut names: HashMap<String, Span> = HashMap::new();
     let mut ids: HashMap<String, (String, Span)> = HashMap::new();
+    let mut nodegroup_names: HashMap<String, (String, Span)> = HashMap::new();
     for (span, spec, is_managed) in specs {
         let Some(name) = spec.name.clone() else {
             if spec.reported.contains(&"name") {
@@ -553,6 +559,21 @@ fn decode_blueprint(d: &mut Decoder, root: &Node) -> Option<Blueprint> {
                 continue;
             }
             ids.insert(group.logical_id.clone(), (name.value.clone(), name.span));
+            if let Some(managed) = &group.managed {
+                let named = &managed.nodegroup_name;
+                if let Some((other, first)) = nodegroup_names.get(&named.value) {
+                    let message = format!(
+                        "node groups `{}` and `{other}` are both named `{}` in EKS",
+                        name.value, named.value
+                    );
+                    d.error(named.span, message).help = Some(format!(
+                        "`{other}` is at line {}; EKS node group names are unique in a cluster",
+                        first.line
+                    ));
+                    continue;
+                }
+                nodegroup_names.insert(named.value.clone(), (name.value.clone(), named.span));
+            }
             groups.push(group);
         }
     }
@@ -1389,6 +1410,14 @@ fn decode_group_spec(d: &mut Decoder, node: &Node, context: &str) -> GroupSpec {
     spec.force_update_enabled = opt_bool(d, &mut f, "", "forceUpdateEnabled");
     spec.release_version = opt_string(d, &mut f, "", "releaseVersion");
     spec.ami_type = opt_string(d, &mut f, "", "amiType");
+    if let Some(node) = f.get("nodegroupName") {
+        if context == "defaults" {
+            d.error(node.span, "`defaults` cannot set `nodegroupName`")
+                .help = Some("it names one EKS node group; set it on the group".into());
+        } else if let Some(name) = d.string("nodegroupName", node) {
+            spec.nodegroup_name = check_nodegroup_name(d, name);
+        }
+    }
     spec.written = GROUP_FIELDS
         .iter()
         .filter_map(|field| f.key_span(field).map(|span| (*field, span)))
@@ -1887,6 +1916,32 @@ fn check_group_name(d: &mut Decoder, name: &Located<String>) -> Option<String> {
     Some(text.split('-').map(capitalize).collect())
 }
 
+/// EKS node group names: 1 to 63 letters, digits, `-` and `_`, starting
+/// with a letter or digit (`CreateNodegroup`'s rule).
+fn check_nodegroup_name(d: &mut Decoder, name: Located<String>) -> Opt<String> {
+    let text = &name.value;
+    let valid = text.starts_with(|c: char| c.is_ascii_alphanumeric())
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    if !valid {
+        let message = format!("`{text}` is not a valid EKS node group name");
+        d.error(name.span, message).help =
+            Some("use letters, digits, `-` and `_`, starting with a letter or digit".into());
+        return None;
+    }
+    if text.len() > 63 {
+        let message = format!(
+            "EKS node group name `{text}` is {} characters long; the limit is 63",
+            text.len()
+        );
+        d.error(name.span, message).help =
+            Some("shorten it; a `perAz` group adds `-` and its subnet ID's 17 characters".into());
+        return None;
+    }
+    Some(name)
+}
+
 fn capitalize(part: &str) -> String {
     let mut chars = part.chars();
     match chars.next() {
@@ -2256,6 +2311,7 @@ fn resolve_group(
             .help = Some("give `iam.roleName` only".into());
         }
         Some(Managed {
+            nodegroup_name: spec.nodegroup_name.clone().unwrap_or_else(|| name.clone()),
             capacity_type,
             max_unavailable: spec.max_unavailable.as_ref().map(|m| m.value),
             force_update_enabled: spec.force_update_enabled.as_ref().is_some_and(|f| f.value),
@@ -2596,6 +2652,14 @@ fn expand_per_az(d: &mut Decoder, group: NodeGroup) -> Vec<NodeGroup> {
             continue;
         };
         let mut one = group.clone();
+        if let Some(managed) = &mut one.managed {
+            let base = &managed.nodegroup_name;
+            let named = Located::new(format!("{}-{suffix}", base.value), base.span);
+            let Some(named) = check_nodegroup_name(d, named) else {
+                continue;
+            };
+            managed.nodegroup_name = named;
+        }
         one.name = name;
         one.logical_id = logical_id;
         one.subnets = Located::new(Subnets::List(vec![subnet.clone()]), group.subnets.span);

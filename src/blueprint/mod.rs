@@ -418,6 +418,9 @@ pub struct InstancesDistribution {
 /// Settings of a managed node group (`AWS::EKS::Nodegroup`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Managed {
+    /// `NodegroupName`: the group's name unless `nodegroupName` says
+    /// otherwise (a `perAz` group adds its subnet suffix to either).
+    pub nodegroup_name: Located<String>,
     pub capacity_type: CapacityType,
     /// `MaxUnavailable` (a count) or `MaxUnavailablePercentage`.
     pub max_unavailable: Option<MaxUnavailable>,

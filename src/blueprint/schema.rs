@@ -188,6 +188,9 @@ fn field(object: &str, name: &str) -> Option<Value> {
             json!({"enum": SPOT_ALLOCATION_STRATEGIES})
         }
         ("instancesDistribution", "capacityRebalance") => boolean("Capacity rebalancing"),
+        ("nodeGroup", "nodegroupName") => {
+            json!({"type": "string", "pattern": "^[A-Za-z0-9][-A-Za-z0-9_]*$", "maxLength": 63, "description": "Managed: the EKS node group's name (default: the group's name)"})
+        }
         ("lifecycle", "terminationHookTimeout") => integer(30, 7_200, "Seconds"),
         // Known, so that it is not "unknown", but refused: the schema
         // accepts no value, and says why.
@@ -247,7 +250,7 @@ pub fn json_schema() -> Value {
     }
     definitions.insert(
         "defaults".into(),
-        object_schema("nodeGroup", GROUP_FIELDS, &["name"]),
+        object_schema("nodeGroup", GROUP_FIELDS, &["name", "nodegroupName"]),
     );
     let source_fields: Map<String, Value> = SOURCE_FIELDS
         .iter()

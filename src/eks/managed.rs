@@ -98,6 +98,7 @@ pub fn lower(
             ]),
         )
         .prop("NodeRole", context.role_arn.clone())
+        .prop("NodegroupName", managed.nodegroup_name.value.as_str())
         .prop_opt("ReleaseVersion", managed.release_version.as_deref())
         .prop("ScalingConfig", Expr::map(scaling))
         .prop("Subnets", inputs::subnets(template, &group.subnets.value))
