@@ -125,10 +125,12 @@ pub(super) const GROUP_FIELDS: &[&str] = &[
     "releaseVersion",
     "amiType",
     "nodegroupName",
+    "capacityReservationId",
 ];
 /// Fields only a managed node group has, and only a self-managed one has.
 pub(super) const MANAGED_ONLY: &[&str] = &[
     "nodegroupName",
+    "capacityReservationId",
     "updateConfig",
     "forceUpdateEnabled",
     "releaseVersion",
@@ -270,6 +272,7 @@ struct GroupSpec {
     release_version: Opt<String>,
     ami_type: Opt<String>,
     nodegroup_name: Opt<String>,
+    capacity_reservation_id: Opt<String>,
     /// Every field written, with where: kind-specific fields are checked
     /// once the kind of group is known.
     written: Vec<(&'static str, Span)>,
@@ -407,6 +410,7 @@ impl GroupSpec {
             ami_type: self.ami_type.or(d.ami_type),
             // Names one EKS node group: never taken from `defaults`.
             nodegroup_name: self.nodegroup_name,
+            capacity_reservation_id: self.capacity_reservation_id.or(d.capacity_reservation_id),
             written: [self.written, d.written].concat(),
             reported: [self.reported, d.reported].concat(),
         }
@@ -1410,6 +1414,21 @@ fn decode_group_spec(d: &mut Decoder, node: &Node, context: &str) -> GroupSpec {
     spec.force_update_enabled = opt_bool(d, &mut f, "", "forceUpdateEnabled");
     spec.release_version = opt_string(d, &mut f, "", "releaseVersion");
     spec.ami_type = opt_string(d, &mut f, "", "amiType");
+    spec.capacity_reservation_id =
+        opt_string(d, &mut f, "", "capacityReservationId").and_then(|id| {
+            let ok = id.value.strip_prefix("cr-").is_some_and(|hex| {
+                hex.len() == 17
+                    && hex
+                        .chars()
+                        .all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase())
+            });
+            if !ok {
+                let message = format!("`{}` is not a capacity reservation ID", id.value);
+                d.error(id.span, message).help =
+                    Some("capacity reservation IDs look like `cr-0123456789abcdef0`".into());
+            }
+            ok.then_some(id)
+        });
     if let Some(node) = f.get("nodegroupName") {
         if context == "defaults" {
             d.error(node.span, "`defaults` cannot set `nodegroupName`")
@@ -2310,7 +2329,9 @@ fn resolve_group(
             )
             .help = Some("give `iam.roleName` only".into());
         }
+        let capacity_reservation_id = check_capacity_block(d, &spec, &instance_types);
         Some(Managed {
+            capacity_reservation_id,
             nodegroup_name: spec.nodegroup_name.clone().unwrap_or_else(|| name.clone()),
             capacity_type,
             max_unavailable: spec.max_unavailable.as_ref().map(|m| m.value),
@@ -2561,6 +2582,55 @@ fn check_signal_client(d: &mut Decoder, spec: &GroupSpec, family: AmiFamily) {
         )
         .help =
             Some("the EKS-optimized images carry cfn-signal; leave `signalClient` unset".into());
+    }
+}
+
+/// A managed group on a capacity block launches into one reservation with
+/// one instance type, which EKS takes from the launch template
+/// (<https://docs.aws.amazon.com/eks/latest/userguide/capacity-blocks-mng.html>).
+/// Returns the reservation of a capacity-block group.
+fn check_capacity_block(
+    d: &mut Decoder,
+    spec: &GroupSpec,
+    instance_types: &[Located<String>],
+) -> Option<String> {
+    let capacity_block = spec
+        .capacity_type
+        .as_ref()
+        .filter(|c| c.value == CapacityType::CapacityBlock);
+    match (capacity_block, &spec.capacity_reservation_id) {
+        (Some(capacity), None) => {
+            if !spec.reported.contains(&"capacityReservationId") {
+                d.error(capacity.span, "`CAPACITY_BLOCK` needs `capacityReservationId`")
+                    .help = Some(
+                    "add the capacity block's reservation ID, e.g. `capacityReservationId: cr-0123456789abcdef0`"
+                        .into(),
+                );
+            }
+            None
+        }
+        (Some(_), Some(id)) => {
+            if instance_types.len() > 1 {
+                d.error(
+                    instance_types[1].span,
+                    "a capacity block group has exactly one instance type",
+                )
+                .help = Some(
+                    "a capacity block reserves one instance type; use `instanceType` with it"
+                        .into(),
+                );
+            }
+            Some(id.value.clone())
+        }
+        (None, Some(id)) => {
+            d.error(
+                id.span,
+                "`capacityReservationId` is only for `capacityType: CAPACITY_BLOCK`",
+            )
+            .help = Some("set `capacityType: CAPACITY_BLOCK`, or remove it".into());
+            None
+        }
+        (None, None) => None,
     }
 }
 

@@ -422,6 +422,9 @@ pub struct Managed {
     /// otherwise (a `perAz` group adds its subnet suffix to either).
     pub nodegroup_name: Located<String>,
     pub capacity_type: CapacityType,
+    /// The capacity block's reservation: set exactly when `capacity_type`
+    /// is `CapacityBlock`.
+    pub capacity_reservation_id: Option<String>,
     /// `MaxUnavailable` (a count) or `MaxUnavailablePercentage`.
     pub max_unavailable: Option<MaxUnavailable>,
     pub force_update_enabled: bool,

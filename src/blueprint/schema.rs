@@ -188,6 +188,9 @@ fn field(object: &str, name: &str) -> Option<Value> {
             json!({"enum": SPOT_ALLOCATION_STRATEGIES})
         }
         ("instancesDistribution", "capacityRebalance") => boolean("Capacity rebalancing"),
+        ("nodeGroup", "capacityReservationId") => {
+            json!({"type": "string", "pattern": "^cr-[0-9a-f]{17}$", "description": "Managed, with capacityType CAPACITY_BLOCK: the capacity block's reservation ID"})
+        }
         ("nodeGroup", "nodegroupName") => {
             json!({"type": "string", "pattern": "^[A-Za-z0-9][-A-Za-z0-9_]*$", "maxLength": 63, "description": "Managed: the EKS node group's name (default: the group's name)"})
         }

@@ -104,9 +104,15 @@ pub fn lower(
     ]);
 
     let lifecycle = &group.lifecycle;
-    let capacity_reservation = lifecycle
-        .capacity_reservation
-        .as_deref()
+    // A managed group on a capacity block launches into its reservation
+    // with the `capacity-block` market type, and EKS takes its one instance
+    // type from here rather than from the node group.
+    let capacity_block = group
+        .managed
+        .as_ref()
+        .and_then(|m| m.capacity_reservation_id.as_deref());
+    let capacity_reservation = capacity_block
+        .or(lifecycle.capacity_reservation.as_deref())
         .map(|reservation| match reservation {
             "open" | "none" => {
                 Expr::map([("CapacityReservationPreference", Expr::str(reservation))])
@@ -119,9 +125,10 @@ pub fn lower(
     // A managed group lists its instance types itself; a self-managed group
     // with several types or a spot mix lists them in its mixed instances
     // policy.
-    let instance_type =
-        (!managed && group.instance_types.len() == 1 && group.distribution.is_none())
-            .then(|| Expr::str(&group.instance_types[0].value));
+    let instance_type = ((!managed || capacity_block.is_some())
+        && group.instance_types.len() == 1
+        && group.distribution.is_none())
+    .then(|| Expr::str(&group.instance_types[0].value));
     let (user_data, oversized) = user_data(group, context)?;
 
     let data = Resource::new("")
@@ -140,6 +147,10 @@ pub fn lower(
                 .map(|arn| Expr::map([("Arn", arn.clone())])),
         )
         .prop_opt("ImageId", image_id)
+        .prop_opt(
+            "InstanceMarketOptions",
+            capacity_block.map(|_| Expr::map([("MarketType", Expr::str("capacity-block"))])),
+        )
         .prop_opt("InstanceType", instance_type)
         .prop_opt("KeyName", group.key_name.as_deref())
         .prop("MetadataOptions", metadata)

@@ -82,9 +82,14 @@ pub fn lower(
             "ForceUpdateEnabled",
             managed.force_update_enabled.then_some(Expr::Bool(true)),
         )
-        .prop(
+        // A capacity block's instance type is in the launch template, where
+        // EKS requires it, and the node group then names none.
+        .prop_opt(
             "InstanceTypes",
-            Expr::list(group.instance_types.iter().map(|t| Expr::str(&t.value))),
+            managed
+                .capacity_reservation_id
+                .is_none()
+                .then(|| Expr::list(group.instance_types.iter().map(|t| Expr::str(&t.value)))),
         )
         .prop_opt("Labels", labels)
         .prop(
