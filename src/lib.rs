@@ -12,6 +12,7 @@ pub mod check;
 pub mod compile;
 pub mod diagnostic;
 pub mod diff;
+pub mod ebs;
 pub mod eks;
 pub mod output;
 pub mod report;

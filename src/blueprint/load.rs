@@ -1749,7 +1749,7 @@ fn decode_volume(d: &mut Decoder, node: &Node) -> VolumeSpec {
         return VolumeSpec::default();
     };
     let spec = VolumeSpec {
-        size: opt_u32(d, &mut f, "rootVolume.", "size", 1, 16_384),
+        size: opt_u32(d, &mut f, "rootVolume.", "size", 1, 65_536),
         volume_type: f.get("type").and_then(|n| {
             d.name_choice("rootVolume.type", n, VOLUME_TYPES)
                 .map(|c| Located::new(c.value.to_string(), c.span))
@@ -2151,41 +2151,62 @@ fn resolve_group(
         .volume_type
         .as_ref()
         .map_or("gp3".to_string(), |t| t.value.clone());
-    if let Some(iops) = &root.iops {
-        let range = match volume_type.as_str() {
-            "gp3" => Some((3_000, 80_000)),
-            "io1" => Some((100, 64_000)),
-            "io2" => Some((100, 256_000)),
-            _ => None,
-        };
-        match range {
-            Some((low, high)) if !(low..=high).contains(&iops.value) => {
-                let message = format!(
-                    "`rootVolume.iops` ({}) is outside {low} to {high} for {volume_type}",
-                    iops.value
-                );
-                d.error(iops.span, message);
-            }
-            None => {
-                d.error(
-                    iops.span,
-                    format!("`rootVolume.iops` cannot be set for {volume_type} volumes"),
-                )
-                .help = Some("IOPS are set only for gp3, io1 and io2".into());
-            }
-            Some(_) => {}
-        }
-    } else if volume_type == "io1" || volume_type == "io2" {
+    let volume_limits = crate::ebs::limits(&volume_type);
+    let takes_iops = volume_limits.is_some_and(|l| l.iops.is_some());
+    let takes_throughput = volume_limits.is_some_and(|l| l.throughput.is_some());
+    if let Some(iops) = &root.iops
+        && !takes_iops
+    {
+        d.error(
+            iops.span,
+            format!("`rootVolume.iops` cannot be set for {volume_type} volumes"),
+        )
+        .help = Some("IOPS are set only for gp3, io1 and io2".into());
+    }
+    if root.iops.is_none()
+        && volume_limits.is_some_and(|l| l.iops.is_some_and(|i| i.default.is_none()))
+    {
         let at = root.volume_type.as_ref().map_or(name.span, |t| t.span);
         d.error(at, format!("{volume_type} volumes need `rootVolume.iops`"));
     }
     if let Some(throughput) = &root.throughput
-        && volume_type != "gp3"
+        && !takes_throughput
     {
         d.error(
             throughput.span,
             "`rootVolume.throughput` can only be set for gp3 volumes",
         );
+    }
+    // Sizes, IOPS and throughput against the type and each other, each
+    // problem at the setting it is about (or the type, for a default).
+    let size_gib = root.size.as_ref().map_or(20, |s| s.value);
+    let volume = crate::ebs::Volume {
+        volume_type: &volume_type,
+        size: Some(u64::from(size_gib)),
+        iops: root
+            .iops
+            .as_ref()
+            .filter(|_| takes_iops)
+            .map(|v| u64::from(v.value)),
+        throughput: root
+            .throughput
+            .as_ref()
+            .filter(|_| takes_throughput)
+            .map(|v| u64::from(v.value)),
+    };
+    for (setting, problem) in crate::ebs::problems(&volume) {
+        let (field, at) = match setting {
+            crate::ebs::Setting::Size => ("size", root.size.as_ref().map(|v| v.span)),
+            crate::ebs::Setting::Iops => ("iops", root.iops.as_ref().map(|v| v.span)),
+            crate::ebs::Setting::Throughput => {
+                ("throughput", root.throughput.as_ref().map(|v| v.span))
+            }
+        };
+        let at = at
+            .or_else(|| root.volume_type.as_ref().map(|t| t.span))
+            .unwrap_or(name.span);
+        d.error(at, format!("`rootVolume.{field}`: {problem}")).help =
+            Some("EC2 limits each volume type's size, IOPS per GiB and throughput per IOPS".into());
     }
     let encrypted = root.encrypted.as_ref().is_none_or(|e| e.value);
     if let Some(flag) = &root.encrypted
@@ -2198,7 +2219,7 @@ fn resolve_group(
         }
     }
     let root_volume = Volume {
-        size_gib: root.size.as_ref().map_or(20, |s| s.value),
+        size_gib,
         volume_type,
         iops: root.iops.as_ref().map(|v| v.value),
         throughput: root.throughput.as_ref().map(|v| v.value),

@@ -159,7 +159,7 @@ fn field(object: &str, name: &str) -> Option<Value> {
         ("kubelet", "containerLogMaxSize") => string("e.g. 10Mi"),
         ("kubelet", "containerLogMaxFiles") => integer(2, 1000, "Files"),
         ("kubelet", "serializeImagePulls") => boolean("Pull one image at a time"),
-        ("rootVolume", "size") => integer(1, 16_384, "GiB"),
+        ("rootVolume", "size") => integer(1, 65_536, "GiB (the range depends on the type)"),
         ("rootVolume", "type") => {
             json!({"enum": VOLUME_TYPES})
         }
