@@ -27,6 +27,7 @@ TYPES=(
   AWS::EC2::SecurityGroup
   AWS::EC2::SecurityGroupEgress
   AWS::EC2::SecurityGroupIngress
+  AWS::EC2::Volume
   AWS::EKS::AccessEntry
   AWS::EKS::Nodegroup
   AWS::IAM::InstanceProfile

@@ -367,6 +367,7 @@ const VENDORED: &[&str] = &[
     "AWS::EC2::SecurityGroup",
     "AWS::EC2::SecurityGroupEgress",
     "AWS::EC2::SecurityGroupIngress",
+    "AWS::EC2::Volume",
     "AWS::EKS::AccessEntry",
     "AWS::EKS::Nodegroup",
     "AWS::IAM::InstanceProfile",

@@ -11,6 +11,7 @@ mod references;
 pub mod schema;
 mod security;
 mod tags;
+mod volumes;
 
 use crate::cfn::{Expr, Template};
 pub use schema::SchemaSet;
@@ -149,6 +150,10 @@ pub const FINDINGS: &[(&str, &str)] = &[
     ("W5006", "a hard-coded `arn:aws:` partition"),
     ("W5007", "an IAM policy that allows every action"),
     ("E6001", "a tag key that appears twice in one list of tags"),
+    (
+        "E6002",
+        "an EBS volume's size, IOPS or throughput outside what its type and size allow",
+    ),
 ];
 
 /// Finding IDs that were renamed, and their new names: a suppression of
@@ -192,6 +197,7 @@ pub fn validate(template: &Template, context: &Context<'_>) -> Vec<Finding> {
     policies::check(template, &mut findings);
     security::check(template, &mut findings);
     tags::check(template, &mut findings);
+    volumes::check(template, &mut findings);
     findings.sort_by(|a, b| (&a.path, a.id, &a.message).cmp(&(&b.path, b.id, &b.message)));
     findings.dedup();
     findings

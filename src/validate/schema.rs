@@ -129,6 +129,10 @@ const EMBEDDED: &[(&str, &str)] = &[
         include_str!("../../schemas/resources/aws_ec2_securitygroupingress.json"),
     ),
     (
+        "AWS::EC2::Volume",
+        include_str!("../../schemas/resources/aws_ec2_volume.json"),
+    ),
+    (
         "AWS::EKS::AccessEntry",
         include_str!("../../schemas/resources/aws_eks_accessentry.json"),
     ),
