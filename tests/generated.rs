@@ -66,7 +66,13 @@ fn group() -> impl Strategy<Value = Group> {
         // At most what every generated instance type's network interfaces
         // address (17 for `t3.medium`, the smallest).
         proptest::option::of(10u32..=17),
-        proptest::option::of((20u32..500, 3000u32..16000, 125u32..1000)),
+        // A gp3 volume within EC2's limits: at most 500 IOPS per GiB above
+        // the 3,000 baseline, and 1 MiB/s per 4 IOPS.
+        proptest::option::of((20u32..500).prop_flat_map(|size| {
+            (3000u32..=(500 * size).clamp(3000, 16000)).prop_flat_map(move |iops| {
+                (125u32..=(iops / 4).min(1000)).prop_map(move |throughput| (size, iops, throughput))
+            })
+        })),
         (
             any::<bool>(),
             any::<bool>(),
