@@ -1,0 +1,120 @@
+//! How nodes are authorized in the cluster: `authenticationMode`,
+//! `nodeAccess` (access entries or aws-auth) and `awsAuthProvider`.
+
+use super::sources::decode_source;
+use super::{opt_strings, opt_u32};
+use crate::blueprint::decode::{Decoder, Fields};
+use crate::blueprint::*;
+
+pub(in crate::blueprint) const PROVIDER_FIELDS: &[&str] = &[
+    "serviceToken",
+    "subnets",
+    "securityGroups",
+    "reservedConcurrency",
+    "logRetentionDays",
+];
+
+/// `nodeAccess`: whether nodes are mapped through aws-auth.
+pub(in crate::blueprint) const NODE_ACCESS: &[(&str, bool)] =
+    &[("accessEntries", false), ("awsAuth", true)];
+
+/// Access entries in the API modes, aws-auth in `CONFIG_MAP` mode or when
+/// asked for; the provider is inline unless a service token is given.
+pub(super) fn decode_node_access(
+    d: &mut Decoder,
+    fields: &mut Fields<'_>,
+    mode: Option<AuthenticationMode>,
+) -> Option<NodeAccess> {
+    let asked = fields
+        .get("nodeAccess")
+        .and_then(|n| d.choice("cluster.nodeAccess", n, NODE_ACCESS));
+    let provider_node = fields.get("awsAuthProvider");
+    let mode = mode?;
+    let aws_auth = match (&asked, mode) {
+        (Some(choice), AuthenticationMode::ConfigMap) if !choice.value => {
+            d.error(
+                choice.span,
+                "access entries need the `API` or `API_AND_CONFIG_MAP` authentication mode",
+            )
+            .help = Some("use `nodeAccess: awsAuth` for a `CONFIG_MAP` cluster".into());
+            return None;
+        }
+        (Some(choice), AuthenticationMode::Api) if choice.value => {
+            d.error(
+                choice.span,
+                "a cluster in `API` mode does not read the aws-auth ConfigMap",
+            )
+            .help = Some(
+                "use `nodeAccess: accessEntries`, or switch the cluster to `API_AND_CONFIG_MAP`"
+                    .into(),
+            );
+            return None;
+        }
+        (Some(choice), _) => choice.value,
+        (None, mode) => mode == AuthenticationMode::ConfigMap,
+    };
+    if !aws_auth {
+        if let Some(node) = provider_node {
+            d.error(
+                node.span,
+                "`awsAuthProvider` is set but nodes are authorized with access entries",
+            )
+            .help = Some("remove it, or set `nodeAccess: awsAuth`".into());
+        }
+        return Some(NodeAccess::AccessEntries);
+    }
+    let Some(node) = provider_node else {
+        return Some(NodeAccess::AwsAuth(AwsAuthProvider::Inline {
+            subnets: Vec::new(),
+            security_groups: Vec::new(),
+            reserved_concurrency: None,
+            log_retention_days: 30,
+        }));
+    };
+    let mut f = d.fields("cluster.awsAuthProvider", node, PROVIDER_FIELDS)?;
+    let token = f
+        .get("serviceToken")
+        .and_then(|n| decode_source(d, "cluster.awsAuthProvider.serviceToken", n));
+    let p = "cluster.awsAuthProvider.";
+    let subnets = opt_strings(d, &mut f, p, "subnets");
+    let security_groups = opt_strings(d, &mut f, p, "securityGroups");
+    let reserved = opt_u32(d, &mut f, p, "reservedConcurrency", 1, 1000);
+    let retention = f.get("logRetentionDays").and_then(|n| {
+        let days = d.integer("cluster.awsAuthProvider.logRetentionDays", n, 1, 3653)?;
+        const ALLOWED: &[i64] = &[1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653];
+        if !ALLOWED.contains(&days.value) {
+            d.error(days.span, format!("CloudWatch Logs cannot keep logs for {} days", days.value)).help =
+                Some("use 1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288 or 3653".into());
+            return None;
+        }
+        Some(days.value as u32)
+    });
+    f.finish(d, "`cluster.awsAuthProvider`");
+    if let Some(token) = token {
+        for (field, set) in [
+            ("subnets", subnets.is_some()),
+            ("securityGroups", security_groups.is_some()),
+            ("reservedConcurrency", reserved.is_some()),
+        ] {
+            if set {
+                d.error(token.span, format!("`serviceToken` names an existing provider; `{field}` configures one made here")).help =
+                    Some("keep one of them".into());
+            }
+        }
+        return Some(NodeAccess::AwsAuth(AwsAuthProvider::Existing(token.value)));
+    }
+    let subnets = subnets.map(|s| s.value).unwrap_or_default();
+    let security_groups = security_groups.map(|s| s.value).unwrap_or_default();
+    if subnets.is_empty() != security_groups.is_empty() {
+        d.error(
+            node.span,
+            "the provider's VPC settings need both `subnets` and `securityGroups`",
+        );
+    }
+    Some(NodeAccess::AwsAuth(AwsAuthProvider::Inline {
+        subnets,
+        security_groups,
+        reserved_concurrency: reserved.map(|r| r.value),
+        log_retention_days: retention.unwrap_or(30),
+    }))
+}

@@ -1,0 +1,165 @@
+//! The `cluster` section: the cluster's name, version, endpoint and
+//! network, each a literal, parameter or import.
+
+use super::access::decode_node_access;
+use super::sources::{check_literal, decode_source};
+use super::{missing, opt_bool};
+use crate::blueprint::decode::{Decoder, Located};
+use crate::blueprint::rules;
+use crate::blueprint::*;
+use crate::source::Span;
+use crate::syntax::Node;
+
+pub(in crate::blueprint) const CLUSTER_FIELDS: &[&str] = &[
+    "nodeAccess",
+    "awsAuthProvider",
+    "name",
+    "kubernetesVersion",
+    "endpoint",
+    "certificateAuthority",
+    "serviceIpv4Cidr",
+    "controlPlaneSecurityGroup",
+    "vpc",
+    "authenticationMode",
+    "prefixDelegation",
+];
+
+/// The values a field may take, shared by the loader and the JSON Schema.
+pub(in crate::blueprint) const AUTHENTICATION_MODES: &[(&str, AuthenticationMode)] = &[
+    ("API", AuthenticationMode::Api),
+    ("API_AND_CONFIG_MAP", AuthenticationMode::ApiAndConfigMap),
+    ("CONFIG_MAP", AuthenticationMode::ConfigMap),
+];
+
+pub(super) fn decode_cluster(d: &mut Decoder, node: &Node, at: Span) -> Option<Cluster> {
+    let mut fields = d.fields("cluster", node, CLUSTER_FIELDS)?;
+    let mut required = |d: &mut Decoder, field: &str, help: &str| -> Option<Located<Source>> {
+        match fields.get(field) {
+            Some(value) => decode_source(d, &format!("cluster.{field}"), value),
+            None => {
+                missing(d, at, field, "`cluster`", help);
+                None
+            }
+        }
+    };
+    let name = required(d, "name", "the cluster name, e.g. `name: prod`");
+    let endpoint = required(
+        d,
+        "endpoint",
+        "the API server endpoint (`aws eks describe-cluster --query cluster.endpoint`)",
+    );
+    let certificate_authority = required(
+        d,
+        "certificateAuthority",
+        "the certificate authority data (`aws eks describe-cluster --query cluster.certificateAuthority.data`)",
+    );
+    let service_ipv4_cidr = required(
+        d,
+        "serviceIpv4Cidr",
+        "the service CIDR, e.g. `serviceIpv4Cidr: 10.100.0.0/16`",
+    );
+    let control_plane_security_group = required(
+        d,
+        "controlPlaneSecurityGroup",
+        "the control plane security group ID, e.g. `controlPlaneSecurityGroup: sg-0123456789abcdef0`",
+    );
+    let vpc = required(d, "vpc", "the VPC ID, e.g. `vpc: vpc-0123456789abcdef0`");
+    let version = match fields.get("kubernetesVersion") {
+        Some(value) => decode_version(d, value),
+        None => {
+            missing(
+                d,
+                at,
+                "kubernetesVersion",
+                "`cluster`",
+                "the cluster's Kubernetes version, e.g. `kubernetesVersion: \"1.33\"`",
+            );
+            None
+        }
+    };
+    let authentication_mode = match fields.get("authenticationMode") {
+        Some(value) => d
+            .choice("cluster.authenticationMode", value, AUTHENTICATION_MODES)
+            .map(|m| m.value),
+        None => Some(AuthenticationMode::ApiAndConfigMap),
+    };
+    let prefix_delegation =
+        opt_bool(d, &mut fields, "cluster.", "prefixDelegation").is_some_and(|p| p.value);
+    let node_access = decode_node_access(d, &mut fields, authentication_mode);
+    let node_access_span = ["awsAuthProvider", "nodeAccess", "authenticationMode"]
+        .iter()
+        .find_map(|field| fields.key_span(field));
+    fields.finish(d, "`cluster`");
+    if let Some(endpoint) = &endpoint {
+        check_literal(d, endpoint, "cluster.endpoint", |v| {
+            (!v.starts_with("https://")).then(|| "must be an https:// URL".to_string())
+        });
+    }
+    if let Some(cidr) = &service_ipv4_cidr {
+        check_literal(d, cidr, "cluster.serviceIpv4Cidr", |v| {
+            rules::service_cidr_dns_ip(v).err()
+        });
+    }
+    let name = name?;
+    let endpoint = endpoint?;
+    let certificate_authority = certificate_authority?;
+    let service_ipv4_cidr = service_ipv4_cidr?;
+    check_literal(d, &name, "cluster.name", |v| {
+        let ok = !v.is_empty()
+            && v.len() <= 100
+            && v.starts_with(|c: char| c.is_ascii_alphanumeric())
+            && v.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+        (!ok).then(|| {
+            "must be 1 to 100 letters, digits, `-` or `_`, starting with a letter or digit"
+                .to_string()
+        })
+    });
+    check_literal(
+        d,
+        &certificate_authority,
+        "cluster.certificateAuthority",
+        |v| {
+            let ok = !v.is_empty()
+                && v.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '/' | '='));
+            (!ok).then(|| "must be base64 data".to_string())
+        },
+    );
+    Some(Cluster {
+        node_access_span: node_access_span.unwrap_or(name.span),
+        name,
+        kubernetes_version: version?,
+        endpoint,
+        certificate_authority,
+        service_ipv4_cidr,
+        control_plane_security_group: control_plane_security_group?,
+        vpc: vpc?,
+        authentication_mode: authentication_mode?,
+        node_access: node_access?,
+        prefix_delegation,
+    })
+}
+
+fn decode_version(d: &mut Decoder, node: &Node) -> Option<Located<KubernetesVersion>> {
+    let text = d.string_or_number("cluster.kubernetesVersion", node)?;
+    let parsed = text
+        .value
+        .split_once('.')
+        .and_then(|(major, minor)| Some((major.parse::<u32>().ok()?, minor.parse::<u32>().ok()?)));
+    match parsed {
+        Some((1, minor)) if (23..=99).contains(&minor) => Some(Located::new(
+            KubernetesVersion { major: 1, minor },
+            text.span,
+        )),
+        _ => {
+            let message = format!(
+                "`cluster.kubernetesVersion` `{}` is not a Kubernetes version EKS runs",
+                text.value
+            );
+            d.error(text.span, message).help =
+                Some("write it quoted as `major.minor`, e.g. `\"1.33\"`".into());
+            None
+        }
+    }
+}

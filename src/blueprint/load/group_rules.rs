@@ -1,0 +1,631 @@
+//! A node group made whole: defaults applied, the rules that span several
+//! fields checked (kind of group, instance types, sizes, root volume,
+//! update policy, IAM, tag counts, capacity blocks), and `perAz` groups
+//! expanded into one group per subnet.
+
+use super::families::{check_bootstrap_limits, check_family, check_signal_client};
+use super::node_group::{
+    GroupSpec, MANAGED_ONLY, SELF_MANAGED_ONLY, check_group_name, check_nodegroup_name,
+};
+use crate::blueprint::decode::{Decoder, Located};
+use crate::blueprint::instances::instance_info;
+use crate::blueprint::max_pods;
+use crate::blueprint::*;
+use crate::source::Span;
+
+/// Applies defaults and checks the rules that span several fields.
+pub(super) fn resolve_group(
+    d: &mut Decoder,
+    cluster: &Cluster,
+    span: Span,
+    spec: GroupSpec,
+    logical_id: String,
+    is_managed: bool,
+) -> Option<NodeGroup> {
+    let name = spec.name.clone()?;
+    let errors_before = d.diagnostics.iter().filter(|x| x.is_error()).count();
+    let (wrong, kind, other) = if is_managed {
+        (SELF_MANAGED_ONLY, "managed node groups", "`nodeGroups`")
+    } else {
+        (
+            MANAGED_ONLY,
+            "self-managed node groups",
+            "`managedNodeGroups`",
+        )
+    };
+    for (field, at) in spec
+        .written
+        .iter()
+        .filter(|(field, _)| wrong.contains(field))
+    {
+        let message = format!("`{field}` does not apply to {kind}");
+        d.error(*at, message).help = Some(format!("it belongs to groups in {other}"));
+    }
+    let ami_family = spec
+        .ami_family
+        .as_ref()
+        .map_or(AmiFamily::AmazonLinux2023, |f| f.value);
+    if ami_family == AmiFamily::AmazonLinux2
+        && cluster.kubernetes_version.value
+            >= (KubernetesVersion {
+                major: 1,
+                minor: 33,
+            })
+    {
+        let at = spec.ami_family.as_ref().map_or(name.span, |f| f.span);
+        let message = format!(
+            "`AmazonLinux2` has no EKS-optimized AMI for Kubernetes {}",
+            cluster.kubernetes_version.value
+        );
+        d.error(at, message).help =
+            Some("AL2 images end with Kubernetes 1.32; use `amiFamily: AmazonLinux2023`".into());
+    }
+
+    let instance_types: Vec<Located<String>> = match (&spec.instance_type, &spec.instance_types) {
+        (Some(single), None) => vec![single.clone()],
+        (None, Some(list)) if !list.value.is_empty() => list.value.clone(),
+        (None, Some(list)) => {
+            d.error(list.span, "`instanceTypes` is empty").help =
+                Some("list at least one instance type".into());
+            Vec::new()
+        }
+        (Some(single), Some(_)) => {
+            let message = "both `instanceType` and `instanceTypes` are set";
+            d.error(single.span, message).help =
+                Some("use `instanceType` for one type or `instanceTypes` for several".into());
+            Vec::new()
+        }
+        (None, None) if spec.reported.iter().any(|f| f.starts_with("instanceType")) => Vec::new(),
+        (None, None) => {
+            d.error(
+                name.span,
+                format!("node group `{}` has no instance type", name.value),
+            )
+            .help = Some("add `instanceType: m6i.large` (or set it in `defaults`)".into());
+            Vec::new()
+        }
+    };
+    if instance_types.len() > 20 {
+        d.error(instance_types[20].span, "more than 20 instance types")
+            .help = Some("an Auto Scaling group accepts at most 20 overrides".into());
+    }
+    let mut arch = None;
+    let mut accelerator = Accelerator::None;
+    for instance_type in &instance_types {
+        let Some(info) = instance_info(&instance_type.value) else {
+            let message = format!("`{}` is not an EC2 instance type", instance_type.value);
+            let diagnostic = d.error(instance_type.span, message);
+            diagnostic.help = Some("instance types look like `m6i.large` or `m7g.2xlarge`".into());
+            continue;
+        };
+        if accelerator == Accelerator::None {
+            accelerator = info.accelerator;
+        } else if info.accelerator != Accelerator::None && info.accelerator != accelerator {
+            d.error(
+                instance_type.span,
+                "one group cannot mix NVIDIA and Neuron instance types",
+            )
+            .help =
+                Some("each accelerator needs its own AMI; put them in separate node groups".into());
+        }
+        match arch {
+            None => arch = Some((info.arch, instance_type.value.clone())),
+            Some((first, ref first_name)) if first != info.arch => {
+                let message = format!(
+                    "`{}` is {} but `{first_name}` is {}; one group cannot mix architectures",
+                    instance_type.value,
+                    arch_name(info.arch),
+                    arch_name(first)
+                );
+                d.error(instance_type.span, message).help =
+                    Some("put each architecture in its own node group".into());
+            }
+            Some(_) => {}
+        }
+    }
+    let arch = arch.map_or(Arch::X86_64, |(arch, _)| arch);
+    let family_at = spec.ami_family.as_ref().map_or(name.span, |f| f.span);
+    check_family(
+        d,
+        &spec,
+        ami_family,
+        family_at,
+        arch,
+        accelerator,
+        &instance_types,
+    );
+
+    let min_size = spec.min_size.as_ref().map_or(1, |v| v.value);
+    let max_size = match &spec.max_size {
+        Some(v) => v.value,
+        None if spec.reported.contains(&"maxSize") => min_size.max(1),
+        None => {
+            d.error(
+                name.span,
+                format!("node group `{}` has no `maxSize`", name.value),
+            )
+            .help = Some("add `maxSize` (and `minSize`, 1 by default)".into());
+            min_size.max(1)
+        }
+    };
+    if let (Some(min), Some(max)) = (&spec.min_size, &spec.max_size) {
+        if min.value > max.value {
+            let message = format!(
+                "`minSize` ({}) is greater than `maxSize` ({})",
+                min.value, max.value
+            );
+            d.error(min.span, message).help = Some(format!(
+                "lower `minSize` or raise `maxSize` (line {})",
+                max.span.line
+            ));
+        }
+    } else if let (None, Some(max)) = (&spec.min_size, &spec.max_size)
+        && max.value < min_size
+    {
+        d.error(
+            max.span,
+            "`maxSize` is lower than the default `minSize` of 1",
+        );
+    }
+    if let Some(desired) = &spec.desired_capacity
+        && (desired.value < min_size || desired.value > max_size)
+    {
+        let message = format!(
+            "`desiredCapacity` ({}) is outside [minSize, maxSize] = [{min_size}, {max_size}]",
+            desired.value
+        );
+        d.error(desired.span, message).help =
+            Some("or leave `desiredCapacity` out so that the cluster autoscaler owns it".into());
+    }
+
+    let subnets = match spec.subnets.clone() {
+        Some(subnets) => subnets,
+        None if spec.reported.contains(&"subnets") => {
+            Located::new(Subnets::List(Vec::new()), name.span)
+        }
+        None => {
+            d.error(name.span, format!("node group `{}` has no `subnets`", name.value)).help =
+                Some("add `subnets: [subnet-...]`, `subnets: {parameter: Subnets}`, or set them in `defaults`".into());
+            Located::new(Subnets::List(Vec::new()), name.span)
+        }
+    };
+
+    let root = &spec.root_volume;
+    let volume_type = root
+        .volume_type
+        .as_ref()
+        .map_or("gp3".to_string(), |t| t.value.clone());
+    let volume_limits = crate::ebs::limits(&volume_type);
+    let takes_iops = volume_limits.is_some_and(|l| l.iops.is_some());
+    let takes_throughput = volume_limits.is_some_and(|l| l.throughput.is_some());
+    if let Some(iops) = &root.iops
+        && !takes_iops
+    {
+        d.error(
+            iops.span,
+            format!("`rootVolume.iops` cannot be set for {volume_type} volumes"),
+        )
+        .help = Some("IOPS are set only for gp3, io1 and io2".into());
+    }
+    if root.iops.is_none()
+        && volume_limits.is_some_and(|l| l.iops.is_some_and(|i| i.default.is_none()))
+    {
+        let at = root.volume_type.as_ref().map_or(name.span, |t| t.span);
+        d.error(at, format!("{volume_type} volumes need `rootVolume.iops`"));
+    }
+    if let Some(throughput) = &root.throughput
+        && !takes_throughput
+    {
+        d.error(
+            throughput.span,
+            "`rootVolume.throughput` can only be set for gp3 volumes",
+        );
+    }
+    // Sizes, IOPS and throughput against the type and each other, each
+    // problem at the setting it is about (or the type, for a default).
+    let size_gib = root.size.as_ref().map_or(20, |s| s.value);
+    let volume = crate::ebs::Volume {
+        volume_type: &volume_type,
+        size: Some(u64::from(size_gib)),
+        iops: root
+            .iops
+            .as_ref()
+            .filter(|_| takes_iops)
+            .map(|v| u64::from(v.value)),
+        throughput: root
+            .throughput
+            .as_ref()
+            .filter(|_| takes_throughput)
+            .map(|v| u64::from(v.value)),
+    };
+    for (setting, problem) in crate::ebs::problems(&volume) {
+        let (field, at) = match setting {
+            crate::ebs::Setting::Size => ("size", root.size.as_ref().map(|v| v.span)),
+            crate::ebs::Setting::Iops => ("iops", root.iops.as_ref().map(|v| v.span)),
+            crate::ebs::Setting::Throughput => {
+                ("throughput", root.throughput.as_ref().map(|v| v.span))
+            }
+        };
+        let at = at
+            .or_else(|| root.volume_type.as_ref().map(|t| t.span))
+            .unwrap_or(name.span);
+        d.error(at, format!("`rootVolume.{field}`: {problem}")).help =
+            Some("EC2 limits each volume type's size, IOPS per GiB and throughput per IOPS".into());
+    }
+    let encrypted = root.encrypted.as_ref().is_none_or(|e| e.value);
+    if let Some(flag) = &root.encrypted
+        && !flag.value
+    {
+        d.warning(flag.span, "the root volume is not encrypted").help =
+                Some("leave `encrypted` at its default `true`; the account's default EBS key is used when no `kmsKeyId` is given".into());
+        if let Some(key) = &root.kms_key_id {
+            d.error(key.span, "`kmsKeyId` is set but `encrypted` is false");
+        }
+    }
+    let root_volume = Volume {
+        size_gib,
+        volume_type,
+        iops: root.iops.as_ref().map(|v| v.value),
+        throughput: root.throughput.as_ref().map(|v| v.value),
+        encrypted,
+        kms_key_id: root.kms_key_id.as_ref().map(|k| k.value.clone()),
+    };
+
+    let signal_timeout = spec
+        .signal_timeout
+        .as_ref()
+        .map_or("PT15M".to_string(), |t| t.value.clone());
+    let initial = spec.desired_capacity.as_ref().map_or(min_size, |v| v.value);
+    let min_in_service = match &spec.update.min_instances_in_service {
+        Some(value) => {
+            if value.value >= max_size {
+                let message = format!(
+                    "`updatePolicy.minInstancesInService` ({}) must be lower than `maxSize` ({max_size})",
+                    value.value
+                );
+                d.error(value.span, message).help = Some(
+                    "CloudFormation needs room above it to launch replacement instances".into(),
+                );
+            }
+            value.value
+        }
+        None => initial.min(max_size.saturating_sub(1)),
+    };
+    if let Some(batch) = &spec.update.max_batch_size
+        && batch.value > max_size
+    {
+        let message = format!(
+            "`updatePolicy.maxBatchSize` ({}) is greater than `maxSize` ({max_size})",
+            batch.value
+        );
+        d.error(batch.span, message);
+    }
+    let update = RollingUpdate {
+        max_batch_size: spec.update.max_batch_size.as_ref().map_or(1, |v| v.value),
+        min_instances_in_service: min_in_service,
+        pause_time: spec
+            .update
+            .pause_time
+            .as_ref()
+            .map_or_else(|| signal_timeout.clone(), |p| p.value.clone()),
+    };
+
+    let existing = match (&spec.iam.role_name, &spec.iam.instance_profile_arn) {
+        (Some(role), profile) => Some(ExistingIdentity {
+            role_name: role.value.clone(),
+            instance_profile_arn: profile.as_ref().map(|p| p.value.clone()),
+        }),
+        (None, Some(profile)) => {
+            d.error(profile.span, "`iam.instanceProfileArn` needs `iam.roleName` too").help =
+                Some("name the profile's role so that the stack can grant it the permission to signal CloudFormation".into());
+            None
+        }
+        (None, None) => None,
+    };
+    if existing.is_some() {
+        for (flag, field) in [
+            (&spec.iam.cni_uses_irsa, "cniUsesIrsa"),
+            (&spec.iam.ssm_managed_instance, "ssmManagedInstance"),
+        ] {
+            if let Some(flag) = flag {
+                d.error(
+                    flag.span,
+                    format!("`iam.{field}` has no effect on an existing role"),
+                )
+                .help = Some(
+                    "the managed policies of an existing role are managed where the role is".into(),
+                );
+            }
+        }
+    }
+
+    let imds = Imds {
+        tokens_required: spec.imds.tokens_required.as_ref().is_none_or(|t| t.value),
+        hop_limit: spec.imds.hop_limit.as_ref().map_or(1, |h| h.value),
+        block_pods: spec.imds.block_pods.as_ref().is_some_and(|b| b.value),
+    };
+
+    // The Auto Scaling group carries the Name and cluster tags, the user's
+    // tags and, for the cluster autoscaler, two discovery tags and one tag
+    // per label and taint; AWS allows 50.
+    let autoscaler = spec.cluster_autoscaler.as_ref().is_none_or(|v| v.value);
+    // A user's `Name` tag replaces the generated one.
+    let user_name = spec.tags.iter().any(|(k, _)| k.value == tags::NAME);
+    let tag_count = 2 - usize::from(user_name)
+        + spec.tags.len()
+        + if autoscaler {
+            2 + spec.labels.len() + spec.taints.as_ref().map_or(0, |t| t.value.len())
+        } else {
+            0
+        };
+    if tag_count > 50 {
+        let message = format!(
+            "node group `{}` needs {tag_count} Auto Scaling group tags; AWS allows 50",
+            name.value
+        );
+        d.error(name.span, message).help =
+            Some("remove tags or labels, or set `clusterAutoscaler: false` to drop the node-template tags".into());
+    }
+
+    if let Some(max_pods) = &spec.max_pods {
+        max_pods::check(d, max_pods, &instance_types, cluster.prefix_delegation);
+    }
+    check_bootstrap_limits(d, &spec, ami_family, family_at, is_managed);
+    check_signal_client(d, &spec, ami_family);
+    let capacity_type = spec
+        .capacity_type
+        .as_ref()
+        .map_or(CapacityType::OnDemand, |c| c.value);
+    let managed = if is_managed {
+        if let (Some(ami_type), Some(ami)) = (&spec.ami_type, &spec.ami)
+            && matches!(ami.value, Ami::Pinned(_))
+        {
+            d.error(
+                ami_type.span,
+                "`amiType` is set for a group with a custom AMI",
+            )
+            .help =
+                Some("EKS takes the AMI from the launch template then; remove `amiType`".into());
+        }
+        if let Some(profile) = &spec.iam.instance_profile_arn {
+            d.error(
+                profile.span,
+                "managed node groups make their own instance profile",
+            )
+            .help = Some("give `iam.roleName` only".into());
+        }
+        let capacity_reservation_id = check_capacity_block(d, &spec, &instance_types);
+        Some(Managed {
+            capacity_reservation_id,
+            nodegroup_name: spec.nodegroup_name.clone().unwrap_or_else(|| name.clone()),
+            capacity_type,
+            max_unavailable: spec.max_unavailable.as_ref().map(|m| m.value),
+            force_update_enabled: spec.force_update_enabled.as_ref().is_some_and(|f| f.value),
+            release_version: spec.release_version.as_ref().map(|r| r.value.clone()),
+            ami_type: spec.ami_type.as_ref().map(|a| a.value.clone()),
+        })
+    } else {
+        if let Some(capacity) = &spec.capacity_type
+            && capacity.value == CapacityType::CapacityBlock
+        {
+            d.error(capacity.span, "`CAPACITY_BLOCK` is for managed node groups")
+                .help = Some("use `lifecycle.capacityReservation` for a self-managed group".into());
+        }
+        None
+    };
+    let distribution = if is_managed {
+        None
+    } else {
+        let written = spec.distribution.as_ref().map(|d| d.value.clone());
+        let spot = capacity_type == CapacityType::Spot;
+        match (written, spot) {
+            (None, false) => None,
+            (written, _) => {
+                let written = written.unwrap_or_default();
+                let percentage =
+                    written
+                        .on_demand_percentage_above_base
+                        .unwrap_or(if spot { 0 } else { 100 });
+                let base = written.on_demand_base_capacity.unwrap_or(0);
+                Some(InstancesDistribution {
+                    on_demand_base_capacity: base,
+                    on_demand_percentage_above_base: percentage,
+                    spot_allocation_strategy: written
+                        .spot_allocation_strategy
+                        .unwrap_or_else(|| "price-capacity-optimized".to_string()),
+                    capacity_rebalance: written.capacity_rebalance.unwrap_or(percentage < 100),
+                })
+            }
+        }
+    };
+    let mut labels: Vec<(String, String)> = spec
+        .labels
+        .iter()
+        .map(|(k, v)| (k.value.clone(), v.value.clone()))
+        .collect();
+    let all_spot = distribution
+        .as_ref()
+        .is_some_and(|d| d.on_demand_base_capacity == 0 && d.on_demand_percentage_above_base == 0);
+    if all_spot && !labels.iter().any(|(k, _)| k == "node-lifecycle") {
+        labels.push(("node-lifecycle".to_string(), "spot".to_string()));
+    }
+    if !is_managed {
+        tags::check_self_managed(
+            d,
+            &spec.tags,
+            &tags::Generated {
+                cluster_name: &cluster.name.value,
+                autoscaler,
+                labels: &labels,
+                taints: spec.taints.as_ref().map_or(&[], |t| t.value.as_slice()),
+            },
+        );
+    }
+    if let Some(per_az) = &spec.per_az
+        && per_az.value
+        && !matches!(subnets.value, Subnets::List(_))
+    {
+        d.error(per_az.span, "`perAz` needs `subnets` written as a list").help =
+            Some("one group is made per listed subnet; a parameter or import does not say how many there are".into());
+    }
+
+    let errors_after = d.diagnostics.iter().filter(|x| x.is_error()).count();
+    if errors_after > errors_before {
+        return None;
+    }
+    Some(NodeGroup {
+        stack: 0,
+        identity: logical_id.clone(),
+        logical_id,
+        managed,
+        ami_family,
+        ami: spec.ami.map_or(Ami::Recommended, |a| a.value),
+        arch,
+        accelerator,
+        distribution,
+        lifecycle: spec.lifecycle.map(|l| l.value).unwrap_or_default(),
+        bootstrap_arguments: spec.bootstrap_arguments.map(|b| b.value),
+        per_az: spec.per_az.is_some_and(|p| p.value),
+        instance_types,
+        min_size,
+        max_size,
+        desired_capacity: spec.desired_capacity.map(|v| v.value),
+        subnets,
+        labels,
+        taints: spec
+            .taints
+            .map(|t| t.value.into_iter().map(|t| t.value).collect())
+            .unwrap_or_default(),
+        max_pods: spec.max_pods.map(|v| v.value),
+        kubelet_config: spec
+            .kubelet
+            .into_iter()
+            .map(|(k, v)| (k.value, v))
+            .collect(),
+        root_volume,
+        imds,
+        pre_bootstrap_commands: spec
+            .pre_bootstrap_commands
+            .map(|c| c.value)
+            .unwrap_or_default(),
+        efs_mounts: spec.efs_mounts.map(|m| m.value).unwrap_or_default(),
+        tags: spec
+            .tags
+            .into_iter()
+            .map(|(k, v)| (k.value, v.value))
+            .collect(),
+        iam: Iam {
+            cni_uses_irsa: spec.iam.cni_uses_irsa.is_some_and(|v| v.value),
+            ssm_managed_instance: spec.iam.ssm_managed_instance.is_some_and(|v| v.value),
+            extra_managed_policies: spec
+                .iam
+                .extra_managed_policies
+                .map(|p| p.value)
+                .unwrap_or_default(),
+            existing,
+        },
+        security_groups: spec.security_groups.map(|s| s.value).unwrap_or_default(),
+        key_name: spec.key_name.map(|k| k.value),
+        detailed_monitoring: spec.detailed_monitoring.is_some_and(|v| v.value),
+        cluster_autoscaler: spec.cluster_autoscaler.is_none_or(|v| v.value),
+        update,
+        signal_timeout,
+        signal_client: spec
+            .signal_client
+            .as_ref()
+            .map_or(SignalClient::Image, |c| c.value),
+        field_spans: spec.written.clone(),
+        span,
+        name,
+    })
+}
+
+/// A managed group on a capacity block launches into one reservation with
+/// one instance type, which EKS takes from the launch template
+/// (<https://docs.aws.amazon.com/eks/latest/userguide/capacity-blocks-mng.html>).
+/// Returns the reservation of a capacity-block group.
+fn check_capacity_block(
+    d: &mut Decoder,
+    spec: &GroupSpec,
+    instance_types: &[Located<String>],
+) -> Option<String> {
+    let capacity_block = spec
+        .capacity_type
+        .as_ref()
+        .filter(|c| c.value == CapacityType::CapacityBlock);
+    match (capacity_block, &spec.capacity_reservation_id) {
+        (Some(capacity), None) => {
+            if !spec.reported.contains(&"capacityReservationId") {
+                d.error(capacity.span, "`CAPACITY_BLOCK` needs `capacityReservationId`")
+                    .help = Some(
+                    "add the capacity block's reservation ID, e.g. `capacityReservationId: cr-0123456789abcdef0`"
+                        .into(),
+                );
+            }
+            None
+        }
+        (Some(_), Some(id)) => {
+            if instance_types.len() > 1 {
+                d.error(
+                    instance_types[1].span,
+                    "a capacity block group has exactly one instance type",
+                )
+                .help = Some(
+                    "a capacity block reserves one instance type; use `instanceType` with it"
+                        .into(),
+                );
+            }
+            Some(id.value.clone())
+        }
+        (None, Some(id)) => {
+            d.error(
+                id.span,
+                "`capacityReservationId` is only for `capacityType: CAPACITY_BLOCK`",
+            )
+            .help = Some("set `capacityType: CAPACITY_BLOCK`, or remove it".into());
+            None
+        }
+        (None, None) => None,
+    }
+}
+
+/// A group with `perAz` becomes one group per subnet, named after the
+/// subnet so that adding or removing a subnet leaves the others' names and
+/// logical IDs alone.
+pub(super) fn expand_per_az(d: &mut Decoder, group: NodeGroup) -> Vec<NodeGroup> {
+    let Subnets::List(subnets) = &group.subnets.value else {
+        return vec![group];
+    };
+    if !group.per_az {
+        return vec![group];
+    }
+    let mut out = Vec::new();
+    for subnet in subnets {
+        let suffix = subnet.trim_start_matches("subnet-");
+        let name = Located::new(format!("{}-{suffix}", group.name.value), group.name.span);
+        let Some(logical_id) = check_group_name(d, &name) else {
+            continue;
+        };
+        let mut one = group.clone();
+        if let Some(managed) = &mut one.managed {
+            let base = &managed.nodegroup_name;
+            let named = Located::new(format!("{}-{suffix}", base.value), base.span);
+            let Some(named) = check_nodegroup_name(d, named) else {
+                continue;
+            };
+            managed.nodegroup_name = named;
+        }
+        one.name = name;
+        one.logical_id = logical_id;
+        one.subnets = Located::new(Subnets::List(vec![subnet.clone()]), group.subnets.span);
+        out.push(one);
+    }
+    out
+}
+
+fn arch_name(arch: Arch) -> &'static str {
+    match arch {
+        Arch::X86_64 => "x86_64",
+        Arch::Arm64 => "arm64",
+    }
+}

@@ -1,0 +1,384 @@
+//! Loading a blueprint: the syntax tree is decoded field by field, defaults
+//! are merged into each node group, and every rule is checked. All errors of
+//! a file are collected in one run.
+//!
+//! This module reads the document's top level and runs the sections, each
+//! decoded in a module of its own: `cluster` (with `access` and the values
+//! in `sources`), the node groups (`node_group`, their nested sections in
+//! `group_sections` and `kubelet`, the rules across fields in `group_rules`
+//! and `families`), `stacks` and `suppressions`.
+
+mod access;
+mod cluster;
+mod families;
+mod group_rules;
+mod group_sections;
+mod kubelet;
+mod node_group;
+mod sources;
+mod stacks;
+mod suppressions;
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use crate::blueprint::decode::{Decoder, Fields, Located};
+use crate::blueprint::limits;
+use crate::blueprint::rules;
+use crate::blueprint::*;
+use crate::diagnostic::Diagnostic;
+use crate::source::{SourceFile, Span};
+use crate::syntax::Node;
+
+use cluster::decode_cluster;
+use group_rules::{expand_per_az, resolve_group};
+use node_group::{GroupSpec, check_group_name, decode_group_spec};
+use sources::check_parameters;
+use stacks::{Placement, decode_main_stack, decode_placement, plan_stacks};
+use suppressions::decode_suppressions;
+
+// The field and value lists, for the JSON Schema.
+pub(super) use access::{NODE_ACCESS, PROVIDER_FIELDS};
+pub(super) use cluster::{AUTHENTICATION_MODES, CLUSTER_FIELDS};
+pub(super) use group_sections::{
+    DISTRIBUTION_FIELDS, EFS_FIELDS, HTTP_TOKENS, IAM_FIELDS, IMDS_FIELDS, LIFECYCLE_FIELDS,
+    SPOT_ALLOCATION_STRATEGIES, TAINT_EFFECTS, TAINT_FIELDS, UPDATE_CONFIG_FIELDS, UPDATE_FIELDS,
+    VOLUME_FIELDS, VOLUME_TYPES,
+};
+pub(super) use kubelet::{CPU_MANAGER_POLICIES, KUBELET_FIELDS};
+pub(super) use node_group::{CAPACITY_TYPES, GROUP_FIELDS, SIGNAL_CLIENTS};
+pub(super) use sources::SOURCE_FIELDS;
+pub(super) use suppressions::SUPPRESSION_FIELDS;
+
+/// A loaded blueprint and the warnings found on the way.
+#[derive(Debug)]
+pub struct Loaded {
+    pub blueprint: Blueprint,
+    pub warnings: Vec<Diagnostic>,
+    /// Every file read, indexed by `Span::file`.
+    pub files: Vec<Arc<SourceFile>>,
+}
+
+/// Loads and checks a blueprint. On failure, every diagnostic found is
+/// returned (errors and warnings).
+pub fn load(file: &Arc<SourceFile>) -> Result<Loaded, Vec<Diagnostic>> {
+    load_with(file, &[])
+}
+
+/// Loads a blueprint with its bases (`extends`) and `--set` overrides.
+pub fn load_with(
+    file: &Arc<SourceFile>,
+    overrides: &[(String, String)],
+) -> Result<Loaded, Vec<Diagnostic>> {
+    let composed = crate::blueprint::compose::compose(file, overrides)?;
+    let mut decoder = Decoder::new(composed.files);
+    let blueprint = decode_blueprint(&mut decoder, &composed.root);
+    let mut diagnostics = decoder.diagnostics;
+    // Every group is checked with `defaults` merged in, so a mistake in
+    // `defaults` is found once per group; it is one mistake, reported once.
+    let mut seen = HashSet::new();
+    diagnostics.retain(|d| seen.insert((d.span, d.message.clone())));
+    diagnostics.sort_by_key(|d| d.span.map(|s| (s.file, s.line, s.column)));
+    match blueprint {
+        Some(blueprint) if !diagnostics.iter().any(Diagnostic::is_error) => Ok(Loaded {
+            blueprint,
+            warnings: diagnostics,
+            files: decoder.files,
+        }),
+        _ => Err(diagnostics),
+    }
+}
+
+pub(super) const TOP_FIELDS: &[&str] = &[
+    "extends",
+    "apiVersion",
+    "kind",
+    "description",
+    "cluster",
+    "defaults",
+    "nodeGroups",
+    "managedNodeGroups",
+    "suppressions",
+    "stack",
+    "stacks",
+];
+
+type Opt<T> = Option<Located<T>>;
+
+fn decode_blueprint(d: &mut Decoder, root: &Node) -> Option<Blueprint> {
+    let mut top = d.fields("blueprint", root, TOP_FIELDS)?;
+    if !check_header(d, root, &mut top) {
+        // Not a blueprint of this version: its other fields mean nothing here.
+        return None;
+    }
+    let misspelt = top.finish(d, "the blueprint");
+    let description = top
+        .get("description")
+        .and_then(|n| d.string("description", n))
+        .map(|description| {
+            limits::check_description(d, &description);
+            description.value
+        });
+    let cluster = match top.get("cluster") {
+        Some(node) => {
+            let at = top.key_span("cluster").unwrap_or(node.span);
+            decode_cluster(d, node, at)
+        }
+        None => {
+            if !misspelt.contains(&"cluster") {
+                missing(
+                    d,
+                    first_column(root.span),
+                    "cluster",
+                    "the blueprint",
+                    "a `cluster` section with the cluster's name, version and endpoint",
+                );
+            }
+            None
+        }
+    };
+    let defaults = top
+        .get("defaults")
+        .map(|node| decode_group_spec(d, node, "defaults"))
+        .unwrap_or_default();
+    let self_managed = top.get("nodeGroups").map(|node| (node, false));
+    let managed = top.get("managedNodeGroups").map(|node| (node, true));
+    if self_managed.is_none() && managed.is_none() && !misspelt.contains(&"nodeGroups") {
+        missing(
+            d,
+            first_column(root.span),
+            "nodeGroups",
+            "the blueprint",
+            "a list of node groups (`nodeGroups` for self-managed, `managedNodeGroups` for managed ones)",
+        );
+    }
+    let suppressions = top
+        .get("suppressions")
+        .map(|node| decode_suppressions(d, node))
+        .unwrap_or_default();
+    let groups_at = top
+        .key_span("nodeGroups")
+        .or_else(|| top.key_span("managedNodeGroups"))
+        .unwrap_or_else(|| first_column(root.span));
+    let main = decode_main_stack(d, top.get("stack"), groups_at);
+    let placement = top
+        .get("stacks")
+        .map(|node| decode_placement(d, node))
+        .unwrap_or(Placement::Single);
+    let mut specs: Vec<(Span, GroupSpec, bool)> = Vec::new();
+    for (node, is_managed) in self_managed.into_iter().chain(managed) {
+        let field = if is_managed {
+            "managedNodeGroups"
+        } else {
+            "nodeGroups"
+        };
+        let items = d.list(field, node);
+        let context = if is_managed {
+            "managed node group"
+        } else {
+            "node group"
+        };
+        specs.extend(
+            items
+                .iter()
+                .map(|item| (item.span, decode_group_spec(d, item, context), is_managed)),
+        );
+    }
+    if specs.is_empty()
+        && let Some((node, _)) = self_managed.or(managed)
+        && node.as_seq().is_some()
+    {
+        d.error(node.span, "the blueprint has no node group").help =
+            Some("add at least one node group".into());
+    }
+
+    let cluster = cluster?;
+    let entries: Vec<Located<String>> = specs
+        .iter()
+        .filter_map(|(_, spec, _)| spec.name.clone())
+        .collect();
+    let mut stacks = plan_stacks(d, main, &placement, &entries);
+    let mut groups = Vec::new();
+    let mut names: HashMap<String, Span> = HashMap::new();
+    let mut ids: HashMap<String, (String, Span)> = HashMap::new();
+    let mut nodegroup_names: HashMap<String, (String, Span)> = HashMap::new();
+    for (span, spec, is_managed) in specs {
+        let Some(name) = spec.name.clone() else {
+            if spec.reported.contains(&"name") {
+                continue;
+            }
+            d.error(span, "node group has no `name`").help =
+                Some("every node group needs a `name`, e.g. `name: general`".into());
+            continue;
+        };
+        let stack = stacks.index_of(&name.value);
+        let Some(logical_id) = check_group_name(d, &name) else {
+            continue;
+        };
+        let Some(group) = resolve_group(
+            d,
+            &cluster,
+            span,
+            spec.over(&defaults),
+            logical_id,
+            is_managed,
+        ) else {
+            continue;
+        };
+        for mut group in expand_per_az(d, group) {
+            group.stack = stack;
+            let name = &group.name;
+            if let Some(first) = names.get(&name.value) {
+                let message = format!("node group `{}` is defined twice", name.value);
+                let help = format!(
+                    "the first definition is at line {}; node group names must be unique",
+                    first.line
+                );
+                d.error(name.span, message).help = Some(help);
+                continue;
+            }
+            names.insert(name.value.clone(), name.span);
+            if let Some((other, first)) = ids.get(&group.logical_id) {
+                let message = format!(
+                    "node groups `{}` and `{other}` make the same logical ID `{}`",
+                    name.value, group.logical_id
+                );
+                let help = format!(
+                    "`{other}` is at line {}; rename one so that the names differ in more than case or dashes",
+                    first.line
+                );
+                d.error(name.span, message).help = Some(help);
+                continue;
+            }
+            ids.insert(group.logical_id.clone(), (name.value.clone(), name.span));
+            if let Some(managed) = &group.managed {
+                let named = &managed.nodegroup_name;
+                if let Some((other, first)) = nodegroup_names.get(&named.value) {
+                    let message = format!(
+                        "node groups `{}` and `{other}` are both named `{}` in EKS",
+                        name.value, named.value
+                    );
+                    d.error(named.span, message).help = Some(format!(
+                        "`{other}` is at line {}; EKS node group names are unique in a cluster",
+                        first.line
+                    ));
+                    continue;
+                }
+                nodegroup_names.insert(named.value.clone(), (name.value.clone(), named.span));
+            }
+            groups.push(group);
+        }
+    }
+    if let Some(first) = groups.first()
+        && groups.iter().all(|g| g.ami_family.is_windows())
+    {
+        d.warning(first.name.span, "the blueprint has only Windows node groups").help = Some(
+            "Windows nodes cannot run CoreDNS and other kube-system pods; the cluster needs at least one Linux node group".into(),
+        );
+    }
+    check_parameters(d, &cluster, &groups);
+    Some(Blueprint {
+        description,
+        cluster,
+        node_groups: groups,
+        suppressions,
+        stacks: std::mem::take(&mut stacks.specs),
+    })
+}
+
+/// The first character of a span: a mapping's own span runs to its end.
+fn first_column(span: Span) -> Span {
+    Span { len: 1, ..span }
+}
+
+fn missing(d: &mut Decoder, span: Span, field: &str, context: &str, help: &str) {
+    let message = format!("missing field `{field}` in {context}");
+    let diagnostic = d.error(span, message);
+    diagnostic.help = Some(format!("add {help}"));
+}
+
+/// Checks `apiVersion` and `kind`; false when the file is not a blueprint
+/// this version reads.
+fn check_header(d: &mut Decoder, root: &Node, top: &mut Fields<'_>) -> bool {
+    let mut ok = true;
+    for (field, expected) in [("apiVersion", API_VERSION), ("kind", KIND)] {
+        match top.get(field) {
+            Some(node) => match d.string(field, node) {
+                Some(value) if value.value != expected => {
+                    let message = format!(
+                        "`{field}` is `{}`; this version of eksynth reads `{expected}`",
+                        value.value
+                    );
+                    d.error(value.span, message).help =
+                        Some(format!("write `{field}: {expected}`"));
+                    ok = false;
+                }
+                Some(_) => {}
+                None => ok = false,
+            },
+            None => missing(
+                d,
+                first_column(root.span),
+                field,
+                "the blueprint",
+                &format!("`{field}: {expected}` at the top"),
+            ),
+        }
+    }
+    ok
+}
+
+fn opt_u32(
+    d: &mut Decoder,
+    fields: &mut Fields<'_>,
+    prefix: &str,
+    field: &str,
+    min: i64,
+    max: i64,
+) -> Opt<u32> {
+    let node = fields.get(field)?;
+    d.integer(&format!("{prefix}{field}"), node, min, max)
+        .map(|v| Located::new(v.value as u32, v.span))
+}
+
+fn opt_bool(d: &mut Decoder, fields: &mut Fields<'_>, prefix: &str, field: &str) -> Opt<bool> {
+    let node = fields.get(field)?;
+    d.boolean(&format!("{prefix}{field}"), node)
+}
+
+fn opt_string(d: &mut Decoder, fields: &mut Fields<'_>, prefix: &str, field: &str) -> Opt<String> {
+    let node = fields.get(field)?;
+    d.string(&format!("{prefix}{field}"), node)
+}
+
+fn opt_strings(
+    d: &mut Decoder,
+    fields: &mut Fields<'_>,
+    prefix: &str,
+    field: &str,
+) -> Opt<Vec<String>> {
+    let node = fields.get(field)?;
+    let items = d.string_list(&format!("{prefix}{field}"), node)?;
+    Some(Located::new(
+        items.into_iter().map(|s| s.value).collect(),
+        node.span,
+    ))
+}
+
+fn duration(d: &mut Decoder, field: &str, node: &Node, min: u64, max: u64) -> Opt<String> {
+    let text = d.string(field, node)?;
+    match rules::iso_duration_seconds(&text.value) {
+        Some(seconds) if (min..=max).contains(&seconds) => Some(text),
+        Some(seconds) => {
+            let message =
+                format!("`{field}` is {seconds} seconds; it must be between {min} and {max}");
+            d.error(text.span, message);
+            None
+        }
+        None => {
+            let message = format!("`{field}` `{}` is not an ISO 8601 duration", text.value);
+            d.error(text.span, message).help = Some("write it like `PT15M` or `PT1H30M`".into());
+            None
+        }
+    }
+}

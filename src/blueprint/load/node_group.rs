@@ -1,0 +1,472 @@
+//! A node group entry (or `defaults`) as written: its fields decoded into a
+//! `GroupSpec`, `defaults` merged under it, and the rules for its names.
+
+use super::group_sections::{
+    DistributionSpec, IamSpec, ImdsSpec, UpdateSpec, VolumeSpec, check_label, decode_distribution,
+    decode_efs, decode_iam, decode_imds, decode_lifecycle, decode_subnets, decode_taint,
+    decode_update, decode_update_config, decode_volume,
+};
+use super::kubelet::decode_kubelet;
+use super::{Opt, duration, opt_bool, opt_string, opt_strings, opt_u32};
+use crate::blueprint::decode::{Decoder, Located};
+use crate::blueprint::limits;
+use crate::blueprint::*;
+use crate::source::Span;
+use crate::syntax::{Node, Value};
+
+pub(in crate::blueprint) const GROUP_FIELDS: &[&str] = &[
+    "name",
+    "amiFamily",
+    "ami",
+    "instanceType",
+    "instanceTypes",
+    "minSize",
+    "maxSize",
+    "desiredCapacity",
+    "subnets",
+    "labels",
+    "taints",
+    "maxPods",
+    "kubelet",
+    "rootVolume",
+    "imds",
+    "preBootstrapCommands",
+    "efsMounts",
+    "tags",
+    "iam",
+    "securityGroups",
+    "keyName",
+    "detailedMonitoring",
+    "clusterAutoscaler",
+    "updatePolicy",
+    "signalTimeout",
+    "signalClient",
+    "perAz",
+    "capacityType",
+    "instancesDistribution",
+    "bootstrapArguments",
+    "lifecycle",
+    "updateConfig",
+    "forceUpdateEnabled",
+    "releaseVersion",
+    "amiType",
+    "nodegroupName",
+    "capacityReservationId",
+];
+/// Fields only a managed node group has, and only a self-managed one has.
+pub(super) const MANAGED_ONLY: &[&str] = &[
+    "nodegroupName",
+    "capacityReservationId",
+    "updateConfig",
+    "forceUpdateEnabled",
+    "releaseVersion",
+    "amiType",
+];
+pub(super) const SELF_MANAGED_ONLY: &[&str] = &[
+    "instancesDistribution",
+    "updatePolicy",
+    "signalTimeout",
+    "signalClient",
+    "lifecycle",
+    "clusterAutoscaler",
+];
+
+/// `signalClient`: what sends an AL2023 or AL2 node's signal.
+pub(in crate::blueprint) const SIGNAL_CLIENTS: &[(&str, SignalClient)] = &[
+    ("image", SignalClient::Image),
+    ("embedded", SignalClient::Embedded),
+];
+pub(in crate::blueprint) const CAPACITY_TYPES: &[(&str, CapacityType)] = &[
+    ("ON_DEMAND", CapacityType::OnDemand),
+    ("SPOT", CapacityType::Spot),
+    ("CAPACITY_BLOCK", CapacityType::CapacityBlock),
+];
+
+/// Node group settings as written, before defaults are merged in.
+#[derive(Clone, Default)]
+pub(super) struct GroupSpec {
+    pub(super) name: Opt<String>,
+    pub(super) ami_family: Opt<AmiFamily>,
+    pub(super) ami: Opt<Ami>,
+    pub(super) instance_type: Opt<String>,
+    pub(super) instance_types: Opt<Vec<Located<String>>>,
+    pub(super) min_size: Opt<u32>,
+    pub(super) max_size: Opt<u32>,
+    pub(super) desired_capacity: Opt<u32>,
+    pub(super) subnets: Opt<Subnets>,
+    pub(super) labels: Vec<(Located<String>, Located<String>)>,
+    pub(super) taints: Opt<Vec<Located<Taint>>>,
+    pub(super) max_pods: Opt<u32>,
+    pub(super) kubelet: Vec<(Located<String>, serde_json::Value)>,
+    pub(super) root_volume: VolumeSpec,
+    pub(super) imds: ImdsSpec,
+    pub(super) pre_bootstrap_commands: Opt<Vec<String>>,
+    pub(super) efs_mounts: Opt<Vec<EfsMount>>,
+    pub(super) tags: Vec<(Located<String>, Located<String>)>,
+    pub(super) iam: IamSpec,
+    pub(super) security_groups: Opt<Vec<String>>,
+    pub(super) key_name: Opt<String>,
+    pub(super) detailed_monitoring: Opt<bool>,
+    pub(super) cluster_autoscaler: Opt<bool>,
+    pub(super) update: UpdateSpec,
+    pub(super) signal_timeout: Opt<String>,
+    pub(super) signal_client: Opt<SignalClient>,
+    pub(super) per_az: Opt<bool>,
+    pub(super) capacity_type: Opt<CapacityType>,
+    pub(super) distribution: Opt<DistributionSpec>,
+    pub(super) bootstrap_arguments: Opt<String>,
+    pub(super) lifecycle: Opt<Lifecycle>,
+    pub(super) max_unavailable: Opt<MaxUnavailable>,
+    pub(super) force_update_enabled: Opt<bool>,
+    pub(super) release_version: Opt<String>,
+    pub(super) ami_type: Opt<String>,
+    pub(super) nodegroup_name: Opt<String>,
+    pub(super) capacity_reservation_id: Opt<String>,
+    /// Every field written, with where: kind-specific fields are checked
+    /// once the kind of group is known.
+    pub(super) written: Vec<(&'static str, Span)>,
+    /// Fields already reported where they are written: given a value that
+    /// did not decode, or suggested for a misspelt key. Such a field is not
+    /// reported again as missing: one mistake, one error.
+    pub(super) reported: Vec<&'static str>,
+}
+
+/// Merges two maps written as key/value lists: `over` wins per key, and
+/// keys keep their first-written position.
+fn merge_pairs<V: Clone>(
+    base: &[(Located<String>, V)],
+    over: &[(Located<String>, V)],
+) -> Vec<(Located<String>, V)> {
+    let mut merged: Vec<(Located<String>, V)> = base.to_vec();
+    for (key, value) in over {
+        match merged.iter_mut().find(|(k, _)| k.value == key.value) {
+            Some(slot) => *slot = (key.clone(), value.clone()),
+            None => merged.push((key.clone(), value.clone())),
+        }
+    }
+    merged
+}
+
+impl GroupSpec {
+    /// The group's own settings over the blueprint defaults. Scalars and
+    /// lists are replaced; maps (labels, tags, kubelet settings) merge key by
+    /// key; nested sections merge field by field.
+    pub(super) fn over(self, defaults: &GroupSpec) -> GroupSpec {
+        let d = defaults.clone();
+        GroupSpec {
+            name: self.name,
+            ami_family: self.ami_family.or(d.ami_family),
+            ami: self.ami.or(d.ami),
+            instance_type: self.instance_type.or(d.instance_type),
+            instance_types: self.instance_types.or(d.instance_types),
+            min_size: self.min_size.or(d.min_size),
+            max_size: self.max_size.or(d.max_size),
+            desired_capacity: self.desired_capacity.or(d.desired_capacity),
+            subnets: self.subnets.or(d.subnets),
+            labels: merge_pairs(&d.labels, &self.labels),
+            taints: self.taints.or(d.taints),
+            max_pods: self.max_pods.or(d.max_pods),
+            kubelet: merge_pairs(&d.kubelet, &self.kubelet),
+            root_volume: VolumeSpec {
+                size: self.root_volume.size.or(d.root_volume.size),
+                volume_type: self.root_volume.volume_type.or(d.root_volume.volume_type),
+                iops: self.root_volume.iops.or(d.root_volume.iops),
+                throughput: self.root_volume.throughput.or(d.root_volume.throughput),
+                encrypted: self.root_volume.encrypted.or(d.root_volume.encrypted),
+                kms_key_id: self.root_volume.kms_key_id.or(d.root_volume.kms_key_id),
+            },
+            imds: ImdsSpec {
+                tokens_required: self.imds.tokens_required.or(d.imds.tokens_required),
+                hop_limit: self.imds.hop_limit.or(d.imds.hop_limit),
+                block_pods: self.imds.block_pods.or(d.imds.block_pods),
+            },
+            pre_bootstrap_commands: self.pre_bootstrap_commands.or(d.pre_bootstrap_commands),
+            efs_mounts: self.efs_mounts.or(d.efs_mounts),
+            tags: merge_pairs(&d.tags, &self.tags),
+            iam: IamSpec {
+                cni_uses_irsa: self.iam.cni_uses_irsa.or(d.iam.cni_uses_irsa),
+                ssm_managed_instance: self.iam.ssm_managed_instance.or(d.iam.ssm_managed_instance),
+                extra_managed_policies: self
+                    .iam
+                    .extra_managed_policies
+                    .or(d.iam.extra_managed_policies),
+                role_name: self.iam.role_name.or(d.iam.role_name),
+                instance_profile_arn: self.iam.instance_profile_arn.or(d.iam.instance_profile_arn),
+            },
+            security_groups: self.security_groups.or(d.security_groups),
+            key_name: self.key_name.or(d.key_name),
+            detailed_monitoring: self.detailed_monitoring.or(d.detailed_monitoring),
+            cluster_autoscaler: self.cluster_autoscaler.or(d.cluster_autoscaler),
+            update: UpdateSpec {
+                max_batch_size: self.update.max_batch_size.or(d.update.max_batch_size),
+                min_instances_in_service: self
+                    .update
+                    .min_instances_in_service
+                    .or(d.update.min_instances_in_service),
+                pause_time: self.update.pause_time.or(d.update.pause_time),
+            },
+            signal_timeout: self.signal_timeout.or(d.signal_timeout),
+            signal_client: self.signal_client.or(d.signal_client),
+            per_az: self.per_az.or(d.per_az),
+            capacity_type: self.capacity_type.or(d.capacity_type),
+            distribution: self.distribution.or(d.distribution),
+            bootstrap_arguments: self.bootstrap_arguments.or(d.bootstrap_arguments),
+            lifecycle: self.lifecycle.or(d.lifecycle),
+            max_unavailable: self.max_unavailable.or(d.max_unavailable),
+            force_update_enabled: self.force_update_enabled.or(d.force_update_enabled),
+            release_version: self.release_version.or(d.release_version),
+            ami_type: self.ami_type.or(d.ami_type),
+            // Names one EKS node group: never taken from `defaults`.
+            nodegroup_name: self.nodegroup_name,
+            capacity_reservation_id: self.capacity_reservation_id.or(d.capacity_reservation_id),
+            written: [self.written, d.written].concat(),
+            reported: [self.reported, d.reported].concat(),
+        }
+    }
+}
+
+pub(super) fn decode_group_spec(d: &mut Decoder, node: &Node, context: &str) -> GroupSpec {
+    let Some(mut f) = d.fields(context, node, GROUP_FIELDS) else {
+        return GroupSpec::default();
+    };
+    let mut spec = GroupSpec::default();
+    if let Some(name_node) = f.get("name") {
+        if context == "defaults" {
+            d.error(name_node.span, "`defaults` cannot set `name`").help =
+                Some("names belong to each node group".into());
+        } else {
+            spec.name = d.string("name", name_node);
+        }
+    }
+    let context_name = match &spec.name {
+        Some(name) => format!("node group `{}`", name.value),
+        None => context.to_string(),
+    };
+    spec.ami_family = f
+        .get("amiFamily")
+        .and_then(|n| d.choice("amiFamily", n, &AmiFamily::ALL));
+    spec.ami = f.get("ami").and_then(|n| {
+        let text = d.string("ami", n)?;
+        if text.value == "recommended" {
+            return Some(Located::new(Ami::Recommended, text.span));
+        }
+        let ok = text.value.strip_prefix("ami-").is_some_and(|hex| {
+            (hex.len() == 8 || hex.len() == 17) && hex.chars().all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase())
+        });
+        if !ok {
+            let message = format!("`ami` `{}` is neither `recommended` nor an AMI ID", text.value);
+            d.error(text.span, message).help =
+                Some("write `recommended` for the EKS-optimized image, or a pinned ID like `ami-0123456789abcdef0`".into());
+            return None;
+        }
+        Some(Located::new(Ami::Pinned(text.value), text.span))
+    });
+    spec.instance_type = f
+        .get("instanceType")
+        .and_then(|n| d.string("instanceType", n));
+    spec.instance_types = f.get("instanceTypes").and_then(|n| {
+        d.string_list("instanceTypes", n)
+            .map(|types| Located::new(types, n.span))
+    });
+    spec.min_size = opt_u32(d, &mut f, "", "minSize", 0, 10_000);
+    spec.max_size = opt_u32(d, &mut f, "", "maxSize", 1, 10_000);
+    spec.desired_capacity = opt_u32(d, &mut f, "", "desiredCapacity", 0, 10_000);
+    spec.subnets = f.get("subnets").and_then(|n| decode_subnets(d, n));
+    if let Some(n) = f.get("labels") {
+        spec.labels = d.string_map("labels", n);
+        for (key, value) in &spec.labels {
+            check_label(d, key, value);
+        }
+    }
+    spec.taints = f.get("taints").and_then(|n| {
+        if let Value::Map(_) = n.value {
+            d.wrong_type("taints", n, "a list").help = Some(
+                "write each taint as `- {key: dedicated, value: gpu, effect: NoSchedule}`".into(),
+            );
+            return None;
+        }
+        let taints = d
+            .list("taints", n)
+            .iter()
+            .filter_map(|t| decode_taint(d, t))
+            .collect();
+        Some(Located::new(taints, n.span))
+    });
+    spec.max_pods = opt_u32(d, &mut f, "", "maxPods", 1, 737);
+    if let Some(n) = f.get("kubelet") {
+        spec.kubelet = decode_kubelet(d, n);
+    }
+    if let Some(n) = f.get("rootVolume") {
+        spec.root_volume = decode_volume(d, n);
+    }
+    if let Some(n) = f.get("imds") {
+        spec.imds = decode_imds(d, n);
+    }
+    spec.pre_bootstrap_commands = opt_strings(d, &mut f, "", "preBootstrapCommands");
+    spec.efs_mounts = f.get("efsMounts").map(|n| {
+        let mounts = d
+            .list("efsMounts", n)
+            .iter()
+            .filter_map(|m| decode_efs(d, m))
+            .collect();
+        Located::new(mounts, n.span)
+    });
+    if let Some(n) = f.get("tags") {
+        spec.tags = d.string_map("tags", n);
+        for (key, value) in &spec.tags {
+            limits::check_tag(d, key, value);
+        }
+    }
+    if let Some(n) = f.get("iam") {
+        spec.iam = decode_iam(d, n);
+    }
+    spec.security_groups = opt_strings(d, &mut f, "", "securityGroups");
+    spec.key_name = opt_string(d, &mut f, "", "keyName");
+    spec.detailed_monitoring = opt_bool(d, &mut f, "", "detailedMonitoring");
+    spec.cluster_autoscaler = opt_bool(d, &mut f, "", "clusterAutoscaler");
+    if let Some(n) = f.get("updatePolicy") {
+        spec.update = decode_update(d, n);
+    }
+    spec.signal_timeout = f
+        .get("signalTimeout")
+        .and_then(|n| duration(d, "signalTimeout", n, 60, 43_200));
+    spec.signal_client = f
+        .get("signalClient")
+        .and_then(|n| d.choice("signalClient", n, SIGNAL_CLIENTS));
+    spec.per_az = opt_bool(d, &mut f, "", "perAz");
+    spec.capacity_type = f
+        .get("capacityType")
+        .and_then(|n| d.choice("capacityType", n, CAPACITY_TYPES));
+    spec.distribution = f
+        .get("instancesDistribution")
+        .and_then(|n| decode_distribution(d, n));
+    spec.bootstrap_arguments = opt_string(d, &mut f, "", "bootstrapArguments");
+    spec.lifecycle = f.get("lifecycle").and_then(|n| decode_lifecycle(d, n));
+    spec.max_unavailable = f
+        .get("updateConfig")
+        .and_then(|n| decode_update_config(d, n));
+    spec.force_update_enabled = opt_bool(d, &mut f, "", "forceUpdateEnabled");
+    spec.release_version = opt_string(d, &mut f, "", "releaseVersion");
+    spec.ami_type = opt_string(d, &mut f, "", "amiType");
+    spec.capacity_reservation_id =
+        opt_string(d, &mut f, "", "capacityReservationId").and_then(|id| {
+            let ok = id.value.strip_prefix("cr-").is_some_and(|hex| {
+                hex.len() == 17
+                    && hex
+                        .chars()
+                        .all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase())
+            });
+            if !ok {
+                let message = format!("`{}` is not a capacity reservation ID", id.value);
+                d.error(id.span, message).help =
+                    Some("capacity reservation IDs look like `cr-0123456789abcdef0`".into());
+            }
+            ok.then_some(id)
+        });
+    if let Some(node) = f.get("nodegroupName") {
+        if context == "defaults" {
+            d.error(node.span, "`defaults` cannot set `nodegroupName`")
+                .help = Some("it names one EKS node group; set it on the group".into());
+        } else if let Some(name) = d.string("nodegroupName", node) {
+            spec.nodegroup_name = check_nodegroup_name(d, name);
+        }
+    }
+    spec.written = GROUP_FIELDS
+        .iter()
+        .filter_map(|field| f.key_span(field).map(|span| (*field, span)))
+        .collect();
+    spec.reported = f.finish(d, &context_name);
+    spec.reported
+        .extend(GROUP_FIELDS.iter().filter(|field| f.given(field)));
+    spec
+}
+
+/// Node group names become logical IDs (`staging-1` → `Staging1`) and tag
+/// values, so they are restricted to what both accept.
+pub(super) fn check_group_name(d: &mut Decoder, name: &Located<String>) -> Option<String> {
+    let text = &name.value;
+    let valid = text.starts_with(|c: char| c.is_ascii_alphabetic())
+        && text.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+        && !text.ends_with('-')
+        && !text.contains("--");
+    if !valid {
+        let message = format!("node group name `{text}` cannot make a CloudFormation logical ID");
+        d.error(name.span, message).help =
+            Some("use letters, digits and single dashes, starting with a letter, e.g. `staging-workers-1`".into());
+        return None;
+    }
+    if text.len() > 63 {
+        let message = format!(
+            "node group name `{text}` is {} characters long; the limit is 63",
+            text.len()
+        );
+        d.error(name.span, message).help =
+            Some("AWS limits node group names to 63 characters".into());
+        return None;
+    }
+    Some(text.split('-').map(capitalize).collect())
+}
+
+/// EKS node group names: 1 to 63 letters, digits, `-` and `_`, starting
+/// with a letter or digit (`CreateNodegroup`'s rule).
+pub(super) fn check_nodegroup_name(d: &mut Decoder, name: Located<String>) -> Opt<String> {
+    let text = &name.value;
+    let valid = text.starts_with(|c: char| c.is_ascii_alphanumeric())
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    if !valid {
+        let message = format!("`{text}` is not a valid EKS node group name");
+        d.error(name.span, message).help =
+            Some("use letters, digits, `-` and `_`, starting with a letter or digit".into());
+        return None;
+    }
+    if text.len() > 63 {
+        let message = format!(
+            "EKS node group name `{text}` is {} characters long; the limit is 63",
+            text.len()
+        );
+        d.error(name.span, message).help =
+            Some("shorten it; a `perAz` group adds `-` and its subnet ID's 17 characters".into());
+        return None;
+    }
+    Some(name)
+}
+
+fn capitalize(part: &str) -> String {
+    let mut chars = part.chars();
+    match chars.next() {
+        Some(first) => first.to_ascii_uppercase().to_string() + chars.as_str(),
+        None => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::SourceFile;
+    use crate::suggest::closest;
+
+    #[test]
+    fn group_names_become_pascal_case_logical_ids() {
+        let file = SourceFile::new("t.yaml", "x");
+        let mut d = Decoder::new(vec![file]);
+        let name = |s: &str| Located::new(s.to_string(), Span::new(1, 1, 1));
+        assert_eq!(
+            check_group_name(&mut d, &name("staging-1")).as_deref(),
+            Some("Staging1")
+        );
+        assert_eq!(
+            check_group_name(&mut d, &name("gpu")).as_deref(),
+            Some("Gpu")
+        );
+        assert_eq!(check_group_name(&mut d, &name("a_b")), None);
+        assert_eq!(check_group_name(&mut d, &name("1abc")), None);
+        assert_eq!(check_group_name(&mut d, &name(&"a".repeat(64))), None);
+    }
+
+    #[test]
+    fn the_closest_field_is_suggested() {
+        assert_eq!(closest("instanceTyp", GROUP_FIELDS), Some("instanceType"));
+    }
+}

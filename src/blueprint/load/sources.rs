@@ -1,0 +1,144 @@
+//! Values that come from a literal, a template parameter or an import, and
+//! the rule that one parameter has one type wherever it is used.
+
+use std::collections::HashMap;
+
+use crate::blueprint::decode::{Decoder, Located};
+use crate::blueprint::*;
+use crate::source::Span;
+use crate::syntax::{Node, Value};
+
+pub(in crate::blueprint) const SOURCE_FIELDS: &[&str] = &["parameter", "default", "import"];
+
+pub(super) fn decode_source(d: &mut Decoder, field: &str, node: &Node) -> Option<Located<Source>> {
+    if let Value::Map(_) = node.value {
+        let mut fields = d.fields(field, node, SOURCE_FIELDS)?;
+        let parameter = fields
+            .get("parameter")
+            .and_then(|n| d.string(&format!("{field}.parameter"), n));
+        let default = fields
+            .get("default")
+            .and_then(|n| d.string_or_number(&format!("{field}.default"), n));
+        let import = fields
+            .get("import")
+            .and_then(|n| d.string(&format!("{field}.import"), n));
+        fields.finish(d, &format!("`{field}`"));
+        return match (parameter, import) {
+            (Some(name), None) => {
+                if !name.value.chars().all(|c| c.is_ascii_alphanumeric())
+                    || name.value.is_empty()
+                    || name.value.len() > 255
+                {
+                    let message = format!(
+                        "parameter name `{}` is not a valid CloudFormation logical ID",
+                        name.value
+                    );
+                    d.error(name.span, message).help =
+                        Some("use letters and digits only, e.g. `ClusterName`".into());
+                    return None;
+                }
+                Some(Located::new(
+                    Source::Parameter {
+                        name: name.value,
+                        default: default.map(|v| v.value),
+                    },
+                    node.span,
+                ))
+            }
+            (None, Some(export)) => Some(Located::new(Source::Import(export.value), node.span)),
+            (Some(_), Some(_)) => {
+                d.error(
+                    node.span,
+                    format!("`{field}` has both `parameter` and `import`"),
+                )
+                .help = Some("a value comes from either a parameter or an import".into());
+                None
+            }
+            (None, None) => {
+                d.error(
+                    node.span,
+                    format!("`{field}` needs `parameter: Name` or `import: ExportName`"),
+                )
+                .help = Some("or write the value itself as a string".into());
+                None
+            }
+        };
+    }
+    d.string_or_number(field, node)
+        .map(|s| Located::new(Source::Literal(s.value), s.span))
+}
+
+pub(super) fn check_literal(
+    d: &mut Decoder,
+    value: &Located<Source>,
+    field: &str,
+    problem: impl Fn(&str) -> Option<String>,
+) {
+    if let Source::Literal(text) = &value.value
+        && let Some(problem) = problem(text)
+    {
+        d.error(value.span, format!("`{field}` `{text}` {problem}"));
+    }
+}
+
+/// One template parameter may serve several fields only when they need the
+/// same parameter type.
+pub(super) fn check_parameters(d: &mut Decoder, cluster: &Cluster, groups: &[NodeGroup]) {
+    let mut seen: HashMap<String, (&'static str, Span)> = HashMap::new();
+    let mut uses: Vec<(String, &'static str, Span)> = Vec::new();
+    let string = "String";
+    for (source, kind) in [
+        (&cluster.name, string),
+        (&cluster.endpoint, string),
+        (&cluster.certificate_authority, string),
+        (&cluster.service_ipv4_cidr, string),
+        (
+            &cluster.control_plane_security_group,
+            "AWS::EC2::SecurityGroup::Id",
+        ),
+        (&cluster.vpc, "AWS::EC2::VPC::Id"),
+    ] {
+        if let Source::Parameter { name, .. } = &source.value {
+            uses.push((name.clone(), kind, source.span));
+        }
+    }
+    for group in groups {
+        if let Subnets::Parameter { name, .. } = &group.subnets.value {
+            uses.push((
+                name.clone(),
+                "List<AWS::EC2::Subnet::Id>",
+                group.subnets.span,
+            ));
+        }
+    }
+    for (name, kind, span) in uses {
+        if name.starts_with(IMAGE_PARAMETER_PREFIX) {
+            let message = format!("parameter name `{name}` is reserved for node images");
+            d.error(span, message).help =
+                Some("choose a name that does not start with `ImageId`".into());
+            continue;
+        }
+        if name == SHARED_STACK_PARAMETER {
+            let message = format!("parameter name `{name}` is reserved");
+            d.error(span, message).help = Some(
+                "a node group stack names its blueprint's main stack with it; choose another name"
+                    .into(),
+            );
+            continue;
+        }
+        match seen.get(&name) {
+            Some((other, first)) if *other != kind => {
+                let message = format!(
+                    "parameter `{name}` is used as {kind} here and as {other} at line {}",
+                    first.line
+                );
+                d.error(span, message).help =
+                    Some("a parameter has one type; give each use its own name".into());
+            }
+            Some(_) => {}
+            None => {
+                seen.insert(name, (kind, span));
+            }
+        }
+    }
+}
