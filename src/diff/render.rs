@@ -1,0 +1,478 @@
+//! A diff printed: for people (`render_human`) and as JSON (`render_json`).
+
+use std::fmt::Write as _;
+
+use serde_json::{Value, json};
+
+use super::values::align;
+use super::*;
+use crate::cfn::json::expr as expr_json;
+
+/// A value as compact JSON with long-form intrinsics.
+pub(super) fn compact(value: &Expr) -> String {
+    serde_json::to_string(&expr_json(value)).unwrap_or_default()
+}
+
+/// Values longer than this (in characters) are shortened in human output.
+const HUMAN_VALUE_LIMIT: usize = 100;
+
+/// Changed text lines shown per value in human output.
+const HUMAN_TEXT_LINES: usize = 24;
+
+/// A value for human eyes: compact JSON, shortened when long.
+fn human_value(value: Option<&Expr>) -> String {
+    let Some(value) = value else {
+        return "(absent)".to_string();
+    };
+    let text = compact(value);
+    let count = text.chars().count();
+    if count <= HUMAN_VALUE_LIMIT {
+        return text;
+    }
+    let head: String = text.chars().take(HUMAN_VALUE_LIMIT - 20).collect();
+    format!("{head}… ({count} characters)")
+}
+
+/// The text inside a string, `Fn::Sub` or `Fn::Base64` of either.
+fn text_of(value: &Expr) -> Option<&str> {
+    match value {
+        Expr::String(s) => Some(s),
+        Expr::Sub { template, .. } => Some(template),
+        Expr::Base64(inner) => text_of(inner),
+        _ => None,
+    }
+}
+
+/// One changed value: `path: old → new`, or for multi-line text (user
+/// data), the changed lines.
+fn human_change(
+    out: &mut String,
+    path: &str,
+    old: Option<&Expr>,
+    new: Option<&Expr>,
+    suffix: &str,
+) {
+    let texts = old.and_then(text_of).zip(new.and_then(text_of));
+    if let Some((a, b)) = texts.filter(|(a, b)| a != b && (a.contains('\n') || b.contains('\n'))) {
+        let (a, b): (Vec<&str>, Vec<&str>) = (a.lines().collect(), b.lines().collect());
+        let _ = writeln!(
+            out,
+            "    {path}: text changed ({} → {} lines){suffix}",
+            a.len(),
+            b.len()
+        );
+        text_hunks(out, &a, &b);
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "    {path}: {} → {}{suffix}",
+        human_value(old),
+        human_value(new)
+    );
+}
+
+/// The changed lines of two texts as `@@ -old +new @@` hunks without
+/// context, at most `HUMAN_TEXT_LINES` lines.
+fn text_hunks(out: &mut String, a: &[&str], b: &[&str]) {
+    let anchors = align(a, b, 4_000_000);
+    let mut shown = 0;
+    let mut hidden = 0;
+    let (mut i, mut j) = (0, 0);
+    for (ai, aj) in anchors.into_iter().chain([(a.len(), b.len())]) {
+        if ai > i || aj > j {
+            let lines: Vec<String> = a[i..ai]
+                .iter()
+                .map(|line| format!("-{line}"))
+                .chain(b[j..aj].iter().map(|line| format!("+{line}")))
+                .collect();
+            if shown + lines.len() <= HUMAN_TEXT_LINES {
+                let _ = writeln!(out, "      @@ -{} +{} @@", i + 1, j + 1);
+                for line in &lines {
+                    let _ = writeln!(out, "      {line}");
+                }
+                shown += lines.len();
+            } else {
+                hidden += lines.len();
+            }
+        }
+        (i, j) = (ai + 1, aj + 1);
+    }
+    if hidden > 0 {
+        let _ = writeln!(out, "      … {hidden} more changed lines");
+    }
+}
+
+fn kind_mark(kind: &ChangeKind) -> char {
+    match kind {
+        ChangeKind::Added => '+',
+        ChangeKind::Removed => '-',
+        ChangeKind::Modified | ChangeKind::Renamed { .. } => '~',
+    }
+}
+
+fn entry_mark(kind: EntryKind) -> char {
+    match kind {
+        EntryKind::Added => '+',
+        EntryKind::Removed => '-',
+        EntryKind::Modified => '~',
+    }
+}
+
+/// The critical line of a resource, for the banner and its own block.
+fn critical_line(resource: &ResourceDiff) -> Option<String> {
+    let impact = resource.impact()?;
+    let what = match &resource.kind {
+        ChangeKind::Removed => "is removed".to_string(),
+        ChangeKind::Renamed { from } => format!("replaces {from} (logical ID changed)"),
+        _ => "is replaced".to_string(),
+    };
+    Some(format!(
+        "{} ({}) {what}: {impact}",
+        resource.logical_id, resource.resource_type
+    ))
+}
+
+fn rollout_line(rollout: &Rollout) -> String {
+    let reasons = rollout.reasons.join("; ");
+    match rollout.kind {
+        RolloutKind::RollingUpdate => format!("rolling update of {} ({reasons})", rollout.resource),
+        RolloutKind::ReplacingUpdate => format!(
+            "replacing update of {} ({reasons}): a new Auto Scaling group replaces it",
+            rollout.resource
+        ),
+        RolloutKind::NodeGroupUpdate => {
+            format!("node group update of {} ({reasons})", rollout.resource)
+        }
+        RolloutKind::NoInstanceRefresh => format!(
+            "no rolling update of {} ({reasons}): it has no AutoScalingRollingUpdate policy, so running instances keep the old configuration",
+            rollout.resource
+        ),
+    }
+}
+
+fn indirect_line(indirect: &Indirect) -> String {
+    let target = match &indirect.attribute {
+        Some(attribute) => format!("{}.{attribute}", indirect.target),
+        None => indirect.target.clone(),
+    };
+    let why = match indirect.because {
+        Because::Replaced => format!("{} is replaced", indirect.target),
+        Because::Modified => format!("{} is modified", indirect.target),
+        Because::ParameterChanged => format!("parameter {} changed", indirect.target),
+    };
+    let suffix = if indirect.replaces {
+        "  (requires replacement)"
+    } else {
+        ""
+    };
+    format!(
+        "    {}: changes with {target} ({why}){suffix}",
+        indirect.path
+    )
+}
+
+/// The diff for people: critical changes first, then resources (`+` added,
+/// `-` removed, `~` modified or renamed, with `path: old → new` lines and
+/// `!! REPLACEMENT` / `!! CRITICAL` lines), rollouts, parameters, outputs,
+/// conditions, mappings, template sections, and a summary line. Values are
+/// compact JSON with long-form intrinsics, shortened when long; multi-line
+/// text shows its changed lines.
+pub fn render_human(diff: &Diff) -> String {
+    let mut out = String::new();
+    if !diff.has_changes() {
+        out.push_str("No changes.\n");
+        return out;
+    }
+    let critical: Vec<String> = diff.resources.iter().filter_map(critical_line).collect();
+    for line in &critical {
+        let _ = writeln!(out, "!! CRITICAL: {line}");
+    }
+    if !critical.is_empty() {
+        out.push('\n');
+    }
+
+    if !diff.resources.is_empty() {
+        out.push_str("Resources:\n");
+        for resource in &diff.resources {
+            let _ = writeln!(
+                out,
+                "{} {} ({})",
+                kind_mark(&resource.kind),
+                resource.logical_id,
+                resource.resource_type
+            );
+            for cause in &resource.replacement {
+                let _ = writeln!(out, "    !! REPLACEMENT: {}", cause.describe());
+            }
+            if let Some(impact) = resource.impact() {
+                let _ = writeln!(out, "    !! CRITICAL: {impact}");
+            }
+            for change in &resource.changes {
+                let suffix = if change.replaces {
+                    "  (requires replacement)"
+                } else {
+                    ""
+                };
+                human_change(
+                    &mut out,
+                    &change.display_path(),
+                    change.old.as_ref(),
+                    change.new.as_ref(),
+                    suffix,
+                );
+            }
+            for indirect in &resource.indirect {
+                let _ = writeln!(out, "{}", indirect_line(indirect));
+            }
+            for note in &resource.notes {
+                let _ = writeln!(out, "    note: {note}");
+            }
+        }
+    }
+
+    if !diff.rollouts.is_empty() {
+        out.push_str("\nRollouts:\n");
+        for rollout in &diff.rollouts {
+            let _ = writeln!(out, "  {}", rollout_line(rollout));
+        }
+    }
+
+    for (title, entries) in [
+        ("Parameters", &diff.parameters),
+        ("Outputs", &diff.outputs),
+        ("Conditions", &diff.conditions),
+        ("Mappings", &diff.mappings),
+    ] {
+        if entries.is_empty() {
+            continue;
+        }
+        let _ = writeln!(out, "\n{title}:");
+        for entry in entries {
+            let detail = match (&entry.detail, entry.kind) {
+                (Some(detail), EntryKind::Added | EntryKind::Removed) => format!(" ({detail})"),
+                _ => String::new(),
+            };
+            let _ = writeln!(out, "{} {}{detail}", entry_mark(entry.kind), entry.name);
+            for change in &entry.changes {
+                let path = if change.path.is_empty() {
+                    "(value)"
+                } else {
+                    &change.path
+                };
+                human_change(&mut out, path, change.old.as_ref(), change.new.as_ref(), "");
+            }
+        }
+    }
+
+    if !diff.template.is_empty() {
+        out.push_str("\nTemplate:\n");
+        for change in &diff.template {
+            human_change(
+                &mut out,
+                &change.path,
+                change.old.as_ref(),
+                change.new.as_ref(),
+                "",
+            );
+        }
+    }
+
+    let summary = diff.summary();
+    let _ = writeln!(
+        out,
+        "\n{} changed: {} added, {} removed, {} modified, {} renamed; {} replaced, {} critical; {}; {}, {} changed",
+        counted(diff.resources.len(), "resource"),
+        summary.added,
+        summary.removed,
+        summary.modified,
+        summary.renamed,
+        summary.replaced,
+        summary.critical,
+        counted(summary.rollouts, "rollout"),
+        counted(diff.parameters.len(), "parameter"),
+        counted(diff.outputs.len(), "output"),
+    );
+    out
+}
+
+/// `1 rollout`, `2 rollouts`.
+fn counted(count: usize, noun: &str) -> String {
+    if count == 1 {
+        format!("{count} {noun}")
+    } else {
+        format!("{count} {noun}s")
+    }
+}
+
+fn json_value(value: Option<&Expr>) -> Value {
+    value.map_or(Value::Null, expr_json)
+}
+
+fn json_cause(cause: &ReplacementCause) -> Value {
+    match cause {
+        ReplacementCause::TypeChanged { old, new } => {
+            json!({ "cause": "type-changed", "old": old, "new": new })
+        }
+        ReplacementCause::CreateOnly { property } => {
+            json!({ "cause": "create-only", "property": property })
+        }
+        ReplacementCause::LogicalIdChanged { from, to } => {
+            json!({ "cause": "logical-id-changed", "from": from, "to": to })
+        }
+        ReplacementCause::Dependency { path, target } => {
+            json!({ "cause": "dependency", "path": path, "refers_to": target })
+        }
+    }
+}
+
+fn json_entries(entries: &[EntryDiff]) -> Value {
+    Value::Array(
+        entries
+            .iter()
+            .map(|entry| {
+                json!({
+                    "name": entry.name,
+                    "change": entry.kind.name(),
+                    "detail": entry.detail,
+                    "changes": entry.changes.iter().map(json_change).collect::<Vec<_>>(),
+                })
+            })
+            .collect(),
+    )
+}
+
+fn json_change(change: &Change) -> Value {
+    json!({
+        "path": change.path,
+        "old": json_value(change.old.as_ref()),
+        "new": json_value(change.new.as_ref()),
+    })
+}
+
+/// The diff as one JSON document (pretty-printed, keys in this order,
+/// arrays in the order of [`Diff`]). Schema, version 1:
+///
+/// ```text
+/// {
+///   "version": 1,
+///   "has_changes": bool,
+///   "summary": { "added", "removed", "modified", "renamed", "replaced",
+///                "critical", "rollouts": number },
+///   "resources": [{
+///     "logical_id": string,            // the new one; the old one if removed
+///     "type": string,
+///     "change": "added" | "removed" | "modified" | "renamed",
+///     "renamed_from": string | null,   // the old logical ID of a renamed resource
+///     "replaced": bool,
+///     "critical": bool,                // nodes or cluster access are lost
+///     "impact": string | null,         // what is lost, when critical
+///     "replacement": [                 // why it is replaced; [] when not
+///       { "cause": "type-changed", "old": string, "new": string } |
+///       { "cause": "create-only", "property": string } |   // schema path, `*` for items
+///       { "cause": "logical-id-changed", "from": string, "to": string } |
+///       { "cause": "dependency", "path": string, "refers_to": string }
+///     ],
+///     "changes": [{
+///       "section": "Type" | "Condition" | "DependsOn" | "Metadata" | "Properties" |
+///                  "CreationPolicy" | "UpdatePolicy" | "DeletionPolicy" |
+///                  "UpdateReplacePolicy",
+///       "path": string,                // below the section, `/`-joined, "" for all of it
+///       "old": value | null,           // long-form JSON; null when absent
+///       "new": value | null,
+///       "replaces": bool               // touches a changed create-only property
+///     }],
+///     "indirect": [{                   // unchanged text whose value changes on deploy
+///       "path": string, "refers_to": string, "attribute": string | null,
+///       "because": "replaced" | "modified" | "parameter-changed",
+///       "replaces": bool
+///     }],
+///     "notes": [string]
+///   }],
+///   "rollouts": [{
+///     "resource": string, "type": string,
+///     "kind": "rolling-update" | "replacing-update" | "node-group-update" |
+///             "no-instance-refresh",
+///     "reasons": [string]
+///   }],
+///   "parameters" | "outputs" | "conditions" | "mappings": [{
+///     "name": string,
+///     "change": "added" | "removed" | "modified",
+///     "detail": string | null,         // parameter type; output export name (JSON)
+///     "changes": [{ "path": string, "old": value | null, "new": value | null }]
+///   }],
+///   "template": [{ "path": string, "old": value | null, "new": value | null }]
+/// }
+/// ```
+pub fn render_json(diff: &Diff) -> String {
+    let summary = diff.summary();
+    let resources: Vec<Value> = diff
+        .resources
+        .iter()
+        .map(|resource| {
+            json!({
+                "logical_id": resource.logical_id,
+                "type": resource.resource_type,
+                "change": resource.kind.name(),
+                "renamed_from": match &resource.kind {
+                    ChangeKind::Renamed { from } => Value::String(from.clone()),
+                    _ => Value::Null,
+                },
+                "replaced": resource.is_replaced(),
+                "critical": resource.critical,
+                "impact": resource.impact(),
+                "replacement": resource.replacement.iter().map(json_cause).collect::<Vec<_>>(),
+                "changes": resource.changes.iter().map(|change| json!({
+                    "section": change.section.name(),
+                    "path": change.path,
+                    "old": json_value(change.old.as_ref()),
+                    "new": json_value(change.new.as_ref()),
+                    "replaces": change.replaces,
+                })).collect::<Vec<_>>(),
+                "indirect": resource.indirect.iter().map(|indirect| json!({
+                    "path": indirect.path,
+                    "refers_to": indirect.target,
+                    "attribute": indirect.attribute,
+                    "because": indirect.because.name(),
+                    "replaces": indirect.replaces,
+                })).collect::<Vec<_>>(),
+                "notes": resource.notes,
+            })
+        })
+        .collect();
+    let rollouts: Vec<Value> = diff
+        .rollouts
+        .iter()
+        .map(|rollout| {
+            json!({
+                "resource": rollout.resource,
+                "type": rollout.resource_type,
+                "kind": rollout.kind.name(),
+                "reasons": rollout.reasons,
+            })
+        })
+        .collect();
+    let document = json!({
+        "version": 1,
+        "has_changes": diff.has_changes(),
+        "summary": {
+            "added": summary.added,
+            "removed": summary.removed,
+            "modified": summary.modified,
+            "renamed": summary.renamed,
+            "replaced": summary.replaced,
+            "critical": summary.critical,
+            "rollouts": summary.rollouts,
+        },
+        "resources": resources,
+        "rollouts": rollouts,
+        "parameters": json_entries(&diff.parameters),
+        "outputs": json_entries(&diff.outputs),
+        "conditions": json_entries(&diff.conditions),
+        "mappings": json_entries(&diff.mappings),
+        "template": diff.template.iter().map(json_change).collect::<Vec<_>>(),
+    });
+    let mut text = serde_json::to_string_pretty(&document).unwrap_or_default();
+    text.push('\n');
+    text
+}
