@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use crate::blueprint;
+use crate::blueprint::overrides::Applied;
 use crate::cfn::{Format, Template};
 use crate::diagnostic::Diagnostic;
 use crate::eks;
@@ -36,6 +37,9 @@ pub struct Stack {
     pub findings: Vec<Finding>,
     /// For each resource, where in the blueprint it comes from.
     pub origins: indexmap::IndexMap<String, Span>,
+    /// The blueprint's overrides of this stack's resources, in the order
+    /// applied.
+    pub overrides: Vec<Applied>,
 }
 
 impl Compiled {
@@ -120,6 +124,19 @@ pub fn compile_with_overrides(
     }
     let blueprint = &loaded.blueprint;
     let mut lowered = eks::lower(blueprint)?;
+    let applied = match blueprint::overrides::apply(
+        &mut lowered.template,
+        &blueprint.overrides,
+        &loaded.files,
+    ) {
+        Ok(applied) => applied,
+        Err(errors) => {
+            diagnostics.extend(errors);
+            return Err(CompileError::Blueprint(diagnostics));
+        }
+    };
+    // An override may remove the last use of a parameter.
+    lowered.template.remove_unused_parameters();
     let oversized = std::mem::take(&mut lowered.oversized_user_data);
     let lowered = eks::stacks::split(lowered, blueprint);
     let several = lowered.len() > 1;
@@ -142,13 +159,21 @@ pub fn compile_with_overrides(
                 None => findings.push(finding),
             }
         }
+        let overrides: Vec<Applied> = applied
+            .iter()
+            .filter(|o| stack.template.resources.contains_key(&o.resource))
+            .cloned()
+            .collect();
         for finding in &findings {
-            let span = match finding.resource() {
-                Some(id) => stack.origins.get(id).copied(),
-                None => Some(stack.span),
+            // A finding about what an override changed is the override's.
+            let overridden = overrides.iter().rev().find(|o| o.covers(&finding.path));
+            let span = match (overridden, finding.resource()) {
+                (Some(applied), _) => Some(applied.span),
+                (None, Some(id)) => stack.origins.get(id).copied(),
+                (None, None) => Some(stack.span),
             };
             let oversized = match finding.resource() {
-                Some(id) if finding.id == "E3007" => oversized
+                Some(id) if finding.id == "E3007" && overridden.is_none() => oversized
                     .get(id)
                     .map(|(index, share)| (&blueprint.node_groups[*index], share)),
                 _ => None,
@@ -175,6 +200,7 @@ pub fn compile_with_overrides(
             text,
             findings,
             origins: stack.origins,
+            overrides,
         });
     }
     // A parameter the blueprint declares but no stack uses is not in any
@@ -284,7 +310,8 @@ fn oversized_user_data(
 }
 
 /// For each emitted resource, its type and the blueprint line that
-/// produced it: `eksynth explain`.
+/// produced it, and the line of each override that changed it: `eksynth
+/// explain`.
 ///
 /// A blueprint with several stacks lists each under a `stack NAME:` line.
 pub fn explain(compiled: &Compiled) -> String {
@@ -297,15 +324,23 @@ pub fn explain(compiled: &Compiled) -> String {
         let indent = if several { "  " } else { "" };
         for (id, resource) in &stack.template.resources {
             out.push_str(&format!("{indent}{id} ({})\n", resource.kind));
-            if let Some(span) = stack.origins.get(id)
-                && let Some(file) = compiled.files.get(span.file as usize)
-            {
-                out.push_str(&format!(
-                    "{indent}    {}:{}: {}\n",
-                    file.name,
-                    span.line,
-                    file.line_text(span.line).trim()
-                ));
+            let line = |span: &Span| {
+                compiled.files.get(span.file as usize).map(|file| {
+                    format!(
+                        "{}:{}: {}",
+                        file.name,
+                        span.line,
+                        file.line_text(span.line).trim()
+                    )
+                })
+            };
+            if let Some(origin) = stack.origins.get(id).and_then(line) {
+                out.push_str(&format!("{indent}    {origin}\n"));
+            }
+            for applied in stack.overrides.iter().filter(|o| o.resource == *id) {
+                if let Some(at) = line(&applied.span) {
+                    out.push_str(&format!("{indent}    overridden at {at}\n"));
+                }
             }
         }
     }

@@ -10,6 +10,7 @@ pub mod instances;
 pub mod limits;
 mod load;
 mod max_pods;
+pub mod overrides;
 pub mod rules;
 pub mod schema;
 pub mod tags;
@@ -37,6 +38,8 @@ pub struct Blueprint {
     pub cluster: Cluster,
     pub node_groups: Vec<NodeGroup>,
     pub suppressions: Vec<Suppression>,
+    /// Changes to generated resources, applied in this order after lowering.
+    pub overrides: Vec<overrides::Override>,
     /// The stacks the blueprint makes, never empty. The first is the main
     /// stack: it holds the resources the node groups share and every group
     /// not placed in another stack.

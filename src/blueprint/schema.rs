@@ -60,6 +60,20 @@ fn field(object: &str, name: &str) -> Option<Value> {
                 }
             ]
         }),
+        ("blueprint", "overrides") => {
+            json!({"type": "array", "items": {"$ref": "#/definitions/override"}, "description": "Changes to generated resources, applied last: each sets a `value` at a `path` of a resource, or deletes it"})
+        }
+        ("override", "resource") => {
+            string("The logical ID of a generated resource (`eksynth explain` lists them)")
+        }
+        ("override", "path") => {
+            let sections = crate::cfn::patch::SECTIONS.join("|");
+            json!({"type": "string", "pattern": format!("^({sections})(\\.[^.]+)*$"), "description": "Where in the resource, dotted: an attribute section, then mapping keys and list indexes (`Properties.Tags.0.Value`)"})
+        }
+        ("override", "value") => {
+            json!({"description": "The new value, intrinsic functions included"})
+        }
+        ("override", "delete") => boolean("Delete the value at the path instead of setting one"),
         ("suppression", "id") => string("A finding ID, e.g. W5002"),
         ("suppression", "reason") => string("Why the finding is accepted"),
         ("cluster", "name") => source("The cluster name"),
@@ -217,6 +231,7 @@ fn objects() -> Vec<(&'static str, &'static [&'static str])> {
     vec![
         ("blueprint", TOP_FIELDS),
         ("suppression", SUPPRESSION_FIELDS),
+        ("override", super::overrides::OVERRIDE_FIELDS),
         ("cluster", CLUSTER_FIELDS),
         ("awsAuthProvider", PROVIDER_FIELDS),
         ("nodeGroup", GROUP_FIELDS),
@@ -250,6 +265,9 @@ pub fn json_schema() -> Value {
             continue;
         }
         definitions.insert(object.to_string(), object_schema(object, fields, &[]));
+    }
+    if let Some(Value::Object(entry)) = definitions.get_mut("override") {
+        entry.insert("required".into(), json!(["resource", "path"]));
     }
     definitions.insert(
         "defaults".into(),

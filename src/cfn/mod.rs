@@ -4,6 +4,7 @@
 
 pub mod expr;
 pub mod json;
+pub mod patch;
 pub mod read;
 pub mod sub;
 pub mod template;

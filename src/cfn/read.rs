@@ -27,7 +27,7 @@ pub fn read_parsed(
     root: &syntax::Node,
 ) -> Result<Template, Vec<Diagnostic>> {
     let mut reader = Reader {
-        file: Arc::clone(file),
+        files: std::slice::from_ref(file),
         diagnostics: Vec::new(),
     };
     let template = reader.template(root);
@@ -35,6 +35,20 @@ pub fn read_parsed(
         return Err(reader.diagnostics);
     }
     Ok(template)
+}
+
+/// One value written anywhere (a literal, or an intrinsic in short or long
+/// form) read as a template value, such as a blueprint's override. `files`
+/// are the files the node's spans point into (`Span::file`).
+pub fn read_value(files: &[Arc<SourceFile>], node: &Node) -> Result<Expr, Vec<Diagnostic>> {
+    let mut reader = Reader {
+        files,
+        diagnostics: Vec::new(),
+    };
+    match reader.expr(node, Context::Value) {
+        Some(value) if reader.diagnostics.is_empty() => Ok(value),
+        _ => Err(reader.diagnostics),
+    }
 }
 
 const SECTIONS: &[&str] = &[
@@ -120,8 +134,9 @@ enum Context {
     Condition,
 }
 
-struct Reader {
-    file: Arc<SourceFile>,
+struct Reader<'f> {
+    /// The files spans point into; a template's spans all point at the first.
+    files: &'f [Arc<SourceFile>],
     diagnostics: Vec<Diagnostic>,
 }
 
@@ -141,10 +156,14 @@ fn is_long_form_key(key: &str) -> bool {
     key == "Ref" || key.starts_with("Fn::")
 }
 
-impl Reader {
+impl Reader<'_> {
+    fn file_of(&self, span: Span) -> &Arc<SourceFile> {
+        self.files.get(span.file as usize).unwrap_or(&self.files[0])
+    }
+
     fn error(&mut self, span: Span, message: impl Into<String>) -> &mut Diagnostic {
         self.diagnostics
-            .push(Diagnostic::error(&self.file, Some(span), message));
+            .push(Diagnostic::error(self.file_of(span), Some(span), message));
         let last = self.diagnostics.len() - 1;
         &mut self.diagnostics[last]
     }
@@ -162,7 +181,8 @@ impl Reader {
                 .next()
                 .is_none_or(char::is_whitespace)
         };
-        let same_line = self.file.line_text(node.span.line);
+        let file = self.file_of(node.span);
+        let same_line = file.line_text(node.span.line);
         let before: String = same_line
             .chars()
             .take(node.span.column.saturating_sub(1))
@@ -176,7 +196,7 @@ impl Reader {
             return Span::new(node.span.line, column, width);
         }
         if node.span.line > 1 {
-            let above = self.file.line_text(node.span.line - 1);
+            let above = file.line_text(node.span.line - 1);
             if let Some(byte) = above
                 .rmatch_indices(spelled.as_str())
                 .map(|(byte, _)| byte)
@@ -684,14 +704,14 @@ impl Reader {
 }
 
 /// Reads the argument of one intrinsic function.
-struct Args<'r, 'n> {
-    reader: &'r mut Reader,
+struct Args<'r, 'f, 'n> {
+    reader: &'r mut Reader<'f>,
     spelled: &'r str,
     argument: &'n Node,
     form: Form,
 }
 
-impl<'n> Args<'_, 'n> {
+impl<'n> Args<'_, '_, 'n> {
     /// The argument's own tag. In short form the node's tag is the
     /// function's, so the argument has none.
     fn own_tag(&self) -> Option<&'n str> {

@@ -99,6 +99,7 @@ pub(super) const TOP_FIELDS: &[&str] = &[
     "nodeGroups",
     "managedNodeGroups",
     "suppressions",
+    "overrides",
     "stack",
     "stacks",
 ];
@@ -155,6 +156,10 @@ fn decode_blueprint(d: &mut Decoder, root: &Node) -> Option<Blueprint> {
     let suppressions = top
         .get("suppressions")
         .map(|node| decode_suppressions(d, node))
+        .unwrap_or_default();
+    let overrides = top
+        .get("overrides")
+        .map(|node| super::overrides::decode(d, node))
         .unwrap_or_default();
     let groups_at = top
         .key_span("nodeGroups")
@@ -282,6 +287,7 @@ fn decode_blueprint(d: &mut Decoder, root: &Node) -> Option<Blueprint> {
         cluster,
         node_groups: groups,
         suppressions,
+        overrides,
         stacks: std::mem::take(&mut stacks.specs),
     })
 }
