@@ -11,6 +11,7 @@ pub mod ami;
 pub mod autoscaling;
 pub mod iam;
 pub mod inputs;
+pub mod kubelet_config;
 pub mod launch_template;
 pub mod managed;
 pub mod security_group;
