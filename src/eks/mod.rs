@@ -14,6 +14,7 @@ pub mod inputs;
 pub mod kubelet_config;
 pub mod launch_template;
 pub mod managed;
+pub mod node_config;
 pub mod security_group;
 pub mod stacks;
 pub mod userdata;
