@@ -29,6 +29,8 @@ fn plain_al2023() -> UserDataInput {
         kubelet_config: vec![],
         pre_bootstrap_commands: vec![],
         efs_mounts: vec![],
+        user_data_parts: vec![],
+        bottlerocket_settings: Default::default(),
         block_pod_imds: false,
         signal: Some(Signal {
             stack_name: placeholder(5),
@@ -37,6 +39,7 @@ fn plain_al2023() -> UserDataInput {
             url_suffix: placeholder(7),
             timeout_seconds: 900,
             client: SignalClient::Image,
+            post_bootstrap_commands: vec![],
         }),
         bootstrap_arguments: None,
     }

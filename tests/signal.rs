@@ -22,6 +22,7 @@ fn signal(timeout_seconds: u32) -> Signal {
         url_suffix: "amazonaws.com".into(),
         timeout_seconds,
         client: SignalClient::Image,
+        post_bootstrap_commands: vec![],
     }
 }
 
@@ -189,6 +190,8 @@ fn failing_user_data(node: &Node, bootstrap: Bootstrap) -> String {
         kubelet_config: vec![],
         pre_bootstrap_commands: vec!["exit 3".into()],
         efs_mounts: vec![],
+        user_data_parts: vec![],
+        bottlerocket_settings: Default::default(),
         block_pod_imds: false,
         signal: Some(signal(900)),
         bootstrap_arguments: None,

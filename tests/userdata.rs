@@ -64,6 +64,8 @@ fn sample(bootstrap: Bootstrap) -> UserDataInput {
             mount_point: "/mnt/efs".into(),
             dns_name: format!("fs-0123456789abcdef0.efs.{REGION}.{URL_SUFFIX}"),
         }],
+        user_data_parts: vec![],
+        bottlerocket_settings: Default::default(),
         block_pod_imds: true,
         signal: Some(sample_signal()),
         bootstrap_arguments: None,
@@ -78,6 +80,7 @@ fn sample_signal() -> Signal {
         url_suffix: URL_SUFFIX.into(),
         timeout_seconds: 900,
         client: SignalClient::Image,
+        post_bootstrap_commands: vec![],
     }
 }
 
@@ -838,6 +841,7 @@ fn signaller_values_round_trip_through_bash() {
         url_suffix: URL_SUFFIX.into(),
         timeout_seconds: 42,
         client: SignalClient::Embedded,
+        post_bootstrap_commands: vec![],
     };
     let script = render_signaller(&signal).expect("renders");
     let assignments: Vec<&str> = script

@@ -6,6 +6,7 @@
 
 pub mod compose;
 mod decode;
+mod hatches;
 pub mod instances;
 pub mod limits;
 mod load;
@@ -16,6 +17,7 @@ pub mod schema;
 pub mod tags;
 
 pub use decode::Located;
+pub use hatches::reserved_bottlerocket_setting;
 pub use load::{load, load_with};
 
 use crate::source::Span;
@@ -369,6 +371,32 @@ pub struct EfsMount {
     pub mount_point: String,
 }
 
+/// One part of a MIME user-data document, added as written.
+#[derive(Clone, Debug, PartialEq)]
+pub struct UserDataPart {
+    pub content_type: PartType,
+    pub content: String,
+}
+
+/// The cloud-init content types a user-data part may have.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PartType {
+    CloudConfig,
+    ShellScript,
+    CloudBoothook,
+}
+
+impl PartType {
+    /// The MIME type cloud-init dispatches the part on.
+    pub fn mime_type(self) -> &'static str {
+        match self {
+            PartType::CloudConfig => "text/cloud-config",
+            PartType::ShellScript => "text/x-shellscript",
+            PartType::CloudBoothook => "text/cloud-boothook",
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Iam {
     /// The VPC CNI gets its permissions through IRSA or Pod Identity, so the
@@ -494,6 +522,15 @@ pub struct NodeGroup {
     pub root_volume: Volume,
     pub imds: Imds,
     pub pre_bootstrap_commands: Vec<String>,
+    /// Commands run once kubelet is healthy, before the signal (a
+    /// self-managed AL2023, AL2 or Windows group).
+    pub post_bootstrap_commands: Vec<String>,
+    /// Extra MIME parts of an AL2023 or AL2 group's user data.
+    pub user_data_parts: Vec<UserDataPart>,
+    /// Bottlerocket settings beyond eksynth's own, under `settings`: a
+    /// tree of tables whose leaves are strings, numbers, booleans or lists
+    /// (never null), in blueprint order.
+    pub bottlerocket_settings: serde_json::Map<String, serde_json::Value>,
     pub efs_mounts: Vec<EfsMount>,
     pub tags: Vec<(String, String)>,
     pub iam: Iam,

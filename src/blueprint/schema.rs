@@ -7,6 +7,7 @@
 
 use serde_json::{Map, Value, json};
 
+use super::hatches::{BOTTLEROCKET_FIELDS, USER_DATA_CONTENT_TYPES, USER_DATA_PART_FIELDS};
 use super::load::*;
 use super::{API_VERSION, AmiFamily, KIND};
 
@@ -132,6 +133,24 @@ fn field(object: &str, name: &str) -> Option<Value> {
         }
         ("nodeGroup", "imds") => object_of("imds", "Instance metadata service settings"),
         ("nodeGroup", "preBootstrapCommands") => strings("Commands run before the node joins"),
+        ("nodeGroup", "postBootstrapCommands") => strings(
+            "Commands run once kubelet is healthy, before the signal (self-managed AL2023, AL2, Windows); a failure sends FAILURE",
+        ),
+        ("nodeGroup", "userDataParts") => {
+            json!({"type": "array", "items": {"$ref": "#/definitions/userDataPart"}, "description": "Extra MIME parts of the user data (AL2023, AL2), before eksynth's shell part"})
+        }
+        ("nodeGroup", "bottlerocket") => {
+            object_of("bottlerocket", "Bottlerocket settings beyond eksynth's own")
+        }
+        ("userDataPart", "contentType") => one_of(USER_DATA_CONTENT_TYPES),
+        ("userDataPart", "content") => {
+            string("The part's text: a script starts with `#!`, cloud-config is a YAML mapping")
+        }
+        ("bottlerocket", "settings") => json!({
+            "type": "object",
+            "description": "Settings under Bottlerocket's `settings`, merged into the TOML eksynth writes; the ones eksynth writes itself are refused",
+            "examples": [{"host-containers": {"admin": {"enabled": true}}}],
+        }),
         ("nodeGroup", "efsMounts") => {
             json!({"type": "array", "items": {"$ref": "#/definitions/efsMount"}})
         }
@@ -237,6 +256,8 @@ fn objects() -> Vec<(&'static str, &'static [&'static str])> {
         ("nodeGroup", GROUP_FIELDS),
         ("taint", TAINT_FIELDS),
         ("efsMount", EFS_FIELDS),
+        ("userDataPart", USER_DATA_PART_FIELDS),
+        ("bottlerocket", BOTTLEROCKET_FIELDS),
         ("kubelet", KUBELET_FIELDS),
         ("rootVolume", VOLUME_FIELDS),
         ("imds", IMDS_FIELDS),

@@ -7,7 +7,7 @@ use super::ami;
 use super::inputs::ClusterValues;
 use super::security_group::NODE_SECURITY_GROUP;
 use super::userdata::{
-    self, Bootstrap, EfsMount, Label, Mode, Share, Signal, Taint, UserDataInput,
+    self, Bootstrap, EfsMount, ExtraPart, Label, Mode, Share, Signal, Taint, UserDataInput,
 };
 use crate::blueprint::tags::{NAME, user_name};
 use crate::blueprint::{Ami, AmiFamily, Blueprint, NodeGroup, SignalClient};
@@ -234,6 +234,7 @@ fn user_data(
             SignalClient::Image => userdata::SignalClient::Image,
             SignalClient::Embedded => userdata::SignalClient::Embedded,
         },
+        post_bootstrap_commands: group.post_bootstrap_commands.clone(),
     });
     let input = UserDataInput {
         bootstrap: match group.ami_family {
@@ -254,6 +255,15 @@ fn user_data(
         max_pods: group.max_pods,
         kubelet_config: group.kubelet_config.clone(),
         pre_bootstrap_commands: group.pre_bootstrap_commands.clone(),
+        user_data_parts: group
+            .user_data_parts
+            .iter()
+            .map(|part| ExtraPart {
+                content_type: part.content_type.mime_type().to_string(),
+                content: part.content.clone(),
+            })
+            .collect(),
+        bottlerocket_settings: group.bottlerocket_settings.clone(),
         efs_mounts: group
             .efs_mounts
             .iter()

@@ -72,6 +72,12 @@ pub struct UserDataInput {
     pub kubelet_config: Vec<(String, serde_json::Value)>,
     /// Shell commands (PowerShell on Windows) run before the node joins.
     pub pre_bootstrap_commands: Vec<String>,
+    /// The user's own MIME parts (AL2023 and AL2), placed before eksynth's
+    /// shell part so that they run before the node joins.
+    pub user_data_parts: Vec<ExtraPart>,
+    /// The user's Bottlerocket settings under `settings` (never null, and
+    /// never one that eksynth writes itself: the loader checked both).
+    pub bottlerocket_settings: serde_json::Map<String, Value>,
     pub efs_mounts: Vec<EfsMount>,
     /// Block pods (traffic from `eni+` interfaces) from reaching IMDS.
     pub block_pod_imds: bool,
@@ -81,6 +87,15 @@ pub struct UserDataInput {
     /// AL2 only: extra `bootstrap.sh` arguments, the user's own shell text,
     /// appended verbatim after eksynth's.
     pub bootstrap_arguments: Option<String>,
+}
+
+/// A MIME part of the user's, added as written.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExtraPart {
+    /// A MIME type such as `text/cloud-config`.
+    pub content_type: String,
+    pub content: String,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -120,6 +135,9 @@ pub struct Signal {
     pub timeout_seconds: u32,
     /// What sends the signal from an AL2023 or AL2 node.
     pub client: SignalClient,
+    /// Commands (PowerShell on Windows) run once kubelet is healthy and
+    /// before the signal: one that fails sends FAILURE.
+    pub post_bootstrap_commands: Vec<String>,
 }
 
 /// What sends the signal from an Amazon Linux node.
@@ -152,6 +170,13 @@ impl Signal {
     fn data(&self) -> Value {
         let mut data = json!(self);
         data["deadlineSeconds"] = json!(node_deadline_seconds(self.timeout_seconds));
+        // Numbered from 1, for the reason of a FAILURE.
+        data["postBootstrap"] = self
+            .post_bootstrap_commands
+            .iter()
+            .enumerate()
+            .map(|(index, command)| json!({ "command": command, "number": index + 1 }))
+            .collect();
         data
     }
 }
@@ -257,6 +282,10 @@ const PARTIALS: &[(&str, &str)] = &[
     (
         "efs_mounts",
         include_str!("../../blueprints/userdata/efs_mounts.sh.hbs"),
+    ),
+    (
+        "post_bootstrap",
+        include_str!("../../blueprints/userdata/post_bootstrap.sh.hbs"),
     ),
 ];
 
@@ -697,6 +726,12 @@ fn refuse_fields(
             Field::EfsMounts => !input.efs_mounts.is_empty(),
             Field::BlockPodImds => input.block_pod_imds,
             Field::BootstrapArguments => bootstrap_arguments(input).is_some(),
+            Field::PostBootstrapCommands => input
+                .signal
+                .as_ref()
+                .is_some_and(|s| !s.post_bootstrap_commands.is_empty()),
+            Field::UserDataParts => !input.user_data_parts.is_empty(),
+            Field::BottlerocketSettings => !input.bottlerocket_settings.is_empty(),
         };
         if set {
             return Err(unsupported(field.name(), target));
@@ -712,6 +747,9 @@ enum Field {
     EfsMounts,
     BlockPodImds,
     BootstrapArguments,
+    PostBootstrapCommands,
+    UserDataParts,
+    BottlerocketSettings,
 }
 
 impl Field {
@@ -721,6 +759,9 @@ impl Field {
             Field::EfsMounts => "EFS mounts",
             Field::BlockPodImds => "the pod IMDS block",
             Field::BootstrapArguments => "bootstrap.sh arguments",
+            Field::PostBootstrapCommands => "post-bootstrap commands",
+            Field::UserDataParts => "MIME user-data parts",
+            Field::BottlerocketSettings => "Bottlerocket settings",
         }
     }
 }
@@ -772,8 +813,25 @@ fn al2_bootstrap_data(input: &UserDataInput, prepared: &Prepared) -> Result<Valu
 
 /// A MIME part: its content type and body.
 struct Part {
-    content_type: &'static str,
+    content_type: String,
     body: String,
+}
+
+impl Part {
+    fn new(content_type: &str, body: String) -> Part {
+        Part {
+            content_type: content_type.to_string(),
+            body,
+        }
+    }
+}
+
+/// The user's parts, each declared UTF-8 like eksynth's own.
+fn extra_parts(input: &UserDataInput) -> impl Iterator<Item = Part> + '_ {
+    input.user_data_parts.iter().map(|part| Part {
+        content_type: format!("{}; charset=\"utf-8\"", part.content_type),
+        body: part.content.clone(),
+    })
 }
 
 /// Wraps parts in a `multipart/mixed` document whose boundary occurs in
@@ -852,8 +910,11 @@ pub fn share(input: &UserDataInput) -> Result<Share, UserDataError> {
 }
 
 /// The blueprint fields that put the group's own text into its user data.
-const USER_FIELDS: [&str; 7] = [
+const USER_FIELDS: [&str; 10] = [
     "preBootstrapCommands",
+    "postBootstrapCommands",
+    "userDataParts",
+    "bottlerocket",
     "efsMounts",
     "labels",
     "taints",
@@ -869,6 +930,12 @@ fn clear(input: &mut UserDataInput, field: &str) -> bool {
     }
     match field {
         "preBootstrapCommands" => take(&mut input.pre_bootstrap_commands),
+        "postBootstrapCommands" => input
+            .signal
+            .as_mut()
+            .is_some_and(|s| take(&mut s.post_bootstrap_commands)),
+        "userDataParts" => take(&mut input.user_data_parts),
+        "bottlerocket" => !std::mem::take(&mut input.bottlerocket_settings).is_empty(),
         "efsMounts" => take(&mut input.efs_mounts),
         "labels" => take(&mut input.labels),
         "taints" => take(&mut input.taints),
@@ -912,21 +979,26 @@ pub fn render(input: &UserDataInput) -> Result<String, UserDataError> {
 }
 
 fn render_al2023(input: &UserDataInput, prepared: &Prepared) -> Result<String, UserDataError> {
-    refuse_fields(input, "AL2023 (nodeadm)", &[Field::BootstrapArguments])?;
+    refuse_fields(
+        input,
+        "AL2023 (nodeadm)",
+        &[Field::BootstrapArguments, Field::BottlerocketSettings],
+    )?;
     let mut parts = Vec::new();
     if let Some(data) = nodeconfig_data(input, prepared) {
-        parts.push(Part {
-            content_type: NODECONFIG_CONTENT_TYPE,
-            body: render_template(NODECONFIG_TEMPLATE, &data)?,
-        });
+        parts.push(Part::new(
+            NODECONFIG_CONTENT_TYPE,
+            render_template(NODECONFIG_TEMPLATE, &data)?,
+        ));
     }
+    parts.extend(extra_parts(input));
     // Without a signal there is no need for a script that does nothing.
     if input.signal.is_some() || has_shell_steps(input) {
         let data = shell_data(input)?;
-        parts.push(Part {
-            content_type: SHELL_CONTENT_TYPE,
-            body: render_template(AL2023_TEMPLATE, &Value::Object(data))?,
-        });
+        parts.push(Part::new(
+            SHELL_CONTENT_TYPE,
+            render_template(AL2023_TEMPLATE, &Value::Object(data))?,
+        ));
     }
     if parts.is_empty() {
         return Ok(String::new());
@@ -935,6 +1007,8 @@ fn render_al2023(input: &UserDataInput, prepared: &Prepared) -> Result<String, U
 }
 
 fn render_al2(input: &UserDataInput, prepared: &Prepared) -> Result<String, UserDataError> {
+    refuse_fields(input, "AL2", &[Field::BottlerocketSettings])?;
+    let mut parts: Vec<Part> = extra_parts(input).collect();
     if input.mode == Mode::ManagedEksAmi {
         const TARGET: &str =
             "a managed node group on the EKS AL2 AMI (EKS writes the bootstrap.sh call)";
@@ -944,7 +1018,10 @@ fn render_al2(input: &UserDataInput, prepared: &Prepared) -> Result<String, User
             return Err(unsupported("maxPods", TARGET));
         }
         if !has_shell_steps(input) && prepared.kubelet.is_empty() {
-            return Ok(String::new());
+            if parts.is_empty() {
+                return Ok(String::new());
+            }
+            return mime(parts);
         }
     }
     if bootstrap_arguments(input).is_some_and(|a| a.contains(['\n', '\r'])) {
@@ -956,10 +1033,8 @@ fn render_al2(input: &UserDataInput, prepared: &Prepared) -> Result<String, User
     let mut data = shell_data(input)?;
     data.insert("bootstrap".into(), al2_bootstrap_data(input, prepared)?);
     let script = render_template(AL2_TEMPLATE, &Value::Object(data))?;
-    mime(vec![Part {
-        content_type: SHELL_CONTENT_TYPE,
-        body: script,
-    }])
+    parts.push(Part::new(SHELL_CONTENT_TYPE, script));
+    mime(parts)
 }
 
 // ------------------------------------------------------------ Bottlerocket
@@ -1028,6 +1103,8 @@ fn render_bottlerocket(
         "Bottlerocket (its user data is settings, not a script)",
         &[
             Field::PreBootstrapCommands,
+            Field::PostBootstrapCommands,
+            Field::UserDataParts,
             Field::EfsMounts,
             Field::BlockPodImds,
             Field::BootstrapArguments,
@@ -1127,7 +1204,35 @@ fn render_bottlerocket(
         }
     }
 
-    if kubernetes.is_empty() && tables.is_empty() {
+    // The user's settings: leaves of `kubernetes` join eksynth's table
+    // (TOML defines a table once), every other table gets its own header.
+    let mut settings: Vec<(String, Vec<(String, String)>)> = Vec::new();
+    for (key, value) in &input.bottlerocket_settings {
+        match (key.as_str(), value) {
+            ("kubernetes", Value::Object(table)) => {
+                for (key, value) in table {
+                    match value {
+                        Value::Object(inner) => flatten_settings(
+                            format!("kubernetes.{}", toml_key(key)),
+                            inner,
+                            &mut settings,
+                        )?,
+                        value => kubernetes.push((toml_key(key), toml_value(value)?)),
+                    }
+                }
+            }
+            (_, Value::Object(table)) => flatten_settings(toml_key(key), table, &mut settings)?,
+            (_, value) => {
+                let leaf = (toml_key(key), toml_value(value)?);
+                match settings.iter_mut().find(|(path, _)| path.is_empty()) {
+                    Some((_, entries)) => entries.push(leaf),
+                    None => settings.insert(0, (String::new(), vec![leaf])),
+                }
+            }
+        }
+    }
+
+    if kubernetes.is_empty() && tables.is_empty() && settings.is_empty() {
         return Ok(String::new());
     }
     let pairs = |entries: Vec<(String, String)>| -> Vec<Value> {
@@ -1140,6 +1245,10 @@ fn render_bottlerocket(
         .into_iter()
         .map(|(name, entries)| json!({ "name": name, "entries": pairs(entries) }))
         .collect();
+    let settings: Vec<Value> = settings
+        .into_iter()
+        .map(|(path, entries)| json!({ "path": path, "entries": pairs(entries) }))
+        .collect();
     // `null` when the group does not signal.
     let signal = input.signal.as_ref().map_or(Value::Null, Signal::data);
     render_template(
@@ -1148,9 +1257,83 @@ fn render_bottlerocket(
             "managedEksAmi": !full,
             "kubernetes": pairs(kubernetes),
             "tables": tables,
+            "settings": settings,
             "signal": signal,
         }),
     )
+}
+
+/// A TOML key: bare when it can be, quoted otherwise.
+fn toml_key(key: &str) -> String {
+    let bare = !key.is_empty()
+        && key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    if bare {
+        key.to_string()
+    } else {
+        toml_quote(key)
+    }
+}
+
+/// A TOML value; tables inside lists are written inline.
+fn toml_value(value: &Value) -> Result<String, UserDataError> {
+    Ok(match value {
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) if n.is_f64() => {
+            // A float keeps its point, so that TOML reads a float back.
+            let x = n.as_f64().unwrap_or_default();
+            let text = format!("{x:?}");
+            if text.contains(['.', 'e', 'E']) {
+                text
+            } else {
+                format!("{text}.0")
+            }
+        }
+        Value::Number(n) => n.to_string(),
+        Value::String(s) => toml_quote(s),
+        Value::Array(items) => {
+            let items: Result<Vec<String>, UserDataError> = items.iter().map(toml_value).collect();
+            format!("[{}]", items?.join(", "))
+        }
+        Value::Object(map) => {
+            let entries: Result<Vec<String>, UserDataError> = map
+                .iter()
+                .map(|(k, v)| Ok(format!("{} = {}", toml_key(k), toml_value(v)?)))
+                .collect();
+            format!("{{ {} }}", entries?.join(", "))
+        }
+        Value::Null => {
+            return Err(unsupported(
+                "a null setting",
+                "Bottlerocket (TOML has no null)",
+            ));
+        }
+    })
+}
+
+/// One table of user settings at `path` (under `settings`), and the tables
+/// inside it after it: a header is written only for a table with values.
+fn flatten_settings(
+    path: String,
+    table: &serde_json::Map<String, Value>,
+    out: &mut Vec<(String, Vec<(String, String)>)>,
+) -> Result<(), UserDataError> {
+    let mut leaves = Vec::new();
+    let mut inner = Vec::new();
+    for (key, value) in table {
+        match value {
+            Value::Object(map) => inner.push((format!("{path}.{}", toml_key(key)), map)),
+            value => leaves.push((toml_key(key), toml_value(value)?)),
+        }
+    }
+    if !leaves.is_empty() {
+        out.push((path, leaves));
+    }
+    for (path, map) in inner {
+        flatten_settings(path, map, out)?;
+    }
+    Ok(())
 }
 
 // ----------------------------------------------------------------- Windows
@@ -1264,16 +1447,23 @@ fn render_windows(input: &UserDataInput, prepared: &Prepared) -> Result<String, 
             Field::EfsMounts,
             Field::BlockPodImds,
             Field::BootstrapArguments,
+            Field::UserDataParts,
+            Field::BottlerocketSettings,
         ],
     )?;
+    let post_bootstrap = input
+        .signal
+        .as_ref()
+        .map_or(&[][..], |s| s.post_bootstrap_commands.as_slice());
     // EC2Launch runs the text up to the first closing tag.
     if let Some(command) = input
         .pre_bootstrap_commands
         .iter()
+        .chain(post_bootstrap)
         .find(|c| c.to_ascii_lowercase().contains("</powershell"))
     {
         return Err(unsupported(
-            format!("the pre-bootstrap command `{command}`"),
+            format!("the command `{command}`"),
             "Windows (it contains `</powershell`, which would end the user data)",
         ));
     }
@@ -1304,6 +1494,7 @@ fn render_windows(input: &UserDataInput, prepared: &Prepared) -> Result<String, 
         WINDOWS_TEMPLATE,
         &json!({
             "preBootstrapCommands": input.pre_bootstrap_commands,
+            "commands": !input.pre_bootstrap_commands.is_empty() || !post_bootstrap.is_empty(),
             "bootstrap": bootstrap,
             "signal": signal,
         }),

@@ -372,6 +372,7 @@ pub(super) fn resolve_group(
     }
     check_bootstrap_limits(d, &spec, ami_family, family_at, is_managed);
     check_signal_client(d, &spec, ami_family);
+    spec.hatches.check(d, ami_family, is_managed);
     let capacity_type = spec
         .capacity_type
         .as_ref()
@@ -473,6 +474,7 @@ pub(super) fn resolve_group(
     if errors_after > errors_before {
         return None;
     }
+    let hatches = spec.hatches.resolve();
     Some(NodeGroup {
         stack: 0,
         identity: logical_id.clone(),
@@ -508,6 +510,9 @@ pub(super) fn resolve_group(
             .pre_bootstrap_commands
             .map(|c| c.value)
             .unwrap_or_default(),
+        post_bootstrap_commands: hatches.post_bootstrap_commands,
+        user_data_parts: hatches.user_data_parts,
+        bottlerocket_settings: hatches.bottlerocket_settings,
         efs_mounts: spec.efs_mounts.map(|m| m.value).unwrap_or_default(),
         tags: spec
             .tags

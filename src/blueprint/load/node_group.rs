@@ -9,6 +9,7 @@ use super::group_sections::{
 use super::kubelet::decode_kubelet;
 use super::{Opt, duration, opt_bool, opt_string, opt_strings, opt_u32};
 use crate::blueprint::decode::{Decoder, Located};
+use crate::blueprint::hatches::HatchSpec;
 use crate::blueprint::limits;
 use crate::blueprint::*;
 use crate::source::Span;
@@ -31,6 +32,9 @@ pub(in crate::blueprint) const GROUP_FIELDS: &[&str] = &[
     "rootVolume",
     "imds",
     "preBootstrapCommands",
+    "postBootstrapCommands",
+    "userDataParts",
+    "bottlerocket",
     "efsMounts",
     "tags",
     "iam",
@@ -101,6 +105,7 @@ pub(super) struct GroupSpec {
     pub(super) root_volume: VolumeSpec,
     pub(super) imds: ImdsSpec,
     pub(super) pre_bootstrap_commands: Opt<Vec<String>>,
+    pub(super) hatches: HatchSpec,
     pub(super) efs_mounts: Opt<Vec<EfsMount>>,
     pub(super) tags: Vec<(Located<String>, Located<String>)>,
     pub(super) iam: IamSpec,
@@ -181,6 +186,7 @@ impl GroupSpec {
                 block_pods: self.imds.block_pods.or(d.imds.block_pods),
             },
             pre_bootstrap_commands: self.pre_bootstrap_commands.or(d.pre_bootstrap_commands),
+            hatches: self.hatches.over(&d.hatches),
             efs_mounts: self.efs_mounts.or(d.efs_mounts),
             tags: merge_pairs(&d.tags, &self.tags),
             iam: IamSpec {
@@ -303,6 +309,7 @@ pub(super) fn decode_group_spec(d: &mut Decoder, node: &Node, context: &str) -> 
         spec.imds = decode_imds(d, n);
     }
     spec.pre_bootstrap_commands = opt_strings(d, &mut f, "", "preBootstrapCommands");
+    spec.hatches = HatchSpec::decode(d, &mut f);
     spec.efs_mounts = f.get("efsMounts").map(|n| {
         let mounts = d
             .list("efsMounts", n)
