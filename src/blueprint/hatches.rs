@@ -146,9 +146,12 @@ pub(super) struct Hatches {
 impl HatchSpec {
     /// Reads the hatch fields of one group's (or the defaults') mapping.
     pub fn decode(d: &mut Decoder, f: &mut Fields<'_>) -> HatchSpec {
-        let post_bootstrap_commands = f.get("postBootstrapCommands").map(|n| {
-            let items = d.string_list("postBootstrapCommands", n);
-            Located::new(items.into_iter().map(|s| s.value).collect(), n.span)
+        let post_bootstrap_commands = f.get("postBootstrapCommands").and_then(|n| {
+            let items = d.string_list("postBootstrapCommands", n)?;
+            Some(Located::new(
+                items.into_iter().map(|s| s.value).collect(),
+                n.span,
+            ))
         });
         let user_data_parts = f.get("userDataParts").map(|n| {
             let parts = d
