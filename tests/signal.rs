@@ -227,3 +227,65 @@ fn a_failing_user_data_step_signals_failure_at_once() {
         assert!(!node.log("systemctl").iter().any(|l| l.starts_with("start")));
     }
 }
+
+/// The signaller of a group with post-bootstrap commands.
+fn signal_after(commands: &[&str]) -> Signal {
+    Signal {
+        post_bootstrap_commands: commands.iter().map(|c| c.to_string()).collect(),
+        ..signal(900)
+    }
+}
+
+#[test]
+fn post_bootstrap_commands_run_once_kubelet_is_healthy_then_success_is_signalled() {
+    let node = Node::new("post-bootstrap", Some(2), 0);
+    let marker = node.dir.join("ran.log");
+    let commands = [
+        format!(
+            "printf 'first %s\\n' \"$(wc -l < '{d}/curl.log')\" >> '{m}'",
+            d = node.dir.display(),
+            m = marker.display()
+        ),
+        format!("echo second >> '{}'", marker.display()),
+    ];
+    let commands: Vec<&str> = commands.iter().map(String::as_str).collect();
+    let out = node.run(
+        &render_signaller(&signal_after(&commands)).expect("renders"),
+        &[],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Both ran, in order, after the second poll of kubelet answered.
+    let ran = fs::read_to_string(&marker).expect("the commands ran");
+    assert_eq!(ran, "first 2\nsecond\n");
+    assert_eq!(
+        node.log("cfn-signal"),
+        [signal_args(0, "kubelet is healthy")]
+    );
+}
+
+#[test]
+fn a_failing_post_bootstrap_command_signals_failure_and_stops_there() {
+    let node = Node::new("post-bootstrap-fails", Some(1), 0);
+    let marker = node.dir.join("ran.log");
+    let after = format!("echo ran >> '{}'", marker.display());
+    let out = node.run(
+        &render_signaller(&signal_after(&["true", "exit 7", &after])).expect("renders"),
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        node.log("cfn-signal"),
+        [signal_args(
+            1,
+            "post-bootstrap command 2 failed (exit status 7)"
+        )]
+    );
+    assert!(
+        !marker.exists(),
+        "no command runs after the one that failed"
+    );
+}

@@ -666,6 +666,25 @@ fn every_script_passes_bash_syntax_check() {
     bash_syntax_ok("signaller.sh", &signaller);
     let signaller = render_signaller(&sigv4_signal()).expect("renders");
     bash_syntax_ok("sigv4-signaller.sh", &signaller);
+    // With post-bootstrap commands, which run between the wait for kubelet
+    // and SUCCESS.
+    for (name, signal) in [("image", sample_signal()), ("sigv4", sigv4_signal())] {
+        let signal = Signal {
+            post_bootstrap_commands: vec!["echo 'it''s \"done\"'".into(), "exit 0".into()],
+            ..signal
+        };
+        let signaller = render_signaller(&signal).expect("renders");
+        bash_syntax_ok(&format!("{name}-post-bootstrap-signaller.sh"), &signaller);
+        let run = signaller
+            .find("post_bootstrap 'exit 0' 2")
+            .expect("the commands run");
+        let success = match name {
+            "image" => "signal 0 \"kubelet is healthy\"",
+            _ => "send_signal SUCCESS",
+        };
+        assert!(run < signaller.rfind(success).expect("SUCCESS"), "{name}");
+        assert!(run > signaller.find("healthz").expect("the wait"), "{name}");
+    }
 }
 
 #[test]

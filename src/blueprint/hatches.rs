@@ -145,12 +145,14 @@ pub(super) struct Hatches {
 
 impl HatchSpec {
     /// Reads the hatch fields of one group's (or the defaults') mapping.
+    /// Each keeps the span of its key, where a refusal points.
     pub fn decode(d: &mut Decoder, f: &mut Fields<'_>) -> HatchSpec {
+        let at = |f: &Fields<'_>, name: &str, node: &Node| f.key_span(name).unwrap_or(node.span);
         let post_bootstrap_commands = f.get("postBootstrapCommands").and_then(|n| {
             let items = d.string_list("postBootstrapCommands", n)?;
             Some(Located::new(
                 items.into_iter().map(|s| s.value).collect(),
-                n.span,
+                at(f, "postBootstrapCommands", n),
             ))
         });
         let user_data_parts = f.get("userDataParts").map(|n| {
@@ -159,11 +161,12 @@ impl HatchSpec {
                 .iter()
                 .filter_map(|part| decode_part(d, part))
                 .collect();
-            Located::new(parts, n.span)
+            Located::new(parts, at(f, "userDataParts", n))
         });
-        let bottlerocket = f
-            .get("bottlerocket")
-            .and_then(|n| decode_bottlerocket(d, n));
+        let bottlerocket = f.get("bottlerocket").and_then(|n| {
+            let table = decode_bottlerocket(d, n)?;
+            Some(Located::new(table, at(f, "bottlerocket", n)))
+        });
         HatchSpec {
             post_bootstrap_commands,
             user_data_parts,
@@ -252,9 +255,11 @@ impl HatchSpec {
         {
             d.error(
                 settings.span,
-                format!("`bottlerocket` does not apply to `{name}` nodes"),
+                "`bottlerocket` applies only to `amiFamily: Bottlerocket` nodes",
             )
-            .help = Some("it holds Bottlerocket settings; set `amiFamily: Bottlerocket`".into());
+            .help = Some(
+                "it holds Bottlerocket settings: leave it out of groups of other families".into(),
+            );
         }
     }
 
@@ -371,7 +376,7 @@ fn check_content(d: &mut Decoder, content_type: PartType, content: &Located<Stri
     }
 }
 
-fn decode_bottlerocket(d: &mut Decoder, node: &Node) -> Option<Located<Table>> {
+fn decode_bottlerocket(d: &mut Decoder, node: &Node) -> Option<Table> {
     let mut f = d.fields("bottlerocket", node, BOTTLEROCKET_FIELDS)?;
     let settings = f.get("settings");
     f.finish(d, "`bottlerocket`");
@@ -384,7 +389,7 @@ fn decode_bottlerocket(d: &mut Decoder, node: &Node) -> Option<Located<Table>> {
         }
         None => Vec::new(),
     };
-    Some(Located::new(table, node.span))
+    Some(table)
 }
 
 fn decode_table(d: &mut Decoder, path: &str, node: &Node) -> Option<Table> {

@@ -1207,6 +1207,7 @@ fn render_bottlerocket(
     // The user's settings: leaves of `kubernetes` join eksynth's table
     // (TOML defines a table once), every other table gets its own header.
     let mut settings: Vec<(String, Vec<(String, String)>)> = Vec::new();
+    let mut others: Vec<(String, Vec<(String, String)>)> = Vec::new();
     for (key, value) in &input.bottlerocket_settings {
         match (key.as_str(), value) {
             ("kubernetes", Value::Object(table)) => {
@@ -1221,16 +1222,18 @@ fn render_bottlerocket(
                     }
                 }
             }
-            (_, Value::Object(table)) => flatten_settings(toml_key(key), table, &mut settings)?,
+            (_, Value::Object(table)) => flatten_settings(toml_key(key), table, &mut others)?,
             (_, value) => {
                 let leaf = (toml_key(key), toml_value(value)?);
-                match settings.iter_mut().find(|(path, _)| path.is_empty()) {
+                match others.iter_mut().find(|(path, _)| path.is_empty()) {
                     Some((_, entries)) => entries.push(leaf),
-                    None => settings.insert(0, (String::new(), vec![leaf])),
+                    None => others.insert(0, (String::new(), vec![leaf])),
                 }
             }
         }
     }
+    // The user's tables inside `kubernetes` first, beside eksynth's.
+    settings.append(&mut others);
 
     if kubernetes.is_empty() && tables.is_empty() && settings.is_empty() {
         return Ok(String::new());
@@ -1499,4 +1502,34 @@ fn render_windows(input: &UserDataInput, prepared: &Prepared) -> Result<String, 
             "signal": signal,
         }),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_loader_refuses_user_settings_at_every_kubelet_setting_eksynth_writes() {
+        for (_, name, _) in BOTTLEROCKET_SETTINGS {
+            assert!(
+                crate::blueprint::reserved_bottlerocket_setting(&["kubernetes", name]).is_some(),
+                "settings.kubernetes.{name}"
+            );
+        }
+        for name in [
+            "cluster-name",
+            "api-server",
+            "cluster-certificate",
+            "cluster-dns-ip",
+            "max-pods",
+            "node-labels",
+            "node-taints",
+        ] {
+            assert!(
+                crate::blueprint::reserved_bottlerocket_setting(&["kubernetes", name]).is_some(),
+                "settings.kubernetes.{name}"
+            );
+        }
+        assert!(crate::blueprint::reserved_bottlerocket_setting(&["cloudformation"]).is_some());
+    }
 }

@@ -9,7 +9,7 @@ and then:
   (`cloudinit.user_data.UserDataProcessor`), which must keep every part, each
   with the content type its header declares (a part cloud-init cannot read
   comes out as `text/x-not-multipart`, or merged into another);
-- every shell script (a shell part, a whole shell user data, a script a shell
+- every shell script (a shell part or boothook, a whole shell user data, a script a shell
   part writes through a heredoc, a `write_files` script of a cloud-config part)
   goes through shellcheck at severity warning: no finding is allowed;
 - `application/node.eks.aws` and `text/cloud-config` parts are read with
@@ -412,6 +412,13 @@ def check_part(where, kind, payload, report, scripts):
             scripts.extend(shell_scripts_of(where, payload))
         else:
             report.problem(where, "a shell part that does not start with a shell's `#!` line")
+    elif kind == "text/cloud-boothook":
+        # cloud-init drops a leading `#cloud-boothook` line and runs the rest.
+        script = payload.removeprefix("#cloud-boothook").lstrip()
+        if interpreter(script):
+            scripts.extend(shell_scripts_of(where, script))
+        else:
+            report.problem(where, "a boothook that does not start with a shell's `#!` line")
     elif kind in ("application/node.eks.aws", "text/cloud-config"):
         try:
             document = load_yaml(payload)
