@@ -134,6 +134,9 @@ pub(super) struct HatchSpec {
     user_data_parts: Option<Located<Vec<UserDataPart>>>,
     /// `settings` under `bottlerocket`, and where `bottlerocket` is written.
     bottlerocket: Option<Located<Table>>,
+    /// The group takes `bottlerocket` from `defaults` only: then it applies
+    /// to Bottlerocket groups and is no mistake on the others.
+    bottlerocket_inherited: bool,
 }
 
 /// The hatches once checked, as the node group holds them.
@@ -171,6 +174,7 @@ impl HatchSpec {
             post_bootstrap_commands,
             user_data_parts,
             bottlerocket,
+            bottlerocket_inherited: false,
         }
     }
 
@@ -178,6 +182,7 @@ impl HatchSpec {
     /// Bottlerocket settings merge table by table, the group winning.
     pub fn over(self, defaults: &HatchSpec) -> HatchSpec {
         let d = defaults.clone();
+        let bottlerocket_inherited = self.bottlerocket.is_none() && d.bottlerocket.is_some();
         let bottlerocket = match (self.bottlerocket, d.bottlerocket) {
             (Some(over), Some(base)) => Some(Located::new(
                 merge_tables(base.value, over.value),
@@ -189,6 +194,7 @@ impl HatchSpec {
             post_bootstrap_commands: self.post_bootstrap_commands.or(d.post_bootstrap_commands),
             user_data_parts: self.user_data_parts.or(d.user_data_parts),
             bottlerocket,
+            bottlerocket_inherited,
         }
     }
 
@@ -252,6 +258,7 @@ impl HatchSpec {
         }
         if let Some(settings) = &self.bottlerocket
             && family != AmiFamily::Bottlerocket
+            && !self.bottlerocket_inherited
         {
             d.error(
                 settings.span,
@@ -263,7 +270,7 @@ impl HatchSpec {
         }
     }
 
-    pub fn resolve(self) -> Hatches {
+    pub fn resolve(self, family: AmiFamily) -> Hatches {
         Hatches {
             post_bootstrap_commands: self
                 .post_bootstrap_commands
@@ -272,6 +279,7 @@ impl HatchSpec {
             user_data_parts: self.user_data_parts.map(|p| p.value).unwrap_or_default(),
             bottlerocket_settings: self
                 .bottlerocket
+                .filter(|_| family == AmiFamily::Bottlerocket)
                 .map(|b| to_json(b.value))
                 .unwrap_or_default(),
         }

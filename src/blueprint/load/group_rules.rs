@@ -474,7 +474,7 @@ pub(super) fn resolve_group(
     if errors_after > errors_before {
         return None;
     }
-    let hatches = spec.hatches.resolve();
+    let hatches = spec.hatches.resolve(ami_family);
     Some(NodeGroup {
         stack: 0,
         identity: logical_id.clone(),
