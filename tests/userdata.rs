@@ -1551,3 +1551,57 @@ proptest! {
         prop_assert_eq!(table["k"].as_str(), Some(text.as_str()));
     }
 }
+
+#[test]
+fn user_parts_sit_between_the_nodeconfig_and_eksynths_script_under_a_boundary_none_contains() {
+    for bootstrap in [Bootstrap::Al2023, Bootstrap::Al2] {
+        let mut input = sample(bootstrap);
+        input.user_data_parts = vec![
+            ExtraPart {
+                content_type: "text/cloud-config".into(),
+                content: "runcmd: [echo one]\n".into(),
+            },
+            ExtraPart {
+                content_type: "text/x-shellscript".into(),
+                // A line that is eksynth's usual delimiter.
+                content: "#!/bin/bash\ncat <<'EOF'\n--==EKSYNTH_BOUNDARY==\nEOF\n".into(),
+            },
+        ];
+        let (boundary, parts) = parse_mime(&render_ok(&input));
+        assert_ne!(boundary, "==EKSYNTH_BOUNDARY==", "{bootstrap:?}");
+        let types: Vec<&str> = parts.iter().map(MimePart::content_type).collect();
+        let mut expected = vec![
+            "text/cloud-config; charset=\"utf-8\"",
+            "text/x-shellscript; charset=\"utf-8\"",
+            "text/x-shellscript; charset=\"utf-8\"",
+        ];
+        if bootstrap == Bootstrap::Al2023 {
+            expected.insert(0, "application/node.eks.aws");
+        }
+        assert_eq!(types, expected, "{bootstrap:?}");
+        let user = &parts[expected.len() - 2];
+        assert!(
+            user.body.contains("--==EKSYNTH_BOUNDARY==\n"),
+            "{bootstrap:?}"
+        );
+        assert!(
+            parts
+                .last()
+                .is_some_and(|p| p.body.contains("eksynth-signal"))
+        );
+    }
+}
+
+#[test]
+fn a_managed_al2_group_on_the_eks_ami_with_only_parts_renders_only_them() {
+    let mut input = bare(Bootstrap::Al2);
+    input.mode = Mode::ManagedEksAmi;
+    input.signal = None;
+    input.user_data_parts = vec![ExtraPart {
+        content_type: "text/x-shellscript".into(),
+        content: "#!/bin/bash\necho mine\n".into(),
+    }];
+    let (_, parts) = parse_mime(&render_ok(&input));
+    assert_eq!(parts.len(), 1);
+    assert_eq!(parts[0].body.trim_end(), "#!/bin/bash\necho mine");
+}
