@@ -16,6 +16,7 @@ pub mod launch_template;
 pub mod managed;
 pub mod node_config;
 pub mod security_group;
+mod settings_toml;
 pub mod stacks;
 pub mod userdata;
 

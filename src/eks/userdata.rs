@@ -20,6 +20,7 @@ use handlebars::{
 use serde::Serialize;
 use serde_json::{Value, json};
 
+use super::settings_toml::{flatten_settings, toml_key, toml_value};
 use crate::cfn::sub::{self, is_placeholder};
 
 /// The AMI families whose user data is rendered here.
@@ -1264,79 +1265,6 @@ fn render_bottlerocket(
             "signal": signal,
         }),
     )
-}
-
-/// A TOML key: bare when it can be, quoted otherwise.
-fn toml_key(key: &str) -> String {
-    let bare = !key.is_empty()
-        && key
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
-    if bare {
-        key.to_string()
-    } else {
-        toml_quote(key)
-    }
-}
-
-/// A TOML value; tables inside lists are written inline.
-fn toml_value(value: &Value) -> Result<String, UserDataError> {
-    Ok(match value {
-        Value::Bool(b) => b.to_string(),
-        Value::Number(n) if n.is_f64() => {
-            // A float keeps its point, so that TOML reads a float back.
-            let x = n.as_f64().unwrap_or_default();
-            let text = format!("{x:?}");
-            if text.contains(['.', 'e', 'E']) {
-                text
-            } else {
-                format!("{text}.0")
-            }
-        }
-        Value::Number(n) => n.to_string(),
-        Value::String(s) => toml_quote(s),
-        Value::Array(items) => {
-            let items: Result<Vec<String>, UserDataError> = items.iter().map(toml_value).collect();
-            format!("[{}]", items?.join(", "))
-        }
-        Value::Object(map) => {
-            let entries: Result<Vec<String>, UserDataError> = map
-                .iter()
-                .map(|(k, v)| Ok(format!("{} = {}", toml_key(k), toml_value(v)?)))
-                .collect();
-            format!("{{ {} }}", entries?.join(", "))
-        }
-        Value::Null => {
-            return Err(unsupported(
-                "a null setting",
-                "Bottlerocket (TOML has no null)",
-            ));
-        }
-    })
-}
-
-/// One table of user settings at `path` (under `settings`), and the tables
-/// inside it after it: a header is written only for a table with values.
-fn flatten_settings(
-    path: String,
-    table: &serde_json::Map<String, Value>,
-    out: &mut Vec<(String, Vec<(String, String)>)>,
-) -> Result<(), UserDataError> {
-    let mut leaves = Vec::new();
-    let mut inner = Vec::new();
-    for (key, value) in table {
-        match value {
-            Value::Object(map) => inner.push((format!("{path}.{}", toml_key(key)), map)),
-            value => leaves.push((toml_key(key), toml_value(value)?)),
-        }
-    }
-    if !leaves.is_empty() {
-        out.push((path, leaves));
-    }
-    for (path, map) in inner {
-        flatten_settings(path, map, out)?;
-    }
-    Ok(())
 }
 
 // ----------------------------------------------------------------- Windows
