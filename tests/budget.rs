@@ -27,6 +27,7 @@ fn plain_al2023() -> UserDataInput {
         taints: vec![],
         max_pods: None,
         kubelet_config: vec![],
+        node_config: None,
         pre_bootstrap_commands: vec![],
         efs_mounts: vec![],
         user_data_parts: vec![],

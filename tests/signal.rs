@@ -188,6 +188,7 @@ fn failing_user_data(node: &Node, bootstrap: Bootstrap) -> String {
         taints: vec![],
         max_pods: None,
         kubelet_config: vec![],
+        node_config: None,
         pre_bootstrap_commands: vec!["exit 3".into()],
         efs_mounts: vec![],
         user_data_parts: vec![],

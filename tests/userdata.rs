@@ -55,6 +55,7 @@ fn sample(bootstrap: Bootstrap) -> UserDataInput {
                 json!({"memory.available": "200Mi", "nodefs.available": "10%"}),
             ),
         ],
+        node_config: None,
         pre_bootstrap_commands: vec![
             "yum install -y amazon-ssm-agent".into(),
             "echo \"node for ${HOSTNAME}\" > /etc/motd".into(),
@@ -99,6 +100,7 @@ fn bare(bootstrap: Bootstrap) -> UserDataInput {
         taints: vec![],
         max_pods: None,
         kubelet_config: vec![],
+        node_config: None,
         pre_bootstrap_commands: vec![],
         efs_mounts: vec![],
         block_pod_imds: false,

@@ -519,6 +519,9 @@ pub struct NodeGroup {
     pub taints: Vec<Taint>,
     pub max_pods: Option<u32>,
     pub kubelet_config: Vec<(String, serde_json::Value)>,
+    /// AL2023: a `NodeConfig` `spec` fragment merged into the generated one
+    /// (checked: no value of it conflicts with a generated one).
+    pub node_config: Option<serde_json::Value>,
     pub root_volume: Volume,
     pub imds: Imds,
     pub pre_bootstrap_commands: Vec<String>,

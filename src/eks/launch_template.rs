@@ -254,6 +254,7 @@ fn user_data(
         taints,
         max_pods: group.max_pods,
         kubelet_config: group.kubelet_config.clone(),
+        node_config: group.node_config.clone(),
         pre_bootstrap_commands: group.pre_bootstrap_commands.clone(),
         user_data_parts: group
             .user_data_parts

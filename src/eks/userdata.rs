@@ -20,6 +20,7 @@ use handlebars::{
 use serde::Serialize;
 use serde_json::{Value, json};
 
+use super::kubelet_config;
 use super::settings_toml::{flatten_settings, toml_key, toml_value};
 use crate::cfn::sub::{self, is_placeholder};
 
@@ -71,6 +72,9 @@ pub struct UserDataInput {
     /// Kubelet configuration fields (e.g. `imageGCHighThresholdPercent`),
     /// in the kubelet's own camelCase names, in blueprint order.
     pub kubelet_config: Vec<(String, serde_json::Value)>,
+    /// AL2023: the user's `NodeConfig` `spec` fragment, merged into the
+    /// generated one (the loader made sure none of it conflicts).
+    pub node_config: Option<Value>,
     /// Shell commands (PowerShell on Windows) run before the node joins.
     pub pre_bootstrap_commands: Vec<String>,
     /// The user's own MIME parts (AL2023 and AL2), placed before eksynth's
@@ -672,7 +676,9 @@ fn shell_data(input: &UserDataInput) -> Result<serde_json::Map<String, Value>, U
 }
 
 /// The NodeConfig's values; `None` when it would say nothing (only possible
-/// without the cluster section, for a managed group on an EKS AMI).
+/// without the cluster section, for a managed group on an EKS AMI). The
+/// user's `nodeConfig` joins the generated values: its `kubelet.config`
+/// fields and `kubelet.flags` after eksynth's, its other sections as given.
 fn nodeconfig_data(input: &UserDataInput, prepared: &Prepared) -> Option<Value> {
     let mut config = Vec::new();
     if let Some(max_pods) = prepared.max_pods {
@@ -681,21 +687,59 @@ fn nodeconfig_data(input: &UserDataInput, prepared: &Prepared) -> Option<Value> 
     for (key, value) in &prepared.kubelet {
         config.push(json!({ "key": key, "value": value }));
     }
-    let flags: Vec<&String> = [&prepared.labels_flag, &prepared.taints_flag]
+    let mut flags: Vec<Value> = [&prepared.labels_flag, &prepared.taints_flag]
         .into_iter()
         .flatten()
+        .map(|f| json!(f))
         .collect();
-    let kubelet_present = !config.is_empty() || !flags.is_empty();
-    let cluster = match input.mode {
-        // EKS adds the cluster section in a NodeConfig of its own.
-        Mode::ManagedEksAmi if !kubelet_present => return None,
-        Mode::ManagedEksAmi => Value::Null,
-        Mode::SelfManaged | Mode::ManagedCustomAmi => json!({
+    let empty = serde_json::Map::new();
+    let user = input
+        .node_config
+        .as_ref()
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
+    let entries = |map: Option<&Value>, skip: &[&str]| -> Vec<Value> {
+        map.and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+            .filter(|(k, _)| !skip.contains(&k.as_str()))
+            .map(|(k, v)| json!({ "key": k, "value": v }))
+            .collect()
+    };
+    let user_kubelet = user.get("kubelet");
+    for entry in entries(user_kubelet.and_then(|k| k.get("config")), &[]) {
+        if !config.iter().any(|c| c["key"] == entry["key"]) {
+            config.push(entry);
+        }
+    }
+    if let Some(Value::Array(more)) = user_kubelet.and_then(|k| k.get("flags")) {
+        for flag in more {
+            if !flags.contains(flag) {
+                flags.push(flag.clone());
+            }
+        }
+    }
+    let kubelet_extra = entries(user_kubelet, &["config", "flags"]);
+    let cluster_extra = entries(user.get("cluster"), &[]);
+    let extra = entries(input.node_config.as_ref(), &["cluster", "kubelet"]);
+    let kubelet_present = !config.is_empty() || !flags.is_empty() || !kubelet_extra.is_empty();
+    let generated = input.mode != Mode::ManagedEksAmi;
+    if !generated && !kubelet_present && cluster_extra.is_empty() && extra.is_empty() {
+        return None;
+    }
+    // On an EKS AMI in a managed group EKS adds the cluster section in a
+    // NodeConfig of its own.
+    let cluster = if generated || !cluster_extra.is_empty() {
+        json!({
+            "generated": generated,
             "name": input.cluster_name,
             "apiServerEndpoint": input.api_server_endpoint,
             "certificateAuthority": input.certificate_authority,
             "cidr": input.service_ipv4_cidr,
-        }),
+            "extra": cluster_extra,
+        })
+    } else {
+        Value::Null
     };
     Some(json!({
         "cluster": cluster,
@@ -703,7 +747,9 @@ fn nodeconfig_data(input: &UserDataInput, prepared: &Prepared) -> Option<Value> 
             "present": kubelet_present,
             "config": config,
             "flags": flags,
+            "extra": kubelet_extra,
         },
+        "extra": extra,
     }))
 }
 
@@ -911,7 +957,7 @@ pub fn share(input: &UserDataInput) -> Result<Share, UserDataError> {
 }
 
 /// The blueprint fields that put the group's own text into its user data.
-const USER_FIELDS: [&str; 10] = [
+const USER_FIELDS: [&str; 11] = [
     "preBootstrapCommands",
     "postBootstrapCommands",
     "userDataParts",
@@ -920,6 +966,7 @@ const USER_FIELDS: [&str; 10] = [
     "labels",
     "taints",
     "kubelet",
+    "nodeConfig",
     "maxPods",
     "bootstrapArguments",
 ];
@@ -942,6 +989,7 @@ fn clear(input: &mut UserDataInput, field: &str) -> bool {
         "taints" => take(&mut input.taints),
         "kubelet" => take(&mut input.kubelet_config),
         "maxPods" => input.max_pods.take().is_some(),
+        "nodeConfig" => input.node_config.take().is_some(),
         "bootstrapArguments" => input.bootstrap_arguments.take().is_some(),
         _ => false,
     }
@@ -1130,10 +1178,27 @@ fn render_bottlerocket(
     let mut tables: Vec<(String, Vec<(String, String)>)> = Vec::new();
     for (key, value) in &prepared.kubelet {
         let Some((_, name, kind)) = BOTTLEROCKET_SETTINGS.iter().find(|(k, _, _)| k == key) else {
-            return Err(unsupported(
-                format!("kubelet setting `{key}`"),
-                "Bottlerocket (it has no such setting)",
-            ));
+            let settings = kubelet_config::bottlerocket_settings(key, value).map_err(|_| {
+                unsupported(
+                    format!("kubelet setting `{key}`"),
+                    "Bottlerocket (it has no such setting)",
+                )
+            })?;
+            for (setting, value) in settings {
+                match value {
+                    Value::Object(map) => {
+                        let entries = map
+                            .iter()
+                            .map(|(k, v)| Ok((k.clone(), toml_value(v)?)))
+                            .collect::<Result<Vec<_>, UserDataError>>()?;
+                        if !entries.is_empty() {
+                            tables.push((setting.key().to_string(), entries));
+                        }
+                    }
+                    _ => kubernetes.push((setting.key().to_string(), toml_value(value)?)),
+                }
+            }
+            continue;
         };
         if let TomlKind::Table = kind {
             let Value::Object(map) = value else {
@@ -1328,10 +1393,16 @@ fn windows_kubelet_args(prepared: &Prepared) -> Result<String, UserDataError> {
     let mut args = prepared.kubelet_flags();
     for (key, value) in &prepared.kubelet {
         let Some((_, flag, kind)) = WINDOWS_FLAGS.iter().find(|(k, _, _)| k == key) else {
-            return Err(unsupported(
-                format!("kubelet setting `{key}`"),
-                "Windows (no kubelet flag is known for it)",
-            ));
+            let none = || {
+                unsupported(
+                    format!("kubelet setting `{key}`"),
+                    "Windows (no kubelet flag is known for it)",
+                )
+            };
+            for (flag, value) in kubelet_config::windows_flags(key, value).map_err(|_| none())? {
+                args.extend(flag.args(value).ok_or_else(none)?);
+            }
+            continue;
         };
         let text = match kind {
             FlagKind::Scalar => flag_scalar(key, value)?,

@@ -4,6 +4,8 @@
 use super::node_group::GroupSpec;
 use crate::blueprint::decode::{Decoder, Located};
 use crate::blueprint::*;
+use super::kubelet::KUBELET_FIELDS;
+use crate::eks::kubelet_config;
 use crate::source::Span;
 
 /// What each AMI family supports: architectures, accelerators and
@@ -169,6 +171,7 @@ pub(super) fn check_bootstrap_limits(
         )
         .help = Some("remove it; Bottlerocket pulls images with its own settings".into());
     }
+    check_kubelet_targets(d, spec, family);
     if family.is_windows() {
         for (key, value) in &spec.kubelet {
             if value.to_string().contains(char::is_whitespace) {
@@ -182,6 +185,39 @@ pub(super) fn check_bootstrap_limits(
                 .any(|c| c.to_ascii_lowercase().contains("</powershell"))
         {
             d.error(commands.span, "a pre-bootstrap command contains `</powershell`, which ends Windows user data early");
+        }
+    }
+}
+
+/// Bottlerocket and Windows take no kubelet configuration file: each
+/// `kubelet` field beyond the typed ones must have a Bottlerocket setting
+/// or a kubelet flag (the typed ones have theirs in the lowering).
+fn check_kubelet_targets(d: &mut Decoder, spec: &GroupSpec, family: AmiFamily) {
+    for (key, value) in &spec.kubelet {
+        if KUBELET_FIELDS.contains(&key.value.as_str()) {
+            continue;
+        }
+        let missing = match family {
+            AmiFamily::Bottlerocket => kubelet_config::bottlerocket_settings(&key.value, value)
+                .err()
+                .map(|paths| (paths, "Bottlerocket has no setting for")),
+            AmiFamily::Windows(_) => match kubelet_config::windows_flags(&key.value, value) {
+                Err(paths) => Some((paths, "the Windows kubelet takes no flag for")),
+                Ok(flags) => flags
+                    .iter()
+                    .find(|(flag, v)| flag.args(v).is_none())
+                    .map(|(flag, _)| {
+                        (vec![flag.field.clone()], "no Windows kubelet flag can carry this value of")
+                    }),
+            },
+            AmiFamily::AmazonLinux2023 | AmiFamily::AmazonLinux2 => None,
+        };
+        let Some((paths, what)) = missing else { continue };
+        for path in paths {
+            d.error(key.span, format!("{what} `kubelet.{path}`")).help = Some(format!(
+                "`{}` nodes take no kubelet configuration file; use an Amazon Linux family for this setting",
+                family.name()
+            ));
         }
     }
 }

@@ -4,6 +4,7 @@
 //! expanded into one group per subnet.
 
 use super::families::{check_bootstrap_limits, check_family, check_signal_client};
+use super::node_config::check_node_config;
 use super::node_group::{
     GroupSpec, MANAGED_ONLY, SELF_MANAGED_ONLY, check_group_name, check_nodegroup_name,
 };
@@ -371,6 +372,7 @@ pub(super) fn resolve_group(
         max_pods::check(d, max_pods, &instance_types, cluster.prefix_delegation);
     }
     check_bootstrap_limits(d, &spec, ami_family, family_at, is_managed);
+    let node_config = check_node_config(d, &spec, ami_family);
     check_signal_client(d, &spec, ami_family);
     spec.hatches.check(d, ami_family, is_managed);
     let capacity_type = spec
@@ -504,6 +506,7 @@ pub(super) fn resolve_group(
             .into_iter()
             .map(|(k, v)| (k.value, v))
             .collect(),
+        node_config,
         root_volume,
         imds,
         pre_bootstrap_commands: spec

@@ -1,8 +1,26 @@
-//! A node group's `kubelet` settings.
+//! A node group's `kubelet` settings: any `KubeletConfiguration` field.
+//! The ten fields eksynth has always typed keep their own rules (ranges,
+//! the GC thresholds' order); every other field is checked against the
+//! kubelet's own types (`eks::kubelet_config`), each problem located at its
+//! key or value.
 
 use crate::blueprint::decode::{Decoder, Located};
-use crate::syntax::Node;
+use crate::eks::kubelet_config::{self, ProblemKind};
+use crate::syntax::{Node, Value};
 
+use super::raw::{locate, to_json};
+
+/// Fields eksynth writes itself, with the blueprint field that sets them.
+const GENERATED: &[(&str, &str)] = &[
+    ("maxPods", "set the group's `maxPods` instead"),
+    (
+        "clusterDNS",
+        "eksynth sets it to the `.10` address of `cluster.serviceIpv4Cidr`",
+    ),
+];
+
+/// The fields with rules of their own (the JSON Schema lists them with
+/// those rules); every other `KubeletConfiguration` field is accepted too.
 pub(in crate::blueprint) const KUBELET_FIELDS: &[&str] = &[
     "imageGCHighThresholdPercent",
     "imageGCLowThresholdPercent",
@@ -22,14 +40,25 @@ pub(super) fn decode_kubelet(
     d: &mut Decoder,
     node: &Node,
 ) -> Vec<(Located<String>, serde_json::Value)> {
-    let Some(mut f) = d.fields("kubelet", node, KUBELET_FIELDS) else {
+    let Value::Map(entries) = &node.value else {
+        d.wrong_type("kubelet", node, "a mapping");
         return Vec::new();
     };
     let mut out = Vec::new();
-    for field in KUBELET_FIELDS {
-        let Some(value) = f.get(field) else { continue };
+    for (key, value) in entries {
+        // `field:` with no value means "not set", as everywhere else.
+        if matches!(value.value, Value::Null) {
+            continue;
+        }
+        let field = key.name.as_str();
         let path = format!("kubelet.{field}");
-        let json = match *field {
+        if !KUBELET_FIELDS.contains(&field) {
+            if let Some(json) = decode_other(d, key, value) {
+                out.push((Located::new(field.to_string(), key.span), json));
+            }
+            continue;
+        }
+        let json = match field {
             "imageGCHighThresholdPercent" | "imageGCLowThresholdPercent" => {
                 d.integer(&path, value, 0, 100).map(|v| v.value.into())
             }
@@ -56,7 +85,6 @@ pub(super) fn decode_kubelet(
             out.push((Located::new(field.to_string(), value.span), json));
         }
     }
-    f.finish(d, "`kubelet`");
     let percent = |name: &str| {
         out.iter()
             .find(|(k, _)| k.value == name)
@@ -73,4 +101,43 @@ pub(super) fn decode_kubelet(
         d.error(span, message);
     }
     out
+}
+
+/// A field without rules of its own: known to the kubelet, not one eksynth
+/// writes, and of the kubelet's type. Numbers written for strings
+/// (`cpu: 1`) are taken as the strings they stand for.
+fn decode_other(
+    d: &mut Decoder,
+    key: &crate::syntax::Key,
+    value: &Node,
+) -> Option<serde_json::Value> {
+    let name = key.name.as_str();
+    if let Some((_, help)) = GENERATED.iter().find(|(g, _)| *g == name) {
+        d.error(key.span, format!("`kubelet.{name}` is written by eksynth"))
+            .help = Some((*help).to_string());
+        return None;
+    }
+    let mut json = to_json(d, &format!("kubelet.{name}"), value)?;
+    kubelet_config::normalize(name, &mut json);
+    let problems = kubelet_config::check(name, &json);
+    for problem in &problems {
+        // The path starts with the field's name; the value node is below it.
+        let inner = &problem.path[1..];
+        let unknown = matches!(problem.kind, ProblemKind::UnknownField { .. });
+        let span = if problem.path.len() == 1 && unknown {
+            key.span
+        } else {
+            locate(value, inner, unknown)
+        };
+        let message = match problem.kind {
+            ProblemKind::UnknownField { .. } => format!(
+                "unknown field `{}` in `kubelet` (KubeletConfiguration v1beta1)",
+                problem.path_text()
+            ),
+            _ => format!("`kubelet.{}`: {}", problem.path_text(), problem.message()),
+        };
+        let diagnostic = d.error(span, message);
+        diagnostic.help = problem.help();
+    }
+    problems.is_empty().then_some(json)
 }

@@ -14,6 +14,8 @@ mod families;
 mod group_rules;
 mod group_sections;
 mod kubelet;
+mod node_config;
+mod raw;
 mod node_group;
 mod sources;
 mod stacks;

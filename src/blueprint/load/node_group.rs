@@ -9,6 +9,7 @@ use super::group_sections::{
 use super::kubelet::decode_kubelet;
 use super::{Opt, duration, opt_bool, opt_string, opt_strings, opt_u32};
 use crate::blueprint::decode::{Decoder, Located};
+use crate::blueprint::compose;
 use crate::blueprint::hatches::HatchSpec;
 use crate::blueprint::limits;
 use crate::blueprint::*;
@@ -29,6 +30,7 @@ pub(in crate::blueprint) const GROUP_FIELDS: &[&str] = &[
     "taints",
     "maxPods",
     "kubelet",
+    "nodeConfig",
     "rootVolume",
     "imds",
     "preBootstrapCommands",
@@ -102,6 +104,8 @@ pub(super) struct GroupSpec {
     pub(super) taints: Opt<Vec<Located<Taint>>>,
     pub(super) max_pods: Opt<u32>,
     pub(super) kubelet: Vec<(Located<String>, serde_json::Value)>,
+    /// `nodeConfig` as written, checked once the family is known.
+    pub(super) node_config: Option<Node>,
     pub(super) root_volume: VolumeSpec,
     pub(super) imds: ImdsSpec,
     pub(super) pre_bootstrap_commands: Opt<Vec<String>>,
@@ -172,6 +176,12 @@ impl GroupSpec {
             taints: self.taints.or(d.taints),
             max_pods: self.max_pods.or(d.max_pods),
             kubelet: merge_pairs(&d.kubelet, &self.kubelet),
+            // A fragment of nodeadm's spec: mappings merge key by key at
+            // every depth, as `extends` merges.
+            node_config: match (d.node_config, self.node_config) {
+                (Some(base), Some(over)) => Some(compose::merge(base, over)),
+                (base, over) => over.or(base),
+            },
             root_volume: VolumeSpec {
                 size: self.root_volume.size.or(d.root_volume.size),
                 volume_type: self.root_volume.volume_type.or(d.root_volume.volume_type),
@@ -301,6 +311,14 @@ pub(super) fn decode_group_spec(d: &mut Decoder, node: &Node, context: &str) -> 
     spec.max_pods = opt_u32(d, &mut f, "", "maxPods", 1, 737);
     if let Some(n) = f.get("kubelet") {
         spec.kubelet = decode_kubelet(d, n);
+    }
+    if let Some(n) = f.get("nodeConfig") {
+        match n.value {
+            Value::Map(_) => spec.node_config = Some(n.clone()),
+            _ => {
+                d.wrong_type("nodeConfig", n, "a mapping (a NodeConfig `spec` fragment)");
+            }
+        }
     }
     if let Some(n) = f.get("rootVolume") {
         spec.root_volume = decode_volume(d, n);

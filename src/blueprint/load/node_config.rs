@@ -1,0 +1,88 @@
+//! A node group's `nodeConfig`: a fragment of nodeadm's `NodeConfig`
+//! `spec` that AL2023 nodes get merged into the one eksynth generates.
+//! Checked against nodeadm's API (`eks::node_config`), each problem located
+//! at its key or value; a value eksynth generates itself (the cluster's
+//! fields, `maxPods`, the `kubelet` section's settings) may not be given a
+//! different one here.
+
+use serde_json::{Value as Json, json};
+
+use super::node_group::GroupSpec;
+use super::raw::{locate, to_json};
+use crate::blueprint::AmiFamily;
+use crate::blueprint::decode::Decoder;
+use crate::eks::node_config;
+use crate::source::Span;
+
+/// The cluster fields of the generated `spec` (or of the one EKS adds for
+/// a managed group on an EKS AMI).
+const GENERATED_CLUSTER: &[&str] = &["name", "apiServerEndpoint", "certificateAuthority", "cidr"];
+
+/// Checks the group's `nodeConfig` and returns it as JSON, or `None` when
+/// it is absent or wrong (every mistake reported).
+pub(super) fn check_node_config(
+    d: &mut Decoder,
+    spec: &GroupSpec,
+    family: AmiFamily,
+) -> Option<Json> {
+    let node = spec.node_config.as_ref()?;
+    let key_at = spec
+        .written
+        .iter()
+        .find(|(f, _)| *f == "nodeConfig")
+        .map_or(node.span, |(_, s)| *s);
+    if family != AmiFamily::AmazonLinux2023 {
+        d.error(
+            key_at,
+            format!(
+                "`nodeConfig` is nodeadm's, which only `AmazonLinux2023` nodes run; this group is `{}`",
+                family.name()
+            ),
+        )
+        .help = Some("use `kubelet` for kubelet settings, which every family takes".into());
+        return None;
+    }
+    let value = to_json(d, "nodeConfig", node)?;
+    let problems = node_config::check(&value);
+    for problem in &problems {
+        let unknown = problem.message == "unknown field" || problem.message.starts_with("unknown ");
+        let span = locate(node, &problem.path, unknown);
+        let message = format!("`nodeConfig.{}`: {}", problem.path_text(), problem.message);
+        d.error(span, message).help = problem.help.clone();
+    }
+    if !problems.is_empty() {
+        return None;
+    }
+    // What eksynth generates, with stand-ins for the cluster's values: a
+    // user value differs from a stand-in, so giving one is a conflict.
+    let mut config = serde_json::Map::new();
+    if let Some(max_pods) = &spec.max_pods {
+        config.insert("maxPods".into(), json!(max_pods.value));
+    }
+    for (key, value) in &spec.kubelet {
+        config.insert(key.value.clone(), value.clone());
+    }
+    let cluster: serde_json::Map<String, Json> = GENERATED_CLUSTER
+        .iter()
+        .map(|f| (f.to_string(), Json::String(format!("\u{0}generated {f}"))))
+        .collect();
+    let generated = json!({"cluster": cluster, "kubelet": {"config": config}});
+    let (_, conflicts) = node_config::merge(&generated, &value);
+    for conflict in &conflicts {
+        let span: Span = locate(node, &conflict.path, true);
+        let path = conflict.path_text();
+        let help = if path.starts_with("cluster.") {
+            "eksynth writes it from the blueprint's `cluster` section; remove it here".to_string()
+        } else if path == "kubelet.config.maxPods" {
+            "the group's `maxPods` sets it; set it once".to_string()
+        } else {
+            format!(
+                "the group's `kubelet` section sets it to {}; set it once",
+                conflict.generated
+            )
+        };
+        d.error(span, format!("`nodeConfig.{path}` conflicts with a value eksynth generates"))
+            .help = Some(help);
+    }
+    conflicts.is_empty().then_some(value)
+}
