@@ -127,7 +127,17 @@ fn field(object: &str, name: &str) -> Option<Value> {
             json!({"type": "array", "items": {"$ref": "#/definitions/taint"}})
         }
         ("nodeGroup", "maxPods") => integer(1, 737, "Pods per node"),
-        ("nodeGroup", "kubelet") => object_of("kubelet", "Kubelet settings"),
+        ("nodeGroup", "kubelet") => object_of(
+            "kubelet",
+            "Kubelet settings: any KubeletConfiguration (kubelet.config.k8s.io/v1beta1) field",
+        ),
+        ("nodeGroup", "nodeConfig") => {
+            let mut spec = crate::eks::node_config::spec_schema().clone();
+            if let Value::Object(map) = &mut spec {
+                map.insert("description".into(), json!("AmazonLinux2023: a nodeadm NodeConfig `spec` fragment, merged into the generated one"));
+            }
+            spec
+        }
         ("nodeGroup", "rootVolume") => {
             object_of("rootVolume", "The root (Bottlerocket: data) volume")
         }
@@ -278,6 +288,35 @@ fn object_schema(object: &str, fields: &[&str], skip: &[&str]) -> Value {
     json!({"type": "object", "additionalProperties": false, "properties": properties})
 }
 
+/// Every `KubeletConfiguration` field the loader takes besides the typed
+/// ones, with the kubelet's own types (and their nested definitions), so
+/// that editors complete them.
+fn add_kubelet_fields(definitions: &mut Map<String, Value>) {
+    let upstream = crate::eks::kubelet_config::schema();
+    if let Some(Value::Object(nested)) = upstream.get("definitions") {
+        for (name, schema) in nested {
+            definitions
+                .entry(name.clone())
+                .or_insert_with(|| schema.clone());
+        }
+    }
+    let Some(Value::Object(properties)) = definitions
+        .get_mut("kubelet")
+        .and_then(|k| k.get_mut("properties"))
+    else {
+        return;
+    };
+    for name in crate::eks::kubelet_config::names() {
+        let generated = KUBELET_GENERATED.iter().any(|(g, _)| g == name);
+        if generated || properties.contains_key(*name) {
+            continue;
+        }
+        if let Some(field) = crate::eks::kubelet_config::field(name) {
+            properties.insert(name.to_string(), field.schema.clone());
+        }
+    }
+}
+
 /// The blueprint format as a JSON Schema (draft 7).
 pub fn json_schema() -> Value {
     let mut definitions = Map::new();
@@ -287,6 +326,7 @@ pub fn json_schema() -> Value {
         }
         definitions.insert(object.to_string(), object_schema(object, fields, &[]));
     }
+    add_kubelet_fields(&mut definitions);
     if let Some(Value::Object(entry)) = definitions.get_mut("override") {
         entry.insert("required".into(), json!(["resource", "path"]));
     }

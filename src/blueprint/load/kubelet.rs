@@ -11,7 +11,7 @@ use crate::syntax::{Node, Value};
 use super::raw::{locate, to_json};
 
 /// Fields eksynth writes itself, with the blueprint field that sets them.
-const GENERATED: &[(&str, &str)] = &[
+pub(in crate::blueprint) const GENERATED: &[(&str, &str)] = &[
     ("maxPods", "set the group's `maxPods` instead"),
     (
         "clusterDNS",
