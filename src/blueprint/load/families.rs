@@ -1,10 +1,10 @@
 //! What each AMI family supports: architectures, accelerators, bootstrap
 //! features and the signal client, by family and kind of group.
 
+use super::kubelet::KUBELET_FIELDS;
 use super::node_group::GroupSpec;
 use crate::blueprint::decode::{Decoder, Located};
 use crate::blueprint::*;
-use super::kubelet::KUBELET_FIELDS;
 use crate::eks::kubelet_config;
 use crate::source::Span;
 
@@ -203,16 +203,23 @@ fn check_kubelet_targets(d: &mut Decoder, spec: &GroupSpec, family: AmiFamily) {
                 .map(|paths| (paths, "Bottlerocket has no setting for")),
             AmiFamily::Windows(_) => match kubelet_config::windows_flags(&key.value, value) {
                 Err(paths) => Some((paths, "the Windows kubelet takes no flag for")),
-                Ok(flags) => flags
-                    .iter()
-                    .find(|(flag, v)| flag.args(v).is_none())
-                    .map(|(flag, _)| {
-                        (vec![flag.field.clone()], "no Windows kubelet flag can carry this value of")
-                    }),
+                Ok(flags) => {
+                    flags
+                        .iter()
+                        .find(|(flag, v)| flag.args(v).is_none())
+                        .map(|(flag, _)| {
+                            (
+                                vec![flag.field.clone()],
+                                "no Windows kubelet flag can carry this value of",
+                            )
+                        })
+                }
             },
             AmiFamily::AmazonLinux2023 | AmiFamily::AmazonLinux2 => None,
         };
-        let Some((paths, what)) = missing else { continue };
+        let Some((paths, what)) = missing else {
+            continue;
+        };
         for path in paths {
             d.error(key.span, format!("{what} `kubelet.{path}`")).help = Some(format!(
                 "`{}` nodes take no kubelet configuration file; use an Amazon Linux family for this setting",

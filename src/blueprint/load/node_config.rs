@@ -81,8 +81,11 @@ pub(super) fn check_node_config(
                 conflict.generated
             )
         };
-        d.error(span, format!("`nodeConfig.{path}` conflicts with a value eksynth generates"))
-            .help = Some(help);
+        d.error(
+            span,
+            format!("`nodeConfig.{path}` conflicts with a value eksynth generates"),
+        )
+        .help = Some(help);
     }
     conflicts.is_empty().then_some(value)
 }

@@ -8,8 +8,8 @@ use super::group_sections::{
 };
 use super::kubelet::decode_kubelet;
 use super::{Opt, duration, opt_bool, opt_string, opt_strings, opt_u32};
-use crate::blueprint::decode::{Decoder, Located};
 use crate::blueprint::compose;
+use crate::blueprint::decode::{Decoder, Located};
 use crate::blueprint::hatches::HatchSpec;
 use crate::blueprint::limits;
 use crate::blueprint::*;

@@ -14,8 +14,11 @@ use crate::syntax::{Node, Value};
 /// values are data, not CloudFormation intrinsics.
 pub(super) fn to_json(d: &mut Decoder, field: &str, node: &Node) -> Option<Json> {
     if node.tag.is_some() {
-        d.error(node.span, format!("`{field}` takes plain values, not tags such as `!Ref`"))
-            .help = Some("write the value itself; these settings are not CloudFormation".into());
+        d.error(
+            node.span,
+            format!("`{field}` takes plain values, not tags such as `!Ref`"),
+        )
+        .help = Some("write the value itself; these settings are not CloudFormation".into());
         return None;
     }
     Some(match &node.value {
