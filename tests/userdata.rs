@@ -762,16 +762,9 @@ fn awkward_values_round_trip_through_bash() {
     );
     assert!(words[1].contains("nfsvers=4.1,") && words[1].contains(",_netdev,nofail 0 0"));
 
-    // The jq merge gets the remaining kubelet settings as JSON.
-    let line = script
-        .lines()
-        .find(|l| l.starts_with("jq --argjson extra "))
-        .expect("jq merge");
-    let arg = line
-        .strip_prefix("jq --argjson extra ")
-        .and_then(|l| l.split(" '. * $extra'").next())
-        .expect("jq argument");
-    let json_text = &bash_words(&format!("printf '%s\\0' {arg}"))[0];
+    // The kubelet drop-in's merge gets the remaining kubelet settings as
+    // JSON, verbatim in a quoted heredoc.
+    let json_text = kubelet_config_json(&script);
     let merged: Value = serde_json::from_str(json_text).expect("valid JSON");
     assert_eq!(merged, json!({"containerLogMaxSize": awkward}));
 }
@@ -1084,14 +1077,11 @@ fn managed_eks_ami_user_data_has_only_the_users_parts() {
         assert!(scripts[0].contains(needle), "missing {needle}");
     }
 
-    // AL2: every kubelet setting goes into kubelet-config.json before EKS's
-    // bootstrap runs, the image GC thresholds too.
+    // AL2: every kubelet setting goes into kubelet-config.json, the image
+    // GC thresholds too, merged by a kubelet drop-in after EKS's bootstrap.
     let doc = render_ok(&managed(Bootstrap::Al2, Mode::ManagedEksAmi));
     let script = &shell_parts(&doc)[0];
-    let line = script
-        .lines()
-        .find(|l| l.starts_with("jq --argjson extra "))
-        .expect("jq merge");
+    let line = kubelet_config_json(script);
     for key in [
         "imageGCHighThresholdPercent",
         "imageGCLowThresholdPercent",
@@ -1606,4 +1596,40 @@ fn a_managed_al2_group_on_the_eks_ami_with_only_parts_renders_only_them() {
     let (_, parts) = parse_mime(&render_ok(&input));
     assert_eq!(parts.len(), 1);
     assert_eq!(parts[0].body.trim_end(), "#!/bin/bash\necho mine");
+}
+
+/// The JSON the AL2 kubelet drop-in merges into kubelet-config.json.
+fn kubelet_config_json(script: &str) -> &str {
+    let mut lines = script.lines();
+    lines
+        .find(|l| l.starts_with("cat > /etc/eksynth/kubelet-config.json <<"))
+        .expect("the kubelet settings file");
+    lines.next().expect("its JSON line")
+}
+
+#[test]
+fn al2_kubelet_settings_are_merged_by_a_drop_in_after_bootstrap_sh() {
+    // bootstrap.sh rewrites kubelet-config.json (evictionHard, kubeReserved,
+    // clusterDNS...) and then starts kubelet: a merge before it would be
+    // lost, so the settings are merged by an ExecStartPre drop-in.
+    let doc = render_ok(&sample(Bootstrap::Al2));
+    let script = &shell_parts(&doc)[0];
+    let drop_in = script
+        .find("kubelet.service.d/90-eksynth-kubelet-config.conf")
+        .expect("drop-in");
+    assert!(script.contains("ExecStartPre=/etc/eksynth/merge-kubelet-config"));
+    assert!(
+        !script.contains("jq --argjson extra"),
+        "no merge before bootstrap.sh"
+    );
+    let bootstrap = script.find("/etc/eks/bootstrap.sh ").expect("bootstrap.sh");
+    assert!(
+        drop_in < bootstrap,
+        "the drop-in is in place before bootstrap.sh reloads systemd"
+    );
+    let merged: Value = serde_json::from_str(kubelet_config_json(script)).expect("JSON");
+    assert_eq!(
+        merged["evictionHard"],
+        json!({"memory.available": "200Mi", "nodefs.available": "10%"})
+    );
 }
