@@ -764,7 +764,7 @@ fn awkward_values_round_trip_through_bash() {
 
     // The kubelet drop-in's merge gets the remaining kubelet settings as
     // JSON, verbatim in a quoted heredoc.
-    let json_text = kubelet_config_json(&script);
+    let json_text = kubelet_config_json(script);
     let merged: Value = serde_json::from_str(json_text).expect("valid JSON");
     assert_eq!(merged, json!({"containerLogMaxSize": awkward}));
 }
