@@ -270,6 +270,33 @@ impl HatchSpec {
         }
     }
 
+    /// Reports a user setting under `kubernetes` that one of the group's
+    /// `kubelet` fields also writes (`keys` pairs the setting's key with
+    /// that field), at the user's key: the TOML would name it twice.
+    pub fn check_kubelet_settings(&self, d: &mut Decoder, keys: &[(String, String)]) {
+        let Some(table) = &self.bottlerocket else {
+            return;
+        };
+        let kubernetes = table
+            .value
+            .iter()
+            .find(|(key, _)| key.value == "kubernetes");
+        let Some((_, Setting::Table(kubernetes))) = kubernetes else {
+            return;
+        };
+        for (key, _) in kubernetes {
+            if let Some((_, field)) = keys.iter().find(|(setting, _)| *setting == key.value) {
+                let message = format!(
+                    "`bottlerocket.settings.kubernetes.{}` is written by eksynth, from `kubelet.{field}`",
+                    key.value
+                );
+                d.error(key.span, message).help = Some(format!(
+                    "set it in one place: `kubelet.{field}` or this setting"
+                ));
+            }
+        }
+    }
+
     pub fn resolve(self, family: AmiFamily) -> Hatches {
         Hatches {
             post_bootstrap_commands: self

@@ -4,6 +4,7 @@
 //! expanded into one group per subnet.
 
 use super::families::{check_bootstrap_limits, check_family, check_signal_client};
+use super::kubelet::KUBELET_FIELDS;
 use super::node_config::check_node_config;
 use super::node_group::{
     GroupSpec, MANAGED_ONLY, SELF_MANAGED_ONLY, check_group_name, check_nodegroup_name,
@@ -12,6 +13,7 @@ use crate::blueprint::decode::{Decoder, Located};
 use crate::blueprint::instances::instance_info;
 use crate::blueprint::max_pods;
 use crate::blueprint::*;
+use crate::eks::kubelet_config;
 use crate::source::Span;
 
 /// Applies defaults and checks the rules that span several fields.
@@ -375,6 +377,10 @@ pub(super) fn resolve_group(
     let node_config = check_node_config(d, &spec, ami_family);
     check_signal_client(d, &spec, ami_family);
     spec.hatches.check(d, ami_family, is_managed);
+    if ami_family == AmiFamily::Bottlerocket {
+        spec.hatches
+            .check_kubelet_settings(d, &kubelet_bottlerocket_keys(&spec));
+    }
     let capacity_type = spec
         .capacity_type
         .as_ref()
@@ -636,4 +642,24 @@ fn arch_name(arch: Arch) -> &'static str {
         Arch::X86_64 => "x86_64",
         Arch::Arm64 => "arm64",
     }
+}
+
+/// The `[settings.kubernetes]` keys a Bottlerocket group's `kubelet`
+/// fields beyond the typed ones become, each with the field it comes from
+/// (the typed ones are in the hatches' own reserved list).
+fn kubelet_bottlerocket_keys(spec: &GroupSpec) -> Vec<(String, String)> {
+    spec.kubelet
+        .iter()
+        .filter(|(key, _)| !KUBELET_FIELDS.contains(&key.value.as_str()))
+        .filter_map(|(key, value)| {
+            let settings = kubelet_config::bottlerocket_settings(&key.value, value).ok()?;
+            Some(
+                settings
+                    .into_iter()
+                    .map(|(setting, _)| (setting.key().to_string(), setting.field.clone()))
+                    .collect::<Vec<_>>(),
+            )
+        })
+        .flatten()
+        .collect()
 }
