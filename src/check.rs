@@ -66,6 +66,38 @@ fn coded(diagnostics: Vec<Diagnostic>, code: &'static str) -> Vec<Diagnostic> {
         .collect()
 }
 
+/// Whether a finding about a template read leniently stands. A part that
+/// could not be read had its error already: what validation says of what is
+/// left of it would repeat that error. Under a transform, what the
+/// transform creates is not in the file: references to it, and the types
+/// only a transform knows (`AWS::Serverless::*`), are not judged (the
+/// template's note says so).
+fn judged(finding: &Finding, reading: &crate::cfn::read::Reading) -> bool {
+    let within = |prefix: &String| {
+        finding.path == *prefix
+            || finding
+                .path
+                .strip_prefix(prefix.as_str())
+                .is_some_and(|rest| rest.starts_with('/'))
+    };
+    if reading.damaged.iter().any(within) {
+        return false;
+    }
+    if reading.transforms.is_empty() {
+        return true;
+    }
+    match finding.id {
+        "E2001" | "E2002" | "E2003" | "E2004" | "E2005" | "E2006" => false,
+        "W1000" => !finding.resource().is_some_and(|id| {
+            reading.template.resources.get(id).is_some_and(|resource| {
+                !resource.kind.starts_with("AWS::")
+                    || resource.kind.starts_with("AWS::Serverless::")
+            })
+        }),
+        _ => true,
+    }
+}
+
 /// Validates one file, whatever it is. Problems reading it as a blueprint
 /// or a template are reported as diagnostics (`E0001`, `E0002`).
 pub fn check_file(file: &Arc<SourceFile>, schemas: &SchemaSet) -> Report {
@@ -93,28 +125,27 @@ pub fn check_file(file: &Arc<SourceFile>, schemas: &SchemaSet) -> Report {
             diagnostics,
         };
     }
-    let diagnostics = match crate::cfn::read::read_parsed(file, &root) {
-        Ok(template) => {
-            let findings: Vec<Finding> = validate::validate(
-                &template,
-                &validate::Context {
-                    schemas,
-                    template_bytes: Some(file.text.len()),
-                    split_help: validate::SPLIT_HELP,
-                },
-            );
-            let mut diagnostics: Vec<Diagnostic> = findings
-                .iter()
-                .map(|finding| {
-                    finding_diagnostic(finding, file, template_span(&root, &finding.path))
-                })
-                .collect();
-            // In file order, as a reader goes through the template.
-            diagnostics.sort_by_key(|d| d.span.map(|s| (s.line, s.column)));
-            diagnostics
-        }
-        Err(diagnostics) => coded(diagnostics, "E0002"),
-    };
+    // What cannot be read is reported, and everything else still checked.
+    let reading = crate::cfn::read::read_lenient(file, &root);
+    let findings: Vec<Finding> = validate::validate(
+        &reading.template,
+        &validate::Context {
+            schemas,
+            template_bytes: Some(file.text.len()),
+            split_help: validate::SPLIT_HELP,
+        },
+    )
+    .into_iter()
+    .filter(|finding| judged(finding, &reading))
+    .collect();
+    let mut diagnostics = coded(reading.diagnostics, "E0002");
+    diagnostics.extend(
+        findings
+            .iter()
+            .map(|finding| finding_diagnostic(finding, file, template_span(&root, &finding.path))),
+    );
+    // In file order, as a reader goes through the template.
+    diagnostics.sort_by_key(|d| d.span.map(|s| (s.line, s.column)));
     Report {
         file: Arc::clone(file),
         kind: Kind::Template,

@@ -26,10 +26,7 @@ pub fn read_parsed(
     file: &Arc<SourceFile>,
     root: &syntax::Node,
 ) -> Result<Template, Vec<Diagnostic>> {
-    let mut reader = Reader {
-        files: std::slice::from_ref(file),
-        diagnostics: Vec::new(),
-    };
+    let mut reader = Reader::new(std::slice::from_ref(file), false);
     let template = reader.template(root);
     if reader.diagnostics.iter().any(Diagnostic::is_error) {
         return Err(reader.diagnostics);
@@ -37,14 +34,44 @@ pub fn read_parsed(
     Ok(template)
 }
 
+/// A template read for validation: whatever could be read, and what was
+/// said about the rest.
+#[derive(Debug, Default)]
+pub struct Reading {
+    /// Everything that could be read. A resource or parameter that could not
+    /// be read is here anyway, empty, so that references to it resolve.
+    pub template: Template,
+    /// Errors about what is wrong, and notes (`I0004`, `I0005`) about what
+    /// is legal but beyond the model: the section or value is not checked.
+    pub diagnostics: Vec<Diagnostic>,
+    /// The transforms the template declares (`Transform`), in order.
+    pub transforms: Vec<String>,
+    /// Template paths (`Resources/Name`, `Parameters/Name`...) of the parts
+    /// that had an error: what validation says of them would only repeat it.
+    pub damaged: Vec<String>,
+}
+
+/// Reads a template for validation, as CloudFormation accepts it: a
+/// construct the model cannot hold (a transform, the `Rules` section, an
+/// intrinsic function it does not know, an intrinsic where the model wants a
+/// literal) is a note at that construct, never an error, and an error in
+/// one part does not stop the reading of the others.
+pub fn read_lenient(file: &Arc<SourceFile>, root: &syntax::Node) -> Reading {
+    let mut reader = Reader::new(std::slice::from_ref(file), true);
+    let template = reader.template(root);
+    Reading {
+        template,
+        diagnostics: reader.diagnostics,
+        transforms: reader.transforms,
+        damaged: reader.damaged,
+    }
+}
+
 /// One value written anywhere (a literal, or an intrinsic in short or long
 /// form) read as a template value, such as a blueprint's override. `files`
 /// are the files the node's spans point into (`Span::file`).
 pub fn read_value(files: &[Arc<SourceFile>], node: &Node) -> Result<Expr, Vec<Diagnostic>> {
-    let mut reader = Reader {
-        files,
-        diagnostics: Vec::new(),
-    };
+    let mut reader = Reader::new(files, false);
     match reader.expr(node, Context::Value) {
         Some(value) if reader.diagnostics.is_empty() => Ok(value),
         _ => Err(reader.diagnostics),
@@ -138,7 +165,22 @@ struct Reader<'f> {
     /// The files spans point into; a template's spans all point at the first.
     files: &'f [Arc<SourceFile>],
     diagnostics: Vec<Diagnostic>,
+    /// Whether a construct beyond the model is a note ([`read_lenient`])
+    /// rather than an error.
+    lenient: bool,
+    transforms: Vec<String>,
+    damaged: Vec<String>,
+    /// The template declares a transform: what it rewrites may take forms
+    /// CloudFormation alone does not.
+    transformed: bool,
+    /// One of them is the SAM transform (`Globals`, `IgnoreGlobals`).
+    serverless: bool,
 }
+
+/// The finding ID of a note about a transform.
+const TRANSFORM_NOTE: &str = "I0004";
+/// The finding ID of a note about a construct that is not checked.
+const UNCHECKED_NOTE: &str = "I0005";
 
 /// The application tag of a node (`Ref` for `!Ref`), if any. The YAML core
 /// tags (`!!str` and the like) and the non-specific `!` only steer how the
@@ -156,7 +198,61 @@ fn is_long_form_key(key: &str) -> bool {
     key == "Ref" || key.starts_with("Fn::")
 }
 
-impl Reader<'_> {
+impl<'f> Reader<'f> {
+    fn new(files: &'f [Arc<SourceFile>], lenient: bool) -> Self {
+        Reader {
+            files,
+            diagnostics: Vec::new(),
+            lenient,
+            transforms: Vec::new(),
+            damaged: Vec::new(),
+            transformed: false,
+            serverless: false,
+        }
+    }
+
+    fn errors(&self) -> usize {
+        self.diagnostics.iter().filter(|d| d.is_error()).count()
+    }
+
+    /// A note with its finding ID.
+    fn note(
+        &mut self,
+        span: Span,
+        code: &'static str,
+        message: impl Into<String>,
+    ) -> &mut Diagnostic {
+        let mut diagnostic = Diagnostic::error(self.file_of(span), Some(span), message);
+        diagnostic.severity = crate::diagnostic::Severity::Note;
+        diagnostic.code = Some(code);
+        self.diagnostics.push(diagnostic);
+        let last = self.diagnostics.len() - 1;
+        &mut self.diagnostics[last]
+    }
+
+    /// The transforms of a `Transform` section: a name, a list of names, or
+    /// `{Name, Parameters}` mappings.
+    fn transform_names(node: &Node, names: &mut Vec<String>) {
+        match &node.value {
+            Value::String(name) => names.push(name.clone()),
+            Value::Seq(items) => {
+                for item in items {
+                    Self::transform_names(item, names);
+                }
+            }
+            Value::Map(entries) => {
+                for (key, value) in entries {
+                    if key.name == "Name"
+                        && let Value::String(name) = &value.value
+                    {
+                        names.push(name.clone());
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
     fn file_of(&self, span: Span) -> &Arc<SourceFile> {
         self.files.get(span.file as usize).unwrap_or(&self.files[0])
     }
@@ -280,6 +376,15 @@ impl Reader<'_> {
         let Some(entries) = self.mapping("a template", root) else {
             return template;
         };
+        if self.lenient
+            && let Some((_, node)) = entries.iter().find(|(key, _)| key.name == "Transform")
+        {
+            let mut names = Vec::new();
+            Self::transform_names(node, &mut names);
+            self.transformed = true;
+            self.serverless = names.iter().any(|n| n.starts_with("AWS::Serverless"));
+        }
+        let serverless = self.serverless;
         for (key, node) in entries {
             match key.name.as_str() {
                 "AWSTemplateFormatVersion" => {
@@ -298,26 +403,116 @@ impl Reader<'_> {
                 "Parameters" => {
                     for (name, parameter) in self.mapping("`Parameters`", node).unwrap_or_default()
                     {
-                        if let Some(parameter) = self.parameter(name, parameter) {
-                            template.parameters.insert(name.name.clone(), parameter);
+                        let before = self.errors();
+                        match self.parameter(name, parameter) {
+                            Some(parameter) => {
+                                template.parameters.insert(name.name.clone(), parameter);
+                            }
+                            None if self.lenient => {
+                                template
+                                    .parameters
+                                    .insert(name.name.clone(), Parameter::new("String"));
+                            }
+                            None => {}
+                        }
+                        if self.errors() > before {
+                            self.damaged.push(format!("Parameters/{}", name.name));
                         }
                     }
                 }
                 "Mappings" => template.mappings = self.expr_map("`Mappings`", node),
-                "Conditions" => template.conditions = self.expr_map("`Conditions`", node),
+                "Conditions" => {
+                    for (name, condition) in self.mapping("`Conditions`", node).unwrap_or_default()
+                    {
+                        if self.for_each(name, "conditions") {
+                            continue;
+                        }
+                        let before = self.errors();
+                        match self.expr(condition, Context::Value) {
+                            Some(condition) => {
+                                template.conditions.insert(name.name.clone(), condition);
+                            }
+                            // Kept, so that what uses it finds it.
+                            None if self.lenient => {
+                                template
+                                    .conditions
+                                    .insert(name.name.clone(), Expr::Bool(true));
+                            }
+                            None => {}
+                        }
+                        if self.errors() > before {
+                            self.damaged.push(format!("Conditions/{}", name.name));
+                        }
+                    }
+                }
                 "Resources" => {
                     for (name, resource) in self.mapping("`Resources`", node).unwrap_or_default() {
-                        if let Some(resource) = self.resource(name, resource) {
-                            template.resources.insert(name.name.clone(), resource);
+                        if self.for_each(name, "resources") {
+                            continue;
+                        }
+                        let before = self.errors();
+                        match self.resource(name, resource) {
+                            Some(resource) => {
+                                template.resources.insert(name.name.clone(), resource);
+                            }
+                            None if self.lenient => {
+                                template
+                                    .resources
+                                    .insert(name.name.clone(), Resource::default());
+                            }
+                            None => {}
+                        }
+                        if self.errors() > before {
+                            self.damaged.push(format!("Resources/{}", name.name));
                         }
                     }
                 }
                 "Outputs" => {
                     for (name, output) in self.mapping("`Outputs`", node).unwrap_or_default() {
+                        if self.for_each(name, "outputs") {
+                            continue;
+                        }
+                        let before = self.errors();
                         if let Some(output) = self.output(name, output) {
                             template.outputs.insert(name.name.clone(), output);
                         }
+                        if self.errors() > before {
+                            self.damaged.push(format!("Outputs/{}", name.name));
+                        }
                     }
+                }
+                "Transform" if self.lenient => {
+                    let mut names = Vec::new();
+                    Self::transform_names(node, &mut names);
+                    let list = names
+                        .iter()
+                        .map(|name| format!("`{name}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ");
+                    let diagnostic = self.note(
+                        key.span,
+                        TRANSFORM_NOTE,
+                        format!(
+                            "the template is processed by {} before it is deployed: \
+                             what the transform creates or rewrites is not checked",
+                            if names.len() == 1 {
+                                format!("the transform {list}")
+                            } else {
+                                format!("the transforms {list}")
+                            }
+                        ),
+                    );
+                    diagnostic.label = Some("transform".to_string());
+                    self.transforms.extend(names);
+                }
+                "Globals" if serverless => {}
+                "Rules" | "Hooks" if self.lenient => {
+                    let diagnostic = self.note(
+                        key.span,
+                        UNCHECKED_NOTE,
+                        format!("the `{}` section is not checked", key.name),
+                    );
+                    diagnostic.label = Some("not checked".to_string());
                 }
                 "Transform" | "Rules" | "Hooks" => {
                     let diagnostic = self.error(
@@ -335,6 +530,25 @@ impl Reader<'_> {
             }
         }
         template
+    }
+
+    /// A `Fn::ForEach::Name` loop of the language extensions, where a
+    /// section holds names: a note (when lenient), as what it makes is not
+    /// checked.
+    fn for_each(&mut self, name: &Key, what: &str) -> bool {
+        if !self.lenient || !name.name.starts_with("Fn::ForEach::") {
+            return false;
+        }
+        let diagnostic = self.note(
+            name.span,
+            UNCHECKED_NOTE,
+            format!(
+                "`{}` makes {what} by a loop: they are not checked",
+                name.name
+            ),
+        );
+        diagnostic.label = Some("not checked".to_string());
+        true
     }
 
     fn parameter(&mut self, name: &Key, node: &Node) -> Option<Parameter> {
@@ -411,10 +625,29 @@ impl Reader<'_> {
                 "Properties" => resource.properties = self.expr_map(&field, value),
                 "CreationPolicy" => resource.creation_policy = self.expr(value, Context::Value),
                 "UpdatePolicy" => resource.update_policy = self.expr(value, Context::Value),
+                "DeletionPolicy" | "UpdateReplacePolicy"
+                    if self.lenient && Self::is_intrinsic(value) =>
+                {
+                    // Read for its own errors; the model holds a literal only.
+                    if self.expr(value, Context::Value).is_some() {
+                        let diagnostic = self.note(
+                            value.span,
+                            UNCHECKED_NOTE,
+                            format!(
+                                "`{}` of {what} is an intrinsic function: its value is not checked",
+                                key.name
+                            ),
+                        );
+                        diagnostic.label = Some("not checked".to_string());
+                    }
+                }
                 "DeletionPolicy" => resource.deletion_policy = self.string(&field, value),
                 "UpdateReplacePolicy" => {
                     resource.update_replace_policy = self.string(&field, value);
                 }
+                // An old attribute of custom resources, still accepted.
+                "Version" if self.lenient => {}
+                "IgnoreGlobals" if self.serverless => {}
                 _ => self.unknown_key(key, &what, RESOURCE_KEYS),
             }
         }
@@ -493,6 +726,13 @@ impl Reader<'_> {
             .iter()
             .filter_map(|(key, value)| Some((key.name.clone(), self.expr(value, Context::Value)?)))
             .collect()
+    }
+
+    /// Whether a node is an intrinsic function, short or long form.
+    fn is_intrinsic(node: &Node) -> bool {
+        app_tag(node).is_some()
+            || matches!(&node.value, Value::Map(entries)
+                if entries.len() == 1 && is_long_form_key(&entries[0].0.name))
     }
 
     /// Any value: a literal or an intrinsic, short or long form.
@@ -580,6 +820,36 @@ impl Reader<'_> {
         };
         let known = INTRINSICS.contains(&bare)
             && (form == Form::Short || (bare == written) == matches!(bare, "Ref" | "Condition"));
+        if !known && self.lenient && (form == Form::Long || UNSUPPORTED.contains(&bare)) {
+            let why = if UNSUPPORTED.contains(&bare) {
+                "is beyond eksynth's model"
+            } else {
+                "is not known to eksynth"
+            };
+            return self.opaque(written, argument, form, at, why);
+        }
+        if self.transformed && bare == "Ref" && !matches!(argument.value, Value::String(_)) {
+            return self.opaque(
+                written,
+                argument,
+                form,
+                at,
+                "of a computed name is left to the transform",
+            );
+        }
+        if self.lenient
+            && bare == "FindInMap"
+            && let Value::Seq(items) = &argument.value
+            && (items.len() == 4 || items.first().is_some_and(Self::is_intrinsic))
+        {
+            return self.opaque(
+                written,
+                argument,
+                form,
+                at,
+                "with a default value or a computed mapping name is beyond eksynth's model",
+            );
+        }
         if !known {
             let diagnostic = if UNSUPPORTED.contains(&bare) {
                 self.error(
@@ -700,6 +970,37 @@ impl Reader<'_> {
             // `known` above admits only the names matched here.
             _ => None,
         }
+    }
+}
+
+impl Reader<'_> {
+    /// An intrinsic function the model cannot hold, kept as the mapping it
+    /// is in long form (`{"Fn::Name": argument}`), its argument read as any
+    /// value; a note says it is not checked.
+    fn opaque(
+        &mut self,
+        written: &str,
+        argument: &Node,
+        form: Form,
+        at: Span,
+        why: &str,
+    ) -> Option<Expr> {
+        let long = match form {
+            Form::Short if written == "Ref" || written == "Condition" => written.to_string(),
+            Form::Short => format!("Fn::{written}"),
+            Form::Long => written.to_string(),
+        };
+        let argument = match form {
+            Form::Short => self.value(argument, Context::Value),
+            Form::Long => self.expr(argument, Context::Value),
+        }?;
+        let diagnostic = self.note(
+            at,
+            UNCHECKED_NOTE,
+            format!("`{long}` {why}: its result is not checked"),
+        );
+        diagnostic.label = Some("not checked".to_string());
+        Some(Expr::Map(IndexMap::from([(long, argument)])))
     }
 }
 

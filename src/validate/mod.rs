@@ -65,6 +65,14 @@ pub const FINDINGS: &[(&str, &str)] = &[
         "the file cannot be read as a CloudFormation template",
     ),
     (
+        "I0004",
+        "the template declares a transform: what the transform creates or rewrites is not checked",
+    ),
+    (
+        "I0005",
+        "a legal construct beyond the checks (`Rules`, an intrinsic function eksynth does not know, an intrinsic in a deletion policy): not checked",
+    ),
+    (
         "W0003",
         "a blueprint parameter that no resource uses, so no template declares it",
     ),
@@ -83,6 +91,14 @@ pub const FINDINGS: &[(&str, &str)] = &[
     (
         "E1007",
         "an invalid `DeletionPolicy` or `UpdateReplacePolicy`",
+    ),
+    (
+        "I1008",
+        "a module: the resources it is made of are not checked",
+    ),
+    (
+        "I1009",
+        "a local path that `aws cloudformation package` replaces with an S3 location",
     ),
     (
         "W1000",
@@ -203,6 +219,50 @@ pub fn validate(template: &Template, context: &Context<'_>) -> Vec<Finding> {
     findings
 }
 
+/// Whether a resource type is a module (`Org::Service::Name::MODULE`),
+/// which CloudFormation replaces with the resources it is made of.
+fn is_module(kind: &str) -> bool {
+    kind.ends_with("::MODULE")
+}
+
+/// The properties where `aws cloudformation package` takes a local path
+/// and puts the S3 location of what it uploads: the type, the property, and
+/// whether the package step writes an object (`{S3Bucket, S3Key}`) rather
+/// than a URL.
+const PACKAGED: &[(&str, &str)] = &[
+    ("AWS::Lambda::Function", "Code"),
+    ("AWS::Lambda::LayerVersion", "Content"),
+    ("AWS::ApiGateway::RestApi", "BodyS3Location"),
+    ("AWS::AppSync::GraphQLSchema", "DefinitionS3Location"),
+    ("AWS::AppSync::Resolver", "RequestMappingTemplateS3Location"),
+    (
+        "AWS::AppSync::Resolver",
+        "ResponseMappingTemplateS3Location",
+    ),
+    (
+        "AWS::AppSync::FunctionConfiguration",
+        "RequestMappingTemplateS3Location",
+    ),
+    (
+        "AWS::AppSync::FunctionConfiguration",
+        "ResponseMappingTemplateS3Location",
+    ),
+    ("AWS::CloudFormation::Stack", "TemplateURL"),
+    ("AWS::CloudFormation::StackSet", "TemplateURL"),
+    ("AWS::ElasticBeanstalk::ApplicationVersion", "SourceBundle"),
+    ("AWS::Glue::Job", "Command"),
+    ("AWS::StepFunctions::StateMachine", "DefinitionS3Location"),
+    ("AWS::CodeCommit::Repository", "Code"),
+];
+
+/// A property holding a local path that `package` replaces: a literal
+/// string that is no URL.
+fn local_path(kind: &str, name: &str, value: &Expr) -> bool {
+    PACKAGED.contains(&(kind, name))
+        && matches!(value, Expr::String(path)
+            if !path.contains("://") && !path.starts_with("arn:"))
+}
+
 /// The schema that validates a resource type: custom resources share one.
 fn schema_type(kind: &str) -> &str {
     if kind.starts_with("Custom::") {
@@ -214,8 +274,48 @@ fn schema_type(kind: &str) -> &str {
 
 fn schema_checks(template: &Template, schemas: &SchemaSet, findings: &mut Vec<Finding>) {
     for (id, resource) in &template.resources {
+        if is_module(&resource.kind) {
+            findings.push(Finding::new(
+                "I1008",
+                format!("Resources/{id}/Type"),
+                format!(
+                    "`{}` is a module: the resources it is made of are not checked",
+                    resource.kind
+                ),
+            ));
+            continue;
+        }
         let kind = schema_type(&resource.kind);
-        let properties = crate::cfn::json::expr_map(&resource.properties);
+        let mut properties = crate::cfn::json::expr_map(&resource.properties);
+        // A custom resource gets every property as a string: a boolean is
+        // as good as any other scalar.
+        if kind == "AWS::CloudFormation::CustomResource"
+            && let serde_json::Value::Object(entries) = &mut properties
+        {
+            for value in entries.values_mut() {
+                if let serde_json::Value::Bool(b) = value {
+                    *value = serde_json::Value::String(b.to_string());
+                }
+            }
+        }
+        let packaged: Vec<&String> = resource
+            .properties
+            .iter()
+            .filter(|(name, value)| local_path(&resource.kind, name, value))
+            .map(|(name, _)| name)
+            .collect();
+        for name in &packaged {
+            findings.push(
+                Finding::new(
+                    "I1009",
+                    format!("Resources/{id}/Properties/{name}"),
+                    format!(
+                        "`{name}` is a local path: `aws cloudformation package` uploads it and puts its S3 location here"
+                    ),
+                )
+                .help("deploy the template `package` writes, not this one"),
+            );
+        }
         let Some(errors) = schemas.validate(kind, &properties) else {
             findings.push(
                 Finding::new(
@@ -233,6 +333,12 @@ fn schema_checks(template: &Template, schemas: &SchemaSet, findings: &mut Vec<Fi
             continue;
         };
         for error in errors {
+            if packaged.iter().any(|name| {
+                let at = format!("/{name}");
+                error.pointer == at || error.pointer.starts_with(&format!("{at}/"))
+            }) {
+                continue;
+            }
             let finding_id = match error.keyword.as_str() {
                 "enum" | "const" => "E1001",
                 "type" => "E1002",

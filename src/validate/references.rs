@@ -15,7 +15,7 @@ pub fn check(template: &Template, schemas: &SchemaSet, findings: &mut Vec<Findin
         for (index, target) in resource.depends_on.iter().enumerate() {
             if template.resources.contains_key(target) {
                 depends.insert(target.clone());
-            } else {
+            } else if !made_by_module(template, target) {
                 findings.push(
                     Finding::new(
                         "E2005",
@@ -205,6 +205,15 @@ fn resolves(template: &Template, name: &str) -> bool {
     template.parameters.contains_key(name)
         || template.resources.contains_key(name)
         || Pseudo::from_name(name).is_some()
+        || made_by_module(template, name)
+}
+
+/// Whether `name` can be a resource a module of the template makes: a
+/// module's resources are named with the module's logical ID in front.
+fn made_by_module(template: &Template, name: &str) -> bool {
+    template.resources.iter().any(|(id, resource)| {
+        super::is_module(&resource.kind) && name.len() > id.len() && name.starts_with(id.as_str())
+    })
 }
 
 fn check_get_att(
@@ -216,6 +225,9 @@ fn check_get_att(
     findings: &mut Vec<Finding>,
 ) {
     let Some(target) = template.resources.get(resource) else {
+        if made_by_module(template, resource) {
+            return;
+        }
         findings.push(
             Finding::new(
                 "E2002",
