@@ -1,6 +1,7 @@
 //! The user-data hatches compose like every other field: a base's
 //! `defaults`, the blueprint's own `defaults`, the group and `--set`
-//! overrides. Bottlerocket settings merge table by table; the lists
+//! overrides. Bottlerocket settings and `nodeConfig` merge table by table,
+//! `kubelet` key by key; the lists
 //! (`postBootstrapCommands`, `userDataParts`) are replaced whole.
 
 use eksynth::blueprint::{Blueprint, NodeGroup, PartType, load_with};
@@ -91,4 +92,50 @@ fn hatch_lists_are_replaced_whole_by_set() {
         PartType::CloudBoothook
     );
     assert_eq!(general.user_data_parts[0].content, "#!/bin/sh\necho set\n");
+}
+
+#[test]
+fn kubelet_fields_and_node_config_merge_through_extends_defaults_and_set() {
+    let blueprint = load(&[
+        ("nodeGroups.1.kubelet.shutdownGracePeriod", "45s"),
+        (
+            "nodeGroups.1.nodeConfig.instance.localStorage.strategy",
+            "RAID0",
+        ),
+    ]);
+    let general = group(&blueprint, "general");
+    // The base's defaults, the group's own field and `--set`, in that order.
+    let kubelet: Vec<&str> = general
+        .kubelet_config
+        .iter()
+        .map(|(key, _)| key.as_str())
+        .collect();
+    assert_eq!(
+        kubelet,
+        [
+            "evictionSoft",
+            "evictionSoftGracePeriod",
+            "featureGates",
+            "shutdownGracePeriod"
+        ]
+    );
+    // The group's containerd configuration and the `--set` local storage,
+    // side by side in one fragment.
+    let node_config = general.node_config.as_ref().expect("a nodeConfig");
+    assert_eq!(
+        node_config["instance"],
+        json!({"localStorage": {"strategy": "RAID0"}})
+    );
+    assert!(
+        node_config["containerd"]["config"]
+            .as_str()
+            .is_some_and(|c| c.contains("discard_unpacked_layers"))
+    );
+    // The Bottlerocket group takes the base's kubelet defaults too.
+    let br: Vec<&str> = group(&blueprint, "br")
+        .kubelet_config
+        .iter()
+        .map(|(key, _)| key.as_str())
+        .collect();
+    assert_eq!(br, ["evictionSoft", "evictionSoftGracePeriod"]);
 }
