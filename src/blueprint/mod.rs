@@ -307,6 +307,24 @@ pub enum Ami {
     Recommended,
     /// A pinned image ID: nodes roll only when the blueprint changes it.
     Pinned(String),
+    /// A custom image whose ID an SSM parameter holds, read by
+    /// CloudFormation at each deploy through a parameter of type
+    /// `AWS::SSM::Parameter::Value<AWS::EC2::Image::Id>`.
+    Ssm(String),
+    /// A custom image ID given as a template parameter of type
+    /// `AWS::EC2::Image::Id`.
+    Parameter {
+        name: String,
+        default: Option<String>,
+    },
+}
+
+impl Ami {
+    /// Whether the image is the user's own rather than the EKS-optimized
+    /// one: a managed group then runs the full bootstrap itself.
+    pub fn is_custom(&self) -> bool {
+        !matches!(self, Ami::Recommended)
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -501,6 +519,8 @@ pub struct NodeGroup {
     pub managed: Option<Managed>,
     pub ami_family: AmiFamily,
     pub ami: Ami,
+    /// Bottlerocket's FIPS variant (`fips: true`).
+    pub fips: bool,
     pub arch: Arch,
     pub accelerator: Accelerator,
     /// Spot and on-demand mix of a self-managed group; `None` is all on-demand.

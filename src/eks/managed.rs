@@ -43,9 +43,9 @@ pub fn lower(
     // launch template, and `AmiType` must then be left out.
     let ami_type = match &group.ami {
         Ami::Recommended => Some(managed.ami_type.clone().unwrap_or_else(|| {
-            ami::managed_ami_type(group.ami_family, group.arch, group.accelerator)
+            ami::managed_ami_type(group.ami_family, group.arch, group.accelerator, group.fips)
         })),
-        Ami::Pinned(_) => None,
+        Ami::Pinned(_) | Ami::Ssm(_) | Ami::Parameter { .. } => None,
     };
     let mut scaling = vec![
         ("MinSize", Expr::from(group.min_size)),

@@ -9,6 +9,7 @@
 //! and `families`), `stacks` and `suppressions`.
 
 mod access;
+mod ami;
 mod cluster;
 mod families;
 mod group_rules;

@@ -1,6 +1,7 @@
 //! A node group entry (or `defaults`) as written: its fields decoded into a
 //! `GroupSpec`, `defaults` merged under it, and the rules for its names.
 
+use super::ami::decode_ami;
 use super::group_sections::{
     DistributionSpec, IamSpec, ImdsSpec, UpdateSpec, VolumeSpec, check_label, decode_distribution,
     decode_efs, decode_iam, decode_imds, decode_lifecycle, decode_subnets, decode_taint,
@@ -20,6 +21,7 @@ pub(in crate::blueprint) const GROUP_FIELDS: &[&str] = &[
     "name",
     "amiFamily",
     "ami",
+    "fips",
     "instanceType",
     "instanceTypes",
     "minSize",
@@ -94,6 +96,7 @@ pub(super) struct GroupSpec {
     pub(super) name: Opt<String>,
     pub(super) ami_family: Opt<AmiFamily>,
     pub(super) ami: Opt<Ami>,
+    pub(super) fips: Opt<bool>,
     pub(super) instance_type: Opt<String>,
     pub(super) instance_types: Opt<Vec<Located<String>>>,
     pub(super) min_size: Opt<u32>,
@@ -166,6 +169,7 @@ impl GroupSpec {
             name: self.name,
             ami_family: self.ami_family.or(d.ami_family),
             ami: self.ami.or(d.ami),
+            fips: self.fips.or(d.fips),
             instance_type: self.instance_type.or(d.instance_type),
             instance_types: self.instance_types.or(d.instance_types),
             min_size: self.min_size.or(d.min_size),
@@ -261,22 +265,8 @@ pub(super) fn decode_group_spec(d: &mut Decoder, node: &Node, context: &str) -> 
     spec.ami_family = f
         .get("amiFamily")
         .and_then(|n| d.choice("amiFamily", n, &AmiFamily::ALL));
-    spec.ami = f.get("ami").and_then(|n| {
-        let text = d.string("ami", n)?;
-        if text.value == "recommended" {
-            return Some(Located::new(Ami::Recommended, text.span));
-        }
-        let ok = text.value.strip_prefix("ami-").is_some_and(|hex| {
-            (hex.len() == 8 || hex.len() == 17) && hex.chars().all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase())
-        });
-        if !ok {
-            let message = format!("`ami` `{}` is neither `recommended` nor an AMI ID", text.value);
-            d.error(text.span, message).help =
-                Some("write `recommended` for the EKS-optimized image, or a pinned ID like `ami-0123456789abcdef0`".into());
-            return None;
-        }
-        Some(Located::new(Ami::Pinned(text.value), text.span))
-    });
+    spec.ami = f.get("ami").and_then(|n| decode_ami(d, n));
+    spec.fips = opt_bool(d, &mut f, "", "fips");
     spec.instance_type = f
         .get("instanceType")
         .and_then(|n| d.string("instanceType", n));
