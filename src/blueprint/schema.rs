@@ -108,8 +108,22 @@ fn field(object: &str, name: &str) -> Option<Value> {
             json!({"type": "string", "pattern": "^[A-Za-z][A-Za-z0-9]*(-[A-Za-z0-9]+)*$", "maxLength": 63})
         }
         ("nodeGroup", "amiFamily") => one_of(&AmiFamily::ALL),
-        ("nodeGroup", "ami") => {
-            json!({"type": "string", "pattern": "^(recommended|ami-[0-9a-f]{8}([0-9a-f]{9})?)$"})
+        ("nodeGroup", "ami") => json!({
+            "description": "`recommended`, a pinned AMI ID, or a custom image from an SSM parameter or a template parameter",
+            "oneOf": [
+                {"type": "string", "pattern": "^(recommended|ami-[0-9a-f]{8}([0-9a-f]{9})?)$"},
+                {"$ref": "#/definitions/ami"}
+            ]
+        }),
+        ("nodeGroup", "fips") => boolean("Bottlerocket's FIPS image (EKS-optimized only)"),
+        ("ami", "ssmParameter") => {
+            json!({"type": "string", "pattern": "^(/[A-Za-z0-9._-]+)+$|^[A-Za-z0-9._-]+$", "maxLength": 1011, "description": "An SSM parameter holding the AMI ID"})
+        }
+        ("ami", "parameter") => {
+            json!({"type": "string", "pattern": "^[A-Za-z0-9]+$", "maxLength": 255, "description": "A template parameter of type AWS::EC2::Image::Id"})
+        }
+        ("ami", "default") => {
+            json!({"type": "string", "pattern": "^ami-[0-9a-f]{8}([0-9a-f]{9})?$", "description": "The template parameter's default AMI ID"})
         }
         ("nodeGroup", "instanceType") => string("One instance type"),
         ("nodeGroup", "instanceTypes") => {
@@ -264,6 +278,7 @@ fn objects() -> Vec<(&'static str, &'static [&'static str])> {
         ("cluster", CLUSTER_FIELDS),
         ("awsAuthProvider", PROVIDER_FIELDS),
         ("nodeGroup", GROUP_FIELDS),
+        ("ami", AMI_FIELDS),
         ("taint", TAINT_FIELDS),
         ("efsMount", EFS_FIELDS),
         ("userDataPart", USER_DATA_PART_FIELDS),

@@ -10,7 +10,7 @@ use crate::eks::ami::public_image_family;
 use crate::source::Span;
 use crate::syntax::{Node, Value};
 
-const AMI_FIELDS: &[&str] = &["ssmParameter", "parameter", "default"];
+pub(in crate::blueprint) const AMI_FIELDS: &[&str] = &["ssmParameter", "parameter", "default"];
 
 /// The first Kubernetes versions with a Bottlerocket FIPS variant, plain
 /// (`aws-k8s-1.28-fips`) and NVIDIA (`aws-k8s-1.29-nvidia-fips`), from
