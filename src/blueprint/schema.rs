@@ -265,6 +265,36 @@ fn field(object: &str, name: &str) -> Option<Value> {
         ("updateConfig", "maxUnavailable") | ("updateConfig", "maxUnavailablePercentage") => {
             integer(1, 100, "Nodes or percent")
         }
+        ("updateConfig", "updateStrategy") => one_of(UPDATE_STRATEGIES),
+        ("nodeGroup", "nodeRepair") => object_of("nodeRepair", "EKS node auto repair (managed)"),
+        ("nodeRepair", "enabled") => boolean("Node auto repair (true once the section is written)"),
+        ("nodeRepair", "maxUnhealthyNodeThresholdCount") => {
+            integer(1, 10_000, "Unhealthy nodes above which repair stops")
+        }
+        ("nodeRepair", "maxUnhealthyNodeThresholdPercentage") => integer(
+            1,
+            100,
+            "Percent of unhealthy nodes above which repair stops",
+        ),
+        ("nodeRepair", "maxParallelNodesRepairedCount") => {
+            integer(1, 10_000, "Nodes repaired at once")
+        }
+        ("nodeRepair", "maxParallelNodesRepairedPercentage") => {
+            integer(1, 100, "Percent of unhealthy nodes repaired at once")
+        }
+        ("nodeRepair", "overrides") => {
+            json!({"type": "array", "items": {"$ref": "#/definitions/repairOverride"}, "description": "Repair actions per condition and reason"})
+        }
+        ("repairOverride", "nodeMonitoringCondition") => {
+            string("A condition the node monitoring agent reports, e.g. AcceleratedHardwareReady")
+        }
+        ("repairOverride", "nodeUnhealthyReason") => {
+            string("A reason the node monitoring agent reports, e.g. NvidiaXID31Error")
+        }
+        ("repairOverride", "minRepairWaitTimeMins") => {
+            integer(1, 10_080, "Minutes before a node is repaired")
+        }
+        ("repairOverride", "repairAction") => one_of(REPAIR_ACTIONS),
         _ => return None,
     })
 }
@@ -291,6 +321,8 @@ fn objects() -> Vec<(&'static str, &'static [&'static str])> {
         ("instancesDistribution", DISTRIBUTION_FIELDS),
         ("lifecycle", LIFECYCLE_FIELDS),
         ("updateConfig", UPDATE_CONFIG_FIELDS),
+        ("nodeRepair", NODE_REPAIR_FIELDS),
+        ("repairOverride", REPAIR_OVERRIDE_FIELDS),
     ]
 }
 

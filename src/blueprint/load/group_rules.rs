@@ -405,6 +405,8 @@ pub(super) fn resolve_group(
             nodegroup_name: spec.nodegroup_name.clone().unwrap_or_else(|| name.clone()),
             capacity_type,
             max_unavailable: spec.max_unavailable.as_ref().map(|m| m.value),
+            update_strategy: spec.update_strategy.as_ref().map(|s| s.value),
+            node_repair: spec.node_repair.as_ref().map(|r| r.value.clone()),
             force_update_enabled: spec.force_update_enabled.as_ref().is_some_and(|f| f.value),
             release_version: spec.release_version.as_ref().map(|r| r.value.clone()),
             ami_type: spec.ami_type.as_ref().map(|a| a.value.clone()),

@@ -8,6 +8,7 @@ use super::group_sections::{
     decode_update, decode_update_config, decode_volume,
 };
 use super::kubelet::decode_kubelet;
+use super::node_repair::decode_node_repair;
 use super::{Opt, duration, opt_bool, opt_string, opt_strings, opt_u32};
 use crate::blueprint::compose;
 use crate::blueprint::decode::{Decoder, Located};
@@ -60,6 +61,7 @@ pub(in crate::blueprint) const GROUP_FIELDS: &[&str] = &[
     "amiType",
     "nodegroupName",
     "capacityReservationId",
+    "nodeRepair",
 ];
 /// Fields only a managed node group has, and only a self-managed one has.
 pub(super) const MANAGED_ONLY: &[&str] = &[
@@ -69,6 +71,7 @@ pub(super) const MANAGED_ONLY: &[&str] = &[
     "forceUpdateEnabled",
     "releaseVersion",
     "amiType",
+    "nodeRepair",
 ];
 pub(super) const SELF_MANAGED_ONLY: &[&str] = &[
     "instancesDistribution",
@@ -129,6 +132,8 @@ pub(super) struct GroupSpec {
     pub(super) bootstrap_arguments: Opt<String>,
     pub(super) lifecycle: Opt<Lifecycle>,
     pub(super) max_unavailable: Opt<MaxUnavailable>,
+    pub(super) update_strategy: Opt<UpdateStrategy>,
+    pub(super) node_repair: Opt<NodeRepair>,
     pub(super) force_update_enabled: Opt<bool>,
     pub(super) release_version: Opt<String>,
     pub(super) ami_type: Opt<String>,
@@ -233,6 +238,8 @@ impl GroupSpec {
             bootstrap_arguments: self.bootstrap_arguments.or(d.bootstrap_arguments),
             lifecycle: self.lifecycle.or(d.lifecycle),
             max_unavailable: self.max_unavailable.or(d.max_unavailable),
+            update_strategy: self.update_strategy.or(d.update_strategy),
+            node_repair: self.node_repair.or(d.node_repair),
             force_update_enabled: self.force_update_enabled.or(d.force_update_enabled),
             release_version: self.release_version.or(d.release_version),
             ami_type: self.ami_type.or(d.ami_type),
@@ -357,9 +364,10 @@ pub(super) fn decode_group_spec(d: &mut Decoder, node: &Node, context: &str) -> 
         .and_then(|n| decode_distribution(d, n));
     spec.bootstrap_arguments = opt_string(d, &mut f, "", "bootstrapArguments");
     spec.lifecycle = f.get("lifecycle").and_then(|n| decode_lifecycle(d, n));
-    spec.max_unavailable = f
-        .get("updateConfig")
-        .and_then(|n| decode_update_config(d, n));
+    if let Some(n) = f.get("updateConfig") {
+        (spec.max_unavailable, spec.update_strategy) = decode_update_config(d, n);
+    }
+    spec.node_repair = f.get("nodeRepair").and_then(|n| decode_node_repair(d, n));
     spec.force_update_enabled = opt_bool(d, &mut f, "", "forceUpdateEnabled");
     spec.release_version = opt_string(d, &mut f, "", "releaseVersion");
     spec.ami_type = opt_string(d, &mut f, "", "amiType");
