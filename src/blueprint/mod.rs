@@ -307,6 +307,24 @@ pub enum Ami {
     Recommended,
     /// A pinned image ID: nodes roll only when the blueprint changes it.
     Pinned(String),
+    /// A custom image whose ID an SSM parameter holds, read by
+    /// CloudFormation at each deploy through a parameter of type
+    /// `AWS::SSM::Parameter::Value<AWS::EC2::Image::Id>`.
+    Ssm(String),
+    /// A custom image ID given as a template parameter of type
+    /// `AWS::EC2::Image::Id`.
+    Parameter {
+        name: String,
+        default: Option<String>,
+    },
+}
+
+impl Ami {
+    /// Whether the image is the user's own rather than the EKS-optimized
+    /// one: a managed group then runs the full bootstrap itself.
+    pub fn is_custom(&self) -> bool {
+        !matches!(self, Ami::Recommended)
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -458,6 +476,10 @@ pub struct Managed {
     pub capacity_reservation_id: Option<String>,
     /// `MaxUnavailable` (a count) or `MaxUnavailablePercentage`.
     pub max_unavailable: Option<MaxUnavailable>,
+    /// `UpdateConfig.UpdateStrategy`; EKS's default when unset.
+    pub update_strategy: Option<UpdateStrategy>,
+    /// `NodeRepairConfig`: EKS's node auto repair.
+    pub node_repair: Option<NodeRepair>,
     pub force_update_enabled: bool,
     pub release_version: Option<String>,
     /// An explicit `AmiType`; otherwise it follows from the family,
@@ -469,6 +491,50 @@ pub struct Managed {
 pub enum MaxUnavailable {
     Count(u32),
     Percentage(u32),
+}
+
+/// How a managed group replaces nodes in a version update: `DEFAULT`
+/// launches new nodes before terminating old ones, `MINIMAL` terminates
+/// first (for scarce capacity such as GPUs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UpdateStrategy {
+    Default,
+    Minimal,
+}
+
+/// EKS node auto repair of a managed group (`NodeRepairConfig`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct NodeRepair {
+    pub enabled: bool,
+    /// Above this many unhealthy nodes repair stops.
+    pub max_unhealthy: Option<Amount>,
+    /// At most this many nodes are repaired at once.
+    pub max_parallel: Option<Amount>,
+    pub overrides: Vec<RepairOverride>,
+}
+
+/// A node count or a percentage of the group's nodes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Amount {
+    Count(u32),
+    Percentage(u32),
+}
+
+/// A repair action for one condition and reason the node monitoring agent
+/// reports; EKS requires all four values.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RepairOverride {
+    pub condition: String,
+    pub reason: String,
+    pub min_wait_minutes: u32,
+    pub action: RepairAction,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RepairAction {
+    Replace,
+    Reboot,
+    NoAction,
 }
 
 /// What a self-managed group's Auto Scaling group does over its life.
@@ -501,6 +567,8 @@ pub struct NodeGroup {
     pub managed: Option<Managed>,
     pub ami_family: AmiFamily,
     pub ami: Ami,
+    /// Bottlerocket's FIPS variant (`fips: true`).
+    pub fips: bool,
     pub arch: Arch,
     pub accelerator: Accelerator,
     /// Spot and on-demand mix of a self-managed group; `None` is all on-demand.

@@ -108,8 +108,22 @@ fn field(object: &str, name: &str) -> Option<Value> {
             json!({"type": "string", "pattern": "^[A-Za-z][A-Za-z0-9]*(-[A-Za-z0-9]+)*$", "maxLength": 63})
         }
         ("nodeGroup", "amiFamily") => one_of(&AmiFamily::ALL),
-        ("nodeGroup", "ami") => {
-            json!({"type": "string", "pattern": "^(recommended|ami-[0-9a-f]{8}([0-9a-f]{9})?)$"})
+        ("nodeGroup", "ami") => json!({
+            "description": "`recommended`, a pinned AMI ID, or a custom image from an SSM parameter or a template parameter",
+            "oneOf": [
+                {"type": "string", "pattern": "^(recommended|ami-[0-9a-f]{8}([0-9a-f]{9})?)$"},
+                {"$ref": "#/definitions/ami"}
+            ]
+        }),
+        ("nodeGroup", "fips") => boolean("Bottlerocket's FIPS image (EKS-optimized only)"),
+        ("ami", "ssmParameter") => {
+            json!({"type": "string", "pattern": "^(/[A-Za-z0-9._-]+)+$|^[A-Za-z0-9._-]+$", "maxLength": 1011, "description": "An SSM parameter holding the AMI ID"})
+        }
+        ("ami", "parameter") => {
+            json!({"type": "string", "pattern": "^[A-Za-z0-9]+$", "maxLength": 255, "description": "A template parameter of type AWS::EC2::Image::Id"})
+        }
+        ("ami", "default") => {
+            json!({"type": "string", "pattern": "^ami-[0-9a-f]{8}([0-9a-f]{9})?$", "description": "The template parameter's default AMI ID"})
         }
         ("nodeGroup", "instanceType") => string("One instance type"),
         ("nodeGroup", "instanceTypes") => {
@@ -251,6 +265,36 @@ fn field(object: &str, name: &str) -> Option<Value> {
         ("updateConfig", "maxUnavailable") | ("updateConfig", "maxUnavailablePercentage") => {
             integer(1, 100, "Nodes or percent")
         }
+        ("updateConfig", "updateStrategy") => one_of(UPDATE_STRATEGIES),
+        ("nodeGroup", "nodeRepair") => object_of("nodeRepair", "EKS node auto repair (managed)"),
+        ("nodeRepair", "enabled") => boolean("Node auto repair (true once the section is written)"),
+        ("nodeRepair", "maxUnhealthyNodeThresholdCount") => {
+            integer(1, 10_000, "Unhealthy nodes above which repair stops")
+        }
+        ("nodeRepair", "maxUnhealthyNodeThresholdPercentage") => integer(
+            1,
+            100,
+            "Percent of unhealthy nodes above which repair stops",
+        ),
+        ("nodeRepair", "maxParallelNodesRepairedCount") => {
+            integer(1, 10_000, "Nodes repaired at once")
+        }
+        ("nodeRepair", "maxParallelNodesRepairedPercentage") => {
+            integer(1, 100, "Percent of unhealthy nodes repaired at once")
+        }
+        ("nodeRepair", "overrides") => {
+            json!({"type": "array", "items": {"$ref": "#/definitions/repairOverride"}, "description": "Repair actions per condition and reason"})
+        }
+        ("repairOverride", "nodeMonitoringCondition") => {
+            string("A condition the node monitoring agent reports, e.g. AcceleratedHardwareReady")
+        }
+        ("repairOverride", "nodeUnhealthyReason") => {
+            string("A reason the node monitoring agent reports, e.g. NvidiaXID31Error")
+        }
+        ("repairOverride", "minRepairWaitTimeMins") => {
+            integer(1, 10_080, "Minutes before a node is repaired")
+        }
+        ("repairOverride", "repairAction") => one_of(REPAIR_ACTIONS),
         _ => return None,
     })
 }
@@ -264,6 +308,7 @@ fn objects() -> Vec<(&'static str, &'static [&'static str])> {
         ("cluster", CLUSTER_FIELDS),
         ("awsAuthProvider", PROVIDER_FIELDS),
         ("nodeGroup", GROUP_FIELDS),
+        ("ami", AMI_FIELDS),
         ("taint", TAINT_FIELDS),
         ("efsMount", EFS_FIELDS),
         ("userDataPart", USER_DATA_PART_FIELDS),
@@ -276,6 +321,8 @@ fn objects() -> Vec<(&'static str, &'static [&'static str])> {
         ("instancesDistribution", DISTRIBUTION_FIELDS),
         ("lifecycle", LIFECYCLE_FIELDS),
         ("updateConfig", UPDATE_CONFIG_FIELDS),
+        ("nodeRepair", NODE_REPAIR_FIELDS),
+        ("repairOverride", REPAIR_OVERRIDE_FIELDS),
     ]
 }
 

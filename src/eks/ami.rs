@@ -7,24 +7,96 @@ use crate::blueprint::{
 };
 use crate::cfn::{Expr, Parameter, Template};
 
-/// The image ID for a group, declaring the SSM parameter it reads.
+/// The image ID for a group, declaring the parameter it reads.
 pub fn image_id(template: &mut Template, group: &NodeGroup, version: KubernetesVersion) -> Expr {
     match &group.ami {
         Ami::Pinned(id) => Expr::str(id),
         Ami::Recommended => {
-            let (name, path) =
-                ssm_parameter(group.ami_family, group.arch, group.accelerator, version);
+            let (name, path) = ssm_parameter(
+                group.ami_family,
+                group.arch,
+                group.accelerator,
+                group.fips,
+                version,
+            );
+            let fips = if group.fips { " FIPS" } else { "" };
             template.parameters.entry(name.clone()).or_insert_with(|| {
-                Parameter::new("AWS::SSM::Parameter::Value<AWS::EC2::Image::Id>")
+                Parameter::new(SSM_IMAGE_TYPE)
                     .described(format!(
-                        "EKS-optimized {} AMI for Kubernetes {version}, resolved from its public SSM parameter",
+                        "EKS-optimized {}{fips} AMI for Kubernetes {version}, resolved from its public SSM parameter",
                         group.ami_family.name()
                     ))
                     .with_default(path)
             });
             Expr::reference(name)
         }
+        Ami::Ssm(path) => {
+            // One parameter per group (the groups a `perAz` group becomes
+            // share it); `Custom` keeps it apart from the families' names.
+            let name = format!("{IMAGE_PARAMETER_PREFIX}Custom{}", group.identity);
+            template.parameters.entry(name.clone()).or_insert_with(|| {
+                Parameter::new(SSM_IMAGE_TYPE)
+                    .described(format!(
+                        "Custom AMI of node group {}, resolved from an SSM parameter",
+                        group.name.value
+                    ))
+                    .with_default(path.as_str())
+            });
+            Expr::reference(name)
+        }
+        Ami::Parameter { name, default } => {
+            template.parameters.entry(name.clone()).or_insert_with(|| {
+                let parameter =
+                    Parameter::new("AWS::EC2::Image::Id").described("Custom AMI of the nodes");
+                match default {
+                    Some(default) => parameter.with_default(default.as_str()),
+                    None => parameter,
+                }
+            });
+            Expr::reference(name)
+        }
     }
+}
+
+/// The parameter type CloudFormation resolves from an SSM parameter holding
+/// an AMI ID, at each create and update.
+const SSM_IMAGE_TYPE: &str = "AWS::SSM::Parameter::Value<AWS::EC2::Image::Id>";
+
+/// The AMI family a public SSM path of an EKS-optimized image names, as
+/// AWS publishes them: `/aws/service/eks/optimized-ami/<version>/` then
+/// `amazon-linux-2023/…` or `amazon-linux-2[-arm64|-gpu]/…`,
+/// `/aws/service/bottlerocket/aws-k8s-<version>[-variant]/…`, and
+/// `/aws/service/ami-windows-latest/Windows_Server-<year>-English-<Core|Full>-EKS_Optimized-<version>/image_id`.
+/// Any other path names no family.
+pub fn public_image_family(path: &str) -> Option<AmiFamily> {
+    if let Some(rest) = path.strip_prefix("/aws/service/eks/optimized-ami/") {
+        let image = rest.split('/').nth(1)?;
+        return match image {
+            "amazon-linux-2023" => Some(AmiFamily::AmazonLinux2023),
+            "amazon-linux-2" | "amazon-linux-2-arm64" | "amazon-linux-2-gpu" => {
+                Some(AmiFamily::AmazonLinux2)
+            }
+            _ => None,
+        };
+    }
+    if let Some(rest) = path.strip_prefix("/aws/service/bottlerocket/") {
+        return rest
+            .starts_with("aws-k8s-")
+            .then_some(AmiFamily::Bottlerocket);
+    }
+    let image = path.strip_prefix("/aws/service/ami-windows-latest/Windows_Server-")?;
+    let (year, rest) = image.split_once("-English-")?;
+    let (edition, _) = rest.split_once("-EKS_Optimized-")?;
+    let core = match edition {
+        "Core" => true,
+        "Full" => false,
+        _ => return None,
+    };
+    let year: u16 = year.parse().ok()?;
+    AmiFamily::ALL
+        .iter()
+        .map(|(_, family)| *family)
+        .find(|family| matches!(family, AmiFamily::Windows(w) if w.year == year && w.core == core))
 }
 
 /// Whether a template parameter is one of the image parameters made here.
@@ -47,11 +119,13 @@ fn arch_path(arch: Arch) -> &'static str {
 }
 
 /// The template parameter name and SSM path of an EKS-optimized image.
-/// The loader has refused the combinations no image exists for.
+/// The loader has refused the combinations no image exists for (`fips` is
+/// Bottlerocket's only).
 pub fn ssm_parameter(
     family: AmiFamily,
     arch: Arch,
     accelerator: Accelerator,
+    fips: bool,
     version: KubernetesVersion,
 ) -> (String, String) {
     let arch_id = arch_id(arch);
@@ -95,15 +169,18 @@ pub fn ssm_parameter(
             )
         }
         AmiFamily::Bottlerocket => {
+            // Bottlerocket's variants: `aws-k8s-<version>`, then `-nvidia`,
+            // then `-fips` (`aws-k8s-1.31-nvidia-fips`).
             let nvidia = if accelerator == Accelerator::Nvidia {
                 "-nvidia"
             } else {
                 ""
             };
+            let (fips_path, fips_id) = if fips { ("-fips", "Fips") } else { ("", "") };
             (
-                format!("{IMAGE_PARAMETER_PREFIX}Bottlerocket{arch_id}{accelerator_id}"),
+                format!("{IMAGE_PARAMETER_PREFIX}Bottlerocket{arch_id}{accelerator_id}{fips_id}"),
                 format!(
-                    "/aws/service/bottlerocket/aws-k8s-{version}{nvidia}/{}/latest/image_id",
+                    "/aws/service/bottlerocket/aws-k8s-{version}{nvidia}{fips_path}/{}/latest/image_id",
                     arch_path(arch)
                 ),
             )
@@ -122,7 +199,12 @@ pub fn ssm_parameter(
 }
 
 /// The `AmiType` of a managed node group on an EKS AMI.
-pub fn managed_ami_type(family: AmiFamily, arch: Arch, accelerator: Accelerator) -> String {
+pub fn managed_ami_type(
+    family: AmiFamily,
+    arch: Arch,
+    accelerator: Accelerator,
+    fips: bool,
+) -> String {
     let arch = match arch {
         Arch::X86_64 => "x86_64",
         Arch::Arm64 => "ARM_64",
@@ -140,10 +222,17 @@ pub fn managed_ami_type(family: AmiFamily, arch: Arch, accelerator: Accelerator)
             Accelerator::None => format!("AL2_{arch}"),
             _ => "AL2_x86_64_GPU".to_string(),
         },
-        AmiFamily::Bottlerocket => match accelerator {
-            Accelerator::Nvidia => format!("BOTTLEROCKET_{arch}_NVIDIA"),
-            _ => format!("BOTTLEROCKET_{arch}"),
-        },
+        AmiFamily::Bottlerocket => {
+            // `BOTTLEROCKET_x86_64_FIPS`, `BOTTLEROCKET_ARM_64_NVIDIA_FIPS`:
+            // the `AmiType` values of the vendored `AWS::EKS::Nodegroup`.
+            let nvidia = if accelerator == Accelerator::Nvidia {
+                "_NVIDIA"
+            } else {
+                ""
+            };
+            let fips = if fips { "_FIPS" } else { "" };
+            format!("BOTTLEROCKET_{arch}{nvidia}{fips}")
+        }
         AmiFamily::Windows(windows) => {
             let edition = if windows.core { "CORE" } else { "FULL" };
             format!("WINDOWS_{edition}_{}_x86_64", windows.year)
@@ -168,13 +257,14 @@ mod tests {
                 AmiFamily::AmazonLinux2023,
                 Arch::Arm64,
                 Accelerator::None,
+                false,
                 V
             )
             .1,
             "/aws/service/eks/optimized-ami/1.31/amazon-linux-2023/arm64/standard/recommended/image_id"
         );
         assert_eq!(
-            ssm_parameter(AmiFamily::AmazonLinux2023, Arch::X86_64, Accelerator::Nvidia, V),
+            ssm_parameter(AmiFamily::AmazonLinux2023, Arch::X86_64, Accelerator::Nvidia, false, V),
             (
                 "ImageIdAl2023X86Nvidia".to_string(),
                 "/aws/service/eks/optimized-ami/1.31/amazon-linux-2023/x86_64/nvidia/recommended/image_id".to_string()
@@ -185,6 +275,7 @@ mod tests {
                 AmiFamily::AmazonLinux2023,
                 Arch::X86_64,
                 Accelerator::Neuron,
+                false,
                 V
             )
             .1,
@@ -194,8 +285,9 @@ mod tests {
 
     #[test]
     fn al2_paths_use_the_legacy_suffixes() {
-        let path =
-            |arch, accelerator| ssm_parameter(AmiFamily::AmazonLinux2, arch, accelerator, V).1;
+        let path = |arch, accelerator| {
+            ssm_parameter(AmiFamily::AmazonLinux2, arch, accelerator, false, V).1
+        };
         assert_eq!(
             path(Arch::X86_64, Accelerator::None),
             "/aws/service/eks/optimized-ami/1.31/amazon-linux-2/recommended/image_id"
@@ -213,7 +305,14 @@ mod tests {
     #[test]
     fn bottlerocket_and_windows_paths() {
         assert_eq!(
-            ssm_parameter(AmiFamily::Bottlerocket, Arch::Arm64, Accelerator::None, V).1,
+            ssm_parameter(
+                AmiFamily::Bottlerocket,
+                Arch::Arm64,
+                Accelerator::None,
+                false,
+                V
+            )
+            .1,
             "/aws/service/bottlerocket/aws-k8s-1.31/arm64/latest/image_id"
         );
         assert_eq!(
@@ -221,6 +320,7 @@ mod tests {
                 AmiFamily::Bottlerocket,
                 Arch::X86_64,
                 Accelerator::Nvidia,
+                false,
                 V
             )
             .1,
@@ -231,7 +331,7 @@ mod tests {
             core: true,
         });
         assert_eq!(
-            ssm_parameter(windows, Arch::X86_64, Accelerator::None, V),
+            ssm_parameter(windows, Arch::X86_64, Accelerator::None, false, V),
             (
                 "ImageIdWindows2022Core".to_string(),
                 "/aws/service/ami-windows-latest/Windows_Server-2022-English-Core-EKS_Optimized-1.31/image_id".to_string()
@@ -242,23 +342,39 @@ mod tests {
     #[test]
     fn managed_ami_types_follow_the_eks_api_names() {
         assert_eq!(
-            managed_ami_type(AmiFamily::AmazonLinux2023, Arch::Arm64, Accelerator::None),
+            managed_ami_type(
+                AmiFamily::AmazonLinux2023,
+                Arch::Arm64,
+                Accelerator::None,
+                false
+            ),
             "AL2023_ARM_64_STANDARD"
         );
         assert_eq!(
             managed_ami_type(
                 AmiFamily::AmazonLinux2023,
                 Arch::X86_64,
-                Accelerator::Nvidia
+                Accelerator::Nvidia,
+                false
             ),
             "AL2023_x86_64_NVIDIA"
         );
         assert_eq!(
-            managed_ami_type(AmiFamily::AmazonLinux2, Arch::X86_64, Accelerator::Nvidia),
+            managed_ami_type(
+                AmiFamily::AmazonLinux2,
+                Arch::X86_64,
+                Accelerator::Nvidia,
+                false
+            ),
             "AL2_x86_64_GPU"
         );
         assert_eq!(
-            managed_ami_type(AmiFamily::Bottlerocket, Arch::Arm64, Accelerator::None),
+            managed_ami_type(
+                AmiFamily::Bottlerocket,
+                Arch::Arm64,
+                Accelerator::None,
+                false
+            ),
             "BOTTLEROCKET_ARM_64"
         );
         let windows = AmiFamily::Windows(WindowsVersion {
@@ -266,8 +382,101 @@ mod tests {
             core: false,
         });
         assert_eq!(
-            managed_ami_type(windows, Arch::X86_64, Accelerator::None),
+            managed_ami_type(windows, Arch::X86_64, Accelerator::None, false),
             "WINDOWS_FULL_2022_x86_64"
         );
+    }
+
+    #[test]
+    fn bottlerocket_fips_images_and_ami_types() {
+        assert_eq!(
+            ssm_parameter(
+                AmiFamily::Bottlerocket,
+                Arch::X86_64,
+                Accelerator::None,
+                true,
+                V
+            ),
+            (
+                "ImageIdBottlerocketX86Fips".to_string(),
+                "/aws/service/bottlerocket/aws-k8s-1.31-fips/x86_64/latest/image_id".to_string()
+            )
+        );
+        assert_eq!(
+            ssm_parameter(
+                AmiFamily::Bottlerocket,
+                Arch::Arm64,
+                Accelerator::Nvidia,
+                true,
+                V
+            )
+            .1,
+            "/aws/service/bottlerocket/aws-k8s-1.31-nvidia-fips/arm64/latest/image_id"
+        );
+        assert_eq!(
+            managed_ami_type(
+                AmiFamily::Bottlerocket,
+                Arch::X86_64,
+                Accelerator::None,
+                true
+            ),
+            "BOTTLEROCKET_x86_64_FIPS"
+        );
+        assert_eq!(
+            managed_ami_type(
+                AmiFamily::Bottlerocket,
+                Arch::Arm64,
+                Accelerator::Nvidia,
+                true
+            ),
+            "BOTTLEROCKET_ARM_64_NVIDIA_FIPS"
+        );
+    }
+
+    #[test]
+    fn public_paths_name_their_family() {
+        let windows_2022_core = AmiFamily::Windows(WindowsVersion {
+            year: 2022,
+            core: true,
+        });
+        for (path, family) in [
+            (
+                "/aws/service/eks/optimized-ami/1.33/amazon-linux-2023/arm64/standard/recommended/image_id",
+                Some(AmiFamily::AmazonLinux2023),
+            ),
+            (
+                "/aws/service/eks/optimized-ami/1.32/amazon-linux-2-gpu/recommended/image_id",
+                Some(AmiFamily::AmazonLinux2),
+            ),
+            (
+                "/aws/service/eks/optimized-ami/1.32/amazon-linux-2/recommended/image_id",
+                Some(AmiFamily::AmazonLinux2),
+            ),
+            (
+                "/aws/service/bottlerocket/aws-k8s-1.33-fips/x86_64/latest/image_id",
+                Some(AmiFamily::Bottlerocket),
+            ),
+            (
+                "/aws/service/ami-windows-latest/Windows_Server-2022-English-Core-EKS_Optimized-1.33/image_id",
+                Some(windows_2022_core),
+            ),
+            (
+                "/aws/service/ami-windows-latest/Windows_Server-2016-English-Core-EKS_Optimized-1.33/image_id",
+                None,
+            ),
+            (
+                "/aws/service/bottlerocket/aws-ecs-2/x86_64/latest/image_id",
+                None,
+            ),
+            ("/platform/eks/golden-ami", None),
+            ("/aws/service/eks/optimized-ami/1.33", None),
+        ] {
+            assert_eq!(public_image_family(path), family, "{path}");
+        }
+        // Every family's own path names it back.
+        for (_, family) in AmiFamily::ALL {
+            let (_, path) = ssm_parameter(family, Arch::X86_64, Accelerator::None, false, V);
+            assert_eq!(public_image_family(&path), Some(family), "{path}");
+        }
     }
 }

@@ -204,8 +204,8 @@ fn user_data(
     let url_suffix = sub.placeholder("URLSuffix", &Expr::pseudo(Pseudo::UrlSuffix));
     let mode = match (&group.managed, &group.ami) {
         (None, _) => Mode::SelfManaged,
-        (Some(_), Ami::Recommended) => Mode::ManagedEksAmi,
-        (Some(_), Ami::Pinned(_)) => Mode::ManagedCustomAmi,
+        (Some(_), ami) if ami.is_custom() => Mode::ManagedCustomAmi,
+        (Some(_), _) => Mode::ManagedEksAmi,
     };
     let labels = group
         .labels

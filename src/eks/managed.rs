@@ -5,7 +5,10 @@
 
 use super::ami;
 use super::inputs::{self, ClusterValues};
-use crate::blueprint::{Ami, CapacityType, Managed, MaxUnavailable, NodeGroup, TaintEffect};
+use crate::blueprint::{
+    Ami, Amount, CapacityType, Managed, MaxUnavailable, NodeGroup, NodeRepair, RepairAction,
+    TaintEffect, UpdateStrategy,
+};
 use crate::cfn::{Expr, Resource, Template};
 
 pub fn logical_id(group: &NodeGroup) -> String {
@@ -43,9 +46,9 @@ pub fn lower(
     // launch template, and `AmiType` must then be left out.
     let ami_type = match &group.ami {
         Ami::Recommended => Some(managed.ami_type.clone().unwrap_or_else(|| {
-            ami::managed_ami_type(group.ami_family, group.arch, group.accelerator)
+            ami::managed_ami_type(group.ami_family, group.arch, group.accelerator, group.fips)
         })),
-        Ami::Pinned(_) => None,
+        Ami::Pinned(_) | Ami::Ssm(_) | Ami::Parameter { .. } => None,
     };
     let mut scaling = vec![
         ("MinSize", Expr::from(group.min_size)),
@@ -66,12 +69,25 @@ pub fn lower(
             Expr::map(entries)
         }))
     });
-    let update_config = managed.max_unavailable.map(|max| match max {
-        MaxUnavailable::Count(count) => Expr::map([("MaxUnavailable", Expr::from(count))]),
-        MaxUnavailable::Percentage(pct) => {
-            Expr::map([("MaxUnavailablePercentage", Expr::from(pct))])
+    let mut update_config = Vec::new();
+    match managed.max_unavailable {
+        Some(MaxUnavailable::Count(count)) => {
+            update_config.push(("MaxUnavailable", Expr::from(count)));
         }
-    });
+        Some(MaxUnavailable::Percentage(pct)) => {
+            update_config.push(("MaxUnavailablePercentage", Expr::from(pct)));
+        }
+        None => {}
+    }
+    if let Some(strategy) = managed.update_strategy {
+        let name = match strategy {
+            UpdateStrategy::Default => "DEFAULT",
+            UpdateStrategy::Minimal => "MINIMAL",
+        };
+        update_config.push(("UpdateStrategy", Expr::str(name)));
+    }
+    let update_config = (!update_config.is_empty()).then(|| Expr::map(update_config));
+    let node_repair = managed.node_repair.as_ref().map(node_repair_config);
     let tags = (!group.tags.is_empty())
         .then(|| Expr::map(group.tags.iter().map(|(k, v)| (k.clone(), Expr::str(v)))));
     let resource = Resource::new("AWS::EKS::Nodegroup")
@@ -102,6 +118,7 @@ pub fn lower(
                 ),
             ]),
         )
+        .prop_opt("NodeRepairConfig", node_repair)
         .prop("NodeRole", context.role_arn.clone())
         .prop("NodegroupName", managed.nodegroup_name.value.as_str())
         .prop_opt("ReleaseVersion", managed.release_version.as_deref())
@@ -112,4 +129,46 @@ pub fn lower(
         .prop_opt("UpdateConfig", update_config);
     template.resources.insert(id.clone(), resource);
     id
+}
+
+/// `NodeRepairConfig`: each threshold as a count or a percentage, and the
+/// overrides in blueprint order.
+fn node_repair_config(repair: &NodeRepair) -> Expr {
+    let mut entries = vec![("Enabled", Expr::Bool(repair.enabled))];
+    let amounts = [
+        (
+            repair.max_parallel,
+            "MaxParallelNodesRepairedCount",
+            "MaxParallelNodesRepairedPercentage",
+        ),
+        (
+            repair.max_unhealthy,
+            "MaxUnhealthyNodeThresholdCount",
+            "MaxUnhealthyNodeThresholdPercentage",
+        ),
+    ];
+    for (amount, count, percentage) in amounts {
+        match amount {
+            Some(Amount::Count(n)) => entries.push((count, Expr::from(n))),
+            Some(Amount::Percentage(n)) => entries.push((percentage, Expr::from(n))),
+            None => {}
+        }
+    }
+    if !repair.overrides.is_empty() {
+        let overrides = repair.overrides.iter().map(|o| {
+            let action = match o.action {
+                RepairAction::Replace => "Replace",
+                RepairAction::Reboot => "Reboot",
+                RepairAction::NoAction => "NoAction",
+            };
+            Expr::map([
+                ("MinRepairWaitTimeMins", Expr::from(o.min_wait_minutes)),
+                ("NodeMonitoringCondition", Expr::str(&o.condition)),
+                ("NodeUnhealthyReason", Expr::str(&o.reason)),
+                ("RepairAction", Expr::str(action)),
+            ])
+        });
+        entries.push(("NodeRepairConfigOverrides", Expr::list(overrides)));
+    }
+    Expr::map(entries)
 }

@@ -108,7 +108,7 @@ pub(super) fn check_signal_client(d: &mut Decoder, spec: &GroupSpec, family: Ami
             ),
         )
         .help = Some("Bottlerocket and Windows nodes signal with their own tools".into());
-    } else if !matches!(spec.ami.as_ref().map(|a| &a.value), Some(Ami::Pinned(_))) {
+    } else if !spec.ami.as_ref().is_some_and(|a| a.value.is_custom()) {
         d.error(
             client.span,
             "`signalClient: embedded` needs a custom image (`ami: ami-...`)",
@@ -127,8 +127,7 @@ pub(super) fn check_bootstrap_limits(
     is_managed: bool,
 ) {
     let name = family.name();
-    let eks_ami =
-        is_managed && !matches!(spec.ami.as_ref().map(|a| &a.value), Some(Ami::Pinned(_)));
+    let eks_ami = is_managed && !spec.ami.as_ref().is_some_and(|a| a.value.is_custom());
     let field_at = |field: &str| {
         spec.written
             .iter()

@@ -3,6 +3,7 @@
 //! update policy, IAM, tag counts, capacity blocks), and `perAz` groups
 //! expanded into one group per subnet.
 
+use super::ami;
 use super::families::{check_bootstrap_limits, check_family, check_signal_client};
 use super::kubelet::KUBELET_FIELDS;
 use super::node_config::check_node_config;
@@ -44,10 +45,7 @@ pub(super) fn resolve_group(
         let message = format!("`{field}` does not apply to {kind}");
         d.error(*at, message).help = Some(format!("it belongs to groups in {other}"));
     }
-    let ami_family = spec
-        .ami_family
-        .as_ref()
-        .map_or(AmiFamily::AmazonLinux2023, |f| f.value);
+    let ami_family = ami::resolve_family(d, &spec);
     if ami_family == AmiFamily::AmazonLinux2
         && cluster.kubernetes_version.value
             >= (KubernetesVersion {
@@ -373,6 +371,13 @@ pub(super) fn resolve_group(
     if let Some(max_pods) = &spec.max_pods {
         max_pods::check(d, max_pods, &instance_types, cluster.prefix_delegation);
     }
+    let fips = ami::check_fips(
+        d,
+        &spec,
+        ami_family,
+        accelerator,
+        cluster.kubernetes_version.value,
+    );
     check_bootstrap_limits(d, &spec, ami_family, family_at, is_managed);
     let node_config = check_node_config(d, &spec, ami_family);
     check_signal_client(d, &spec, ami_family);
@@ -386,16 +391,7 @@ pub(super) fn resolve_group(
         .as_ref()
         .map_or(CapacityType::OnDemand, |c| c.value);
     let managed = if is_managed {
-        if let (Some(ami_type), Some(ami)) = (&spec.ami_type, &spec.ami)
-            && matches!(ami.value, Ami::Pinned(_))
-        {
-            d.error(
-                ami_type.span,
-                "`amiType` is set for a group with a custom AMI",
-            )
-            .help =
-                Some("EKS takes the AMI from the launch template then; remove `amiType`".into());
-        }
+        ami::check_ami_type(d, &spec);
         if let Some(profile) = &spec.iam.instance_profile_arn {
             d.error(
                 profile.span,
@@ -409,6 +405,8 @@ pub(super) fn resolve_group(
             nodegroup_name: spec.nodegroup_name.clone().unwrap_or_else(|| name.clone()),
             capacity_type,
             max_unavailable: spec.max_unavailable.as_ref().map(|m| m.value),
+            update_strategy: spec.update_strategy.as_ref().map(|s| s.value),
+            node_repair: spec.node_repair.as_ref().map(|r| r.value.clone()),
             force_update_enabled: spec.force_update_enabled.as_ref().is_some_and(|f| f.value),
             release_version: spec.release_version.as_ref().map(|r| r.value.clone()),
             ami_type: spec.ami_type.as_ref().map(|a| a.value.clone()),
@@ -490,6 +488,7 @@ pub(super) fn resolve_group(
         managed,
         ami_family,
         ami: spec.ami.map_or(Ami::Recommended, |a| a.value),
+        fips,
         arch,
         accelerator,
         distribution,

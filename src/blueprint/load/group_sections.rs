@@ -24,8 +24,16 @@ pub(in crate::blueprint) const LIFECYCLE_FIELDS: &[&str] = &[
     "placementGroup",
     "capacityReservation",
 ];
-pub(in crate::blueprint) const UPDATE_CONFIG_FIELDS: &[&str] =
-    &["maxUnavailable", "maxUnavailablePercentage"];
+pub(in crate::blueprint) const UPDATE_CONFIG_FIELDS: &[&str] = &[
+    "maxUnavailable",
+    "maxUnavailablePercentage",
+    "updateStrategy",
+];
+/// `updateConfig.updateStrategy`, as `AWS::EKS::Nodegroup` spells it.
+pub(in crate::blueprint) const UPDATE_STRATEGIES: &[(&str, UpdateStrategy)] = &[
+    ("DEFAULT", UpdateStrategy::Default),
+    ("MINIMAL", UpdateStrategy::Minimal),
+];
 
 pub(in crate::blueprint) const VOLUME_FIELDS: &[&str] = &[
     "size",
@@ -175,8 +183,18 @@ pub(super) fn decode_lifecycle(d: &mut Decoder, node: &Node) -> Opt<Lifecycle> {
     Some(Located::new(lifecycle, node.span))
 }
 
-pub(super) fn decode_update_config(d: &mut Decoder, node: &Node) -> Opt<MaxUnavailable> {
-    let mut f = d.fields("updateConfig", node, UPDATE_CONFIG_FIELDS)?;
+/// `updateConfig`: how many nodes a version update may take down at once,
+/// and its strategy.
+pub(super) fn decode_update_config(
+    d: &mut Decoder,
+    node: &Node,
+) -> (Opt<MaxUnavailable>, Opt<UpdateStrategy>) {
+    let Some(mut f) = d.fields("updateConfig", node, UPDATE_CONFIG_FIELDS) else {
+        return (None, None);
+    };
+    let strategy = f
+        .get("updateStrategy")
+        .and_then(|n| d.choice("updateConfig.updateStrategy", n, UPDATE_STRATEGIES));
     let count = opt_u32(d, &mut f, "updateConfig.", "maxUnavailable", 1, 100);
     let percentage = opt_u32(
         d,
@@ -187,7 +205,7 @@ pub(super) fn decode_update_config(d: &mut Decoder, node: &Node) -> Opt<MaxUnava
         100,
     );
     f.finish(d, "`updateConfig`");
-    match (count, percentage) {
+    let max_unavailable = match (count, percentage) {
         (Some(count), None) => Some(Located::new(MaxUnavailable::Count(count.value), count.span)),
         (None, Some(pct)) => Some(Located::new(
             MaxUnavailable::Percentage(pct.value),
@@ -202,7 +220,8 @@ pub(super) fn decode_update_config(d: &mut Decoder, node: &Node) -> Opt<MaxUnava
             None
         }
         (None, None) => None,
-    }
+    };
+    (max_unavailable, strategy)
 }
 
 pub(super) fn decode_subnets(d: &mut Decoder, node: &Node) -> Opt<Subnets> {

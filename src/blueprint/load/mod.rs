@@ -9,6 +9,7 @@
 //! and `families`), `stacks` and `suppressions`.
 
 mod access;
+mod ami;
 mod cluster;
 mod families;
 mod group_rules;
@@ -16,6 +17,7 @@ mod group_sections;
 mod kubelet;
 mod node_config;
 mod node_group;
+mod node_repair;
 mod raw;
 mod sources;
 mod stacks;
@@ -41,14 +43,16 @@ use suppressions::decode_suppressions;
 
 // The field and value lists, for the JSON Schema.
 pub(super) use access::{NODE_ACCESS, PROVIDER_FIELDS};
+pub(super) use ami::AMI_FIELDS;
 pub(super) use cluster::{AUTHENTICATION_MODES, CLUSTER_FIELDS};
 pub(super) use group_sections::{
     DISTRIBUTION_FIELDS, EFS_FIELDS, HTTP_TOKENS, IAM_FIELDS, IMDS_FIELDS, LIFECYCLE_FIELDS,
     SPOT_ALLOCATION_STRATEGIES, TAINT_EFFECTS, TAINT_FIELDS, UPDATE_CONFIG_FIELDS, UPDATE_FIELDS,
-    VOLUME_FIELDS, VOLUME_TYPES,
+    UPDATE_STRATEGIES, VOLUME_FIELDS, VOLUME_TYPES,
 };
 pub(super) use kubelet::{CPU_MANAGER_POLICIES, GENERATED as KUBELET_GENERATED, KUBELET_FIELDS};
 pub(super) use node_group::{CAPACITY_TYPES, GROUP_FIELDS, SIGNAL_CLIENTS};
+pub(super) use node_repair::{NODE_REPAIR_FIELDS, REPAIR_ACTIONS, REPAIR_OVERRIDE_FIELDS};
 pub(super) use sources::SOURCE_FIELDS;
 pub(super) use suppressions::SUPPRESSION_FIELDS;
 

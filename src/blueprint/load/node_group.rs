@@ -1,12 +1,14 @@
 //! A node group entry (or `defaults`) as written: its fields decoded into a
 //! `GroupSpec`, `defaults` merged under it, and the rules for its names.
 
+use super::ami::decode_ami;
 use super::group_sections::{
     DistributionSpec, IamSpec, ImdsSpec, UpdateSpec, VolumeSpec, check_label, decode_distribution,
     decode_efs, decode_iam, decode_imds, decode_lifecycle, decode_subnets, decode_taint,
     decode_update, decode_update_config, decode_volume,
 };
 use super::kubelet::decode_kubelet;
+use super::node_repair::decode_node_repair;
 use super::{Opt, duration, opt_bool, opt_string, opt_strings, opt_u32};
 use crate::blueprint::compose;
 use crate::blueprint::decode::{Decoder, Located};
@@ -20,6 +22,7 @@ pub(in crate::blueprint) const GROUP_FIELDS: &[&str] = &[
     "name",
     "amiFamily",
     "ami",
+    "fips",
     "instanceType",
     "instanceTypes",
     "minSize",
@@ -58,6 +61,7 @@ pub(in crate::blueprint) const GROUP_FIELDS: &[&str] = &[
     "amiType",
     "nodegroupName",
     "capacityReservationId",
+    "nodeRepair",
 ];
 /// Fields only a managed node group has, and only a self-managed one has.
 pub(super) const MANAGED_ONLY: &[&str] = &[
@@ -67,6 +71,7 @@ pub(super) const MANAGED_ONLY: &[&str] = &[
     "forceUpdateEnabled",
     "releaseVersion",
     "amiType",
+    "nodeRepair",
 ];
 pub(super) const SELF_MANAGED_ONLY: &[&str] = &[
     "instancesDistribution",
@@ -94,6 +99,7 @@ pub(super) struct GroupSpec {
     pub(super) name: Opt<String>,
     pub(super) ami_family: Opt<AmiFamily>,
     pub(super) ami: Opt<Ami>,
+    pub(super) fips: Opt<bool>,
     pub(super) instance_type: Opt<String>,
     pub(super) instance_types: Opt<Vec<Located<String>>>,
     pub(super) min_size: Opt<u32>,
@@ -126,6 +132,8 @@ pub(super) struct GroupSpec {
     pub(super) bootstrap_arguments: Opt<String>,
     pub(super) lifecycle: Opt<Lifecycle>,
     pub(super) max_unavailable: Opt<MaxUnavailable>,
+    pub(super) update_strategy: Opt<UpdateStrategy>,
+    pub(super) node_repair: Opt<NodeRepair>,
     pub(super) force_update_enabled: Opt<bool>,
     pub(super) release_version: Opt<String>,
     pub(super) ami_type: Opt<String>,
@@ -166,6 +174,7 @@ impl GroupSpec {
             name: self.name,
             ami_family: self.ami_family.or(d.ami_family),
             ami: self.ami.or(d.ami),
+            fips: self.fips.or(d.fips),
             instance_type: self.instance_type.or(d.instance_type),
             instance_types: self.instance_types.or(d.instance_types),
             min_size: self.min_size.or(d.min_size),
@@ -229,6 +238,8 @@ impl GroupSpec {
             bootstrap_arguments: self.bootstrap_arguments.or(d.bootstrap_arguments),
             lifecycle: self.lifecycle.or(d.lifecycle),
             max_unavailable: self.max_unavailable.or(d.max_unavailable),
+            update_strategy: self.update_strategy.or(d.update_strategy),
+            node_repair: self.node_repair.or(d.node_repair),
             force_update_enabled: self.force_update_enabled.or(d.force_update_enabled),
             release_version: self.release_version.or(d.release_version),
             ami_type: self.ami_type.or(d.ami_type),
@@ -261,22 +272,8 @@ pub(super) fn decode_group_spec(d: &mut Decoder, node: &Node, context: &str) -> 
     spec.ami_family = f
         .get("amiFamily")
         .and_then(|n| d.choice("amiFamily", n, &AmiFamily::ALL));
-    spec.ami = f.get("ami").and_then(|n| {
-        let text = d.string("ami", n)?;
-        if text.value == "recommended" {
-            return Some(Located::new(Ami::Recommended, text.span));
-        }
-        let ok = text.value.strip_prefix("ami-").is_some_and(|hex| {
-            (hex.len() == 8 || hex.len() == 17) && hex.chars().all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase())
-        });
-        if !ok {
-            let message = format!("`ami` `{}` is neither `recommended` nor an AMI ID", text.value);
-            d.error(text.span, message).help =
-                Some("write `recommended` for the EKS-optimized image, or a pinned ID like `ami-0123456789abcdef0`".into());
-            return None;
-        }
-        Some(Located::new(Ami::Pinned(text.value), text.span))
-    });
+    spec.ami = f.get("ami").and_then(|n| decode_ami(d, n));
+    spec.fips = opt_bool(d, &mut f, "", "fips");
     spec.instance_type = f
         .get("instanceType")
         .and_then(|n| d.string("instanceType", n));
@@ -367,9 +364,10 @@ pub(super) fn decode_group_spec(d: &mut Decoder, node: &Node, context: &str) -> 
         .and_then(|n| decode_distribution(d, n));
     spec.bootstrap_arguments = opt_string(d, &mut f, "", "bootstrapArguments");
     spec.lifecycle = f.get("lifecycle").and_then(|n| decode_lifecycle(d, n));
-    spec.max_unavailable = f
-        .get("updateConfig")
-        .and_then(|n| decode_update_config(d, n));
+    if let Some(n) = f.get("updateConfig") {
+        (spec.max_unavailable, spec.update_strategy) = decode_update_config(d, n);
+    }
+    spec.node_repair = f.get("nodeRepair").and_then(|n| decode_node_repair(d, n));
     spec.force_update_enabled = opt_bool(d, &mut f, "", "forceUpdateEnabled");
     spec.release_version = opt_string(d, &mut f, "", "releaseVersion");
     spec.ami_type = opt_string(d, &mut f, "", "amiType");

@@ -25,16 +25,7 @@ pub(super) fn decode_source(d: &mut Decoder, field: &str, node: &Node) -> Option
         fields.finish(d, &format!("`{field}`"));
         return match (parameter, import) {
             (Some(name), None) => {
-                if !name.value.chars().all(|c| c.is_ascii_alphanumeric())
-                    || name.value.is_empty()
-                    || name.value.len() > 255
-                {
-                    let message = format!(
-                        "parameter name `{}` is not a valid CloudFormation logical ID",
-                        name.value
-                    );
-                    d.error(name.span, message).help =
-                        Some("use letters and digits only, e.g. `ClusterName`".into());
+                if !check_parameter_name(d, &name) {
                     return None;
                 }
                 Some(Located::new(
@@ -66,6 +57,22 @@ pub(super) fn decode_source(d: &mut Decoder, field: &str, node: &Node) -> Option
     }
     d.string_or_number(field, node)
         .map(|s| Located::new(Source::Literal(s.value), s.span))
+}
+
+/// A template parameter's name is a logical ID: 1 to 255 letters and digits.
+pub(super) fn check_parameter_name(d: &mut Decoder, name: &Located<String>) -> bool {
+    let ok = !name.value.is_empty()
+        && name.value.len() <= 255
+        && name.value.chars().all(|c| c.is_ascii_alphanumeric());
+    if !ok {
+        let message = format!(
+            "parameter name `{}` is not a valid CloudFormation logical ID",
+            name.value
+        );
+        d.error(name.span, message).help =
+            Some("use letters and digits only, e.g. `ClusterName`".into());
+    }
+    ok
 }
 
 pub(super) fn check_literal(
@@ -109,6 +116,16 @@ pub(super) fn check_parameters(d: &mut Decoder, cluster: &Cluster, groups: &[Nod
                 "List<AWS::EC2::Subnet::Id>",
                 group.subnets.span,
             ));
+        }
+    }
+    for group in groups {
+        if let Ami::Parameter { name, .. } = &group.ami {
+            let at = group
+                .field_spans
+                .iter()
+                .find(|(field, _)| *field == "ami")
+                .map_or(group.span, |(_, span)| *span);
+            uses.push((name.clone(), "AWS::EC2::Image::Id", at));
         }
     }
     for (name, kind, span) in uses {
