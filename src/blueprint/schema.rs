@@ -230,7 +230,37 @@ fn field(object: &str, name: &str) -> Option<Value> {
         ("iam", "cniUsesIrsa") => boolean("Leave the CNI policy off the node role"),
         ("iam", "ssmManagedInstance") => boolean("Attach AmazonSSMManagedInstanceCore"),
         ("iam", "extraManagedPolicies") => strings("Extra managed policy ARNs"),
-        ("iam", "roleName") => string("An existing role"),
+        ("iam", "roleName") => string("An existing role (the stack creates none)"),
+        ("iam", "createdRoleName") => {
+            json!({"type": "string", "pattern": "^[A-Za-z0-9+=,.@_-]+$", "maxLength": 64, "description": "The name of the role the stack creates (needs CAPABILITY_NAMED_IAM); not in defaults"})
+        }
+        ("iam", "rolePath") | ("blueprintIam", "rolePath") => {
+            json!({"type": "string", "pattern": "^/([!-~]*/)?$", "maxLength": 512, "description": "The IAM path of the role the stack creates"})
+        }
+        ("iam", "instanceProfilePath") => {
+            json!({"type": "string", "pattern": "^/([!-~]*/)?$", "maxLength": 512, "description": "Self-managed: the instance profile's IAM path (default: the role's)"})
+        }
+        ("iam", "permissionsBoundary") | ("blueprintIam", "permissionsBoundary") => string(
+            "A permissions boundary for the role the stack creates: a customer managed policy's name, or an ARN starting `arn:${AWS::Partition}:`",
+        ),
+        ("iam", "policyStatements") => {
+            json!({"type": "array", "minItems": 1, "items": {"$ref": "#/definitions/policyStatement"}, "description": "IAM policy statements in an inline policy of the role the stack creates"})
+        }
+        ("blueprint", "iam") => object_of(
+            "blueprintIam",
+            "The permissions boundary and path of every role the stack creates, the aws-auth provider's included",
+        ),
+        ("policyStatement", "Sid") => json!({"type": "string", "pattern": "^[A-Za-z0-9]+$"}),
+        ("policyStatement", "Effect") => json!({"enum": ["Allow", "Deny"]}),
+        ("policyStatement", "Action")
+        | ("policyStatement", "NotAction")
+        | ("policyStatement", "Resource")
+        | ("policyStatement", "NotResource") => {
+            json!({"oneOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}, "minItems": 1}], "description": "One or several; `${AWS::Partition}`, `${AWS::AccountId}`, `${AWS::Region}`, `${AWS::URLSuffix}` and `${AWS::StackName}` are resolved"})
+        }
+        ("policyStatement", "Condition") => {
+            json!({"type": "object", "description": "Condition operators, as IAM writes them"})
+        }
         ("iam", "instanceProfileArn") => string("An existing instance profile"),
         ("updatePolicy", "maxBatchSize") => integer(1, 10_000, "Instances per batch"),
         ("updatePolicy", "minInstancesInService") => {
@@ -317,6 +347,8 @@ fn objects() -> Vec<(&'static str, &'static [&'static str])> {
         ("rootVolume", VOLUME_FIELDS),
         ("imds", IMDS_FIELDS),
         ("iam", IAM_FIELDS),
+        ("blueprintIam", TOP_IAM_FIELDS),
+        ("policyStatement", STATEMENT_FIELDS),
         ("updatePolicy", UPDATE_FIELDS),
         ("instancesDistribution", DISTRIBUTION_FIELDS),
         ("lifecycle", LIFECYCLE_FIELDS),

@@ -25,6 +25,7 @@ pub(super) fn resolve_group(
     spec: GroupSpec,
     logical_id: String,
     is_managed: bool,
+    top_iam: &super::iam::TopIam,
 ) -> Option<NodeGroup> {
     let name = spec.name.clone()?;
     let errors_before = d.diagnostics.iter().filter(|x| x.is_error()).count();
@@ -339,6 +340,7 @@ pub(super) fn resolve_group(
             }
         }
     }
+    super::iam::check_created_role(d, &spec.iam, existing.is_some(), is_managed);
 
     let imds = Imds {
         tokens_required: spec.imds.tokens_required.as_ref().is_none_or(|t| t.value),
@@ -481,6 +483,12 @@ pub(super) fn resolve_group(
         return None;
     }
     let hatches = spec.hatches.resolve(ami_family);
+    // The blueprint's `iam` fills in what the group's own does not say.
+    let role_path = spec
+        .iam
+        .role_path
+        .clone()
+        .or_else(|| top_iam.role_path.clone());
     Some(NodeGroup {
         stack: 0,
         identity: logical_id.clone(),
@@ -536,6 +544,23 @@ pub(super) fn resolve_group(
                 .map(|p| p.value)
                 .unwrap_or_default(),
             existing,
+            role_name: spec.iam.created_role_name,
+            instance_profile_path: spec
+                .iam
+                .instance_profile_path
+                .or_else(|| role_path.clone())
+                .map_or_else(|| "/".to_string(), |p| p.value),
+            role_path: role_path.map_or_else(|| "/".to_string(), |p| p.value),
+            permissions_boundary: spec
+                .iam
+                .permissions_boundary
+                .or_else(|| top_iam.permissions_boundary.clone())
+                .map(|b| b.value),
+            policy_statements: spec
+                .iam
+                .policy_statements
+                .map(|s| s.value)
+                .unwrap_or_default(),
         },
         security_groups: spec.security_groups.map(|s| s.value).unwrap_or_default(),
         key_name: spec.key_name.map(|k| k.value),

@@ -217,6 +217,14 @@ impl GroupSpec {
                     .or(d.iam.extra_managed_policies),
                 role_name: self.iam.role_name.or(d.iam.role_name),
                 instance_profile_arn: self.iam.instance_profile_arn.or(d.iam.instance_profile_arn),
+                created_role_name: self.iam.created_role_name.or(d.iam.created_role_name),
+                role_path: self.iam.role_path.or(d.iam.role_path),
+                instance_profile_path: self
+                    .iam
+                    .instance_profile_path
+                    .or(d.iam.instance_profile_path),
+                permissions_boundary: self.iam.permissions_boundary.or(d.iam.permissions_boundary),
+                policy_statements: self.iam.policy_statements.or(d.iam.policy_statements),
             },
             security_groups: self.security_groups.or(d.security_groups),
             key_name: self.key_name.or(d.key_name),
@@ -341,6 +349,13 @@ pub(super) fn decode_group_spec(d: &mut Decoder, node: &Node, context: &str) -> 
     }
     if let Some(n) = f.get("iam") {
         spec.iam = decode_iam(d, n);
+        if context == "defaults"
+            && let Some(name) = &spec.iam.created_role_name
+        {
+            d.error(name.span, "`defaults` cannot set `iam.createdRoleName`")
+                .help = Some("it names one IAM role; set it on the group".into());
+            spec.iam.created_role_name = None;
+        }
     }
     spec.security_groups = opt_strings(d, &mut f, "", "securityGroups");
     spec.key_name = opt_string(d, &mut f, "", "keyName");
