@@ -633,6 +633,12 @@ pub struct NodeGroup {
     pub key_name: Option<String>,
     pub detailed_monitoring: bool,
     pub cluster_autoscaler: bool,
+    /// The group's priority for the cluster autoscaler's priority expander
+    /// (`eksynth autoscaler-priorities`).
+    pub autoscaler_priority: Option<u32>,
+    /// A self-managed group's `AutoScalingGroupName`; CloudFormation
+    /// generates `<stack>-<logical ID>-<random>` when `None`.
+    pub auto_scaling_group_name: Option<Located<String>>,
     pub update: RollingUpdate,
     /// How long the creation and update policies wait for a signal, as
     /// ISO 8601 (`PT15M`), checked by the loader.

@@ -183,7 +183,21 @@ fn field(object: &str, name: &str) -> Option<Value> {
         ("nodeGroup", "securityGroups") => strings("Extra security group IDs"),
         ("nodeGroup", "keyName") => string("An EC2 key pair (SSH is off unless set)"),
         ("nodeGroup", "detailedMonitoring") => boolean("Detailed monitoring"),
-        ("nodeGroup", "clusterAutoscaler") => boolean("The cluster autoscaler's tags"),
+        ("nodeGroup", "clusterAutoscaler") => json!({
+            "description": "Self-managed: the cluster autoscaler's tags (true or false); any group: `{priority}` for the priority expander (`eksynth autoscaler-priorities`)",
+            "oneOf": [{"type": "boolean"}, {"$ref": "#/definitions/clusterAutoscaler"}],
+        }),
+        ("clusterAutoscaler", "enabled") => {
+            boolean("Self-managed: the cluster autoscaler's tags (default true)")
+        }
+        ("clusterAutoscaler", "priority") => integer(
+            0,
+            1_000_000,
+            "The group's priority in the cluster-autoscaler-priority-expander ConfigMap (higher wins)",
+        ),
+        ("nodeGroup", "autoScalingGroupName") => {
+            json!({"type": "string", "pattern": "^[A-Za-z0-9._-]+$", "maxLength": 255, "description": "Self-managed: the Auto Scaling group's name (create-only: changing it replaces the group); not in defaults"})
+        }
         ("nodeGroup", "updatePolicy") => object_of("updatePolicy", "The rolling update"),
         ("nodeGroup", "signalTimeout") => {
             duration("How long nodes have to report a healthy kubelet")
@@ -347,6 +361,7 @@ fn objects() -> Vec<(&'static str, &'static [&'static str])> {
         ("rootVolume", VOLUME_FIELDS),
         ("imds", IMDS_FIELDS),
         ("iam", IAM_FIELDS),
+        ("clusterAutoscaler", CLUSTER_AUTOSCALER_FIELDS),
         ("blueprintIam", TOP_IAM_FIELDS),
         ("policyStatement", STATEMENT_FIELDS),
         ("updatePolicy", UPDATE_FIELDS),
@@ -411,7 +426,11 @@ pub fn json_schema() -> Value {
     }
     definitions.insert(
         "defaults".into(),
-        object_schema("nodeGroup", GROUP_FIELDS, &["name", "nodegroupName"]),
+        object_schema(
+            "nodeGroup",
+            GROUP_FIELDS,
+            &["name", "nodegroupName", "autoScalingGroupName"],
+        ),
     );
     let source_fields: Map<String, Value> = SOURCE_FIELDS
         .iter()

@@ -15,6 +15,7 @@ pub mod kubelet_config;
 pub mod launch_template;
 pub mod managed;
 pub mod node_config;
+pub mod priorities;
 pub mod security_group;
 mod settings_toml;
 pub mod stacks;

@@ -8,7 +8,8 @@ use super::families::{check_bootstrap_limits, check_family, check_signal_client}
 use super::kubelet::KUBELET_FIELDS;
 use super::node_config::check_node_config;
 use super::node_group::{
-    GroupSpec, MANAGED_ONLY, SELF_MANAGED_ONLY, check_group_name, check_nodegroup_name,
+    GroupSpec, MANAGED_ONLY, SELF_MANAGED_ONLY, check_asg_name, check_group_name,
+    check_nodegroup_name,
 };
 use crate::blueprint::decode::{Decoder, Located};
 use crate::blueprint::instances::instance_info;
@@ -342,6 +343,7 @@ pub(super) fn resolve_group(
     }
     super::iam::check_created_role(d, &spec.iam, existing.is_some(), is_managed);
 
+    check_autoscaler(d, &spec, is_managed);
     let imds = Imds {
         tokens_required: spec.imds.tokens_required.as_ref().is_none_or(|t| t.value),
         hop_limit: spec.imds.hop_limit.as_ref().map_or(1, |h| h.value),
@@ -566,6 +568,8 @@ pub(super) fn resolve_group(
         key_name: spec.key_name.map(|k| k.value),
         detailed_monitoring: spec.detailed_monitoring.is_some_and(|v| v.value),
         cluster_autoscaler: spec.cluster_autoscaler.is_none_or(|v| v.value),
+        autoscaler_priority: spec.autoscaler_priority.map(|p| p.value),
+        auto_scaling_group_name: spec.auto_scaling_group_name,
         update,
         signal_timeout,
         signal_client: spec
@@ -653,6 +657,13 @@ pub(super) fn expand_per_az(d: &mut Decoder, group: NodeGroup) -> Vec<NodeGroup>
             };
             managed.nodegroup_name = named;
         }
+        if let Some(base) = &group.auto_scaling_group_name {
+            let named = Located::new(format!("{}-{suffix}", base.value), base.span);
+            let Some(named) = check_asg_name(d, named) else {
+                continue;
+            };
+            one.auto_scaling_group_name = Some(named);
+        }
         one.name = name;
         one.logical_id = logical_id;
         one.subnets = Located::new(Subnets::List(vec![subnet.clone()]), group.subnets.span);
@@ -686,4 +697,29 @@ fn kubelet_bottlerocket_keys(spec: &GroupSpec) -> Vec<(String, String)> {
         })
         .flatten()
         .collect()
+}
+
+/// A managed group's Auto Scaling group is EKS's, tagged for the cluster
+/// autoscaler by EKS itself, so only its priority is the blueprint's; and
+/// a priority means nothing for a group the autoscaler does not discover.
+fn check_autoscaler(d: &mut Decoder, spec: &GroupSpec, is_managed: bool) {
+    if let Some(enabled) = &spec.cluster_autoscaler {
+        if is_managed {
+            d.error(
+                enabled.span,
+                "`clusterAutoscaler.enabled` does not apply to managed node groups",
+            )
+            .help = Some(
+                "EKS tags a managed group's Auto Scaling group for the cluster autoscaler itself; only `clusterAutoscaler.priority` applies".into(),
+            );
+        } else if !enabled.value
+            && let Some(priority) = &spec.autoscaler_priority
+        {
+            d.error(
+                priority.span,
+                "`clusterAutoscaler.priority` is set for a group the cluster autoscaler does not discover",
+            )
+            .help = Some("remove the priority, or enable the autoscaler's tags".into());
+        }
+    }
 }

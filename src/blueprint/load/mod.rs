@@ -53,7 +53,9 @@ pub(super) use group_sections::{
 };
 pub(super) use iam::{STATEMENT_FIELDS, TOP_IAM_FIELDS};
 pub(super) use kubelet::{CPU_MANAGER_POLICIES, GENERATED as KUBELET_GENERATED, KUBELET_FIELDS};
-pub(super) use node_group::{CAPACITY_TYPES, GROUP_FIELDS, SIGNAL_CLIENTS};
+pub(super) use node_group::{
+    CAPACITY_TYPES, CLUSTER_AUTOSCALER_FIELDS, GROUP_FIELDS, SIGNAL_CLIENTS,
+};
 pub(super) use node_repair::{NODE_REPAIR_FIELDS, REPAIR_ACTIONS, REPAIR_OVERRIDE_FIELDS};
 pub(super) use sources::SOURCE_FIELDS;
 pub(super) use suppressions::SUPPRESSION_FIELDS;
@@ -221,6 +223,7 @@ fn decode_blueprint(d: &mut Decoder, root: &Node) -> Option<Blueprint> {
     let mut ids: HashMap<String, (String, Span)> = HashMap::new();
     let mut nodegroup_names: HashMap<String, (String, Span)> = HashMap::new();
     let mut role_names: HashMap<String, (String, Span)> = HashMap::new();
+    let mut asg_names: HashMap<String, (String, Span)> = HashMap::new();
     for (span, spec, is_managed) in specs {
         let Some(name) = spec.name.clone() else {
             if spec.reported.contains(&"name") {
@@ -286,6 +289,20 @@ fn decode_blueprint(d: &mut Decoder, root: &Node) -> Option<Blueprint> {
                 continue;
             }
             ids.insert(group.logical_id.clone(), (name.value.clone(), name.span));
+            if let Some(named) = &group.auto_scaling_group_name {
+                if let Some((other, first)) = asg_names.get(&named.value) {
+                    let message = format!(
+                        "node groups `{}` and `{other}` both name their Auto Scaling group `{}`",
+                        name.value, named.value
+                    );
+                    d.error(named.span, message).help = Some(format!(
+                        "`{other}` is at line {}; Auto Scaling group names are unique in a region",
+                        first.line
+                    ));
+                    continue;
+                }
+                asg_names.insert(named.value.clone(), (name.value.clone(), named.span));
+            }
             if let Some(managed) = &group.managed {
                 let named = &managed.nodegroup_name;
                 if let Some((other, first)) = nodegroup_names.get(&named.value) {
