@@ -83,10 +83,13 @@ enum Command {
         /// The blueprint file; `-` reads standard input.
         blueprint: String,
     },
-    /// Print the cluster autoscaler's priority-expander ConfigMap
-    /// (`cluster-autoscaler-priority-expander` in kube-system) for the node
-    /// groups that set `clusterAutoscaler.priority`: each priority with
-    /// regular expressions that match those groups' Auto Scaling groups.
+    /// Print the cluster autoscaler's priority-expander ConfigMap for the
+    /// node groups that set `clusterAutoscaler.priority`.
+    ///
+    /// The ConfigMap (`cluster-autoscaler-priority-expander` in kube-system)
+    /// maps each priority (higher wins) to regular expressions that match
+    /// those groups' Auto Scaling group names. Exit code 1 when the
+    /// blueprint has errors or no group sets a priority.
     AutoscalerPriorities {
         /// The blueprint file; `-` reads standard input.
         blueprint: String,
