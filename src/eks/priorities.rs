@@ -48,7 +48,7 @@ pub fn config_map(blueprint: &Blueprint) -> Option<Priorities> {
         return None;
     }
     // Highest first, as the expander tries them; groups in blueprint order.
-    levels.sort_by(|a, b| b.0.cmp(&a.0));
+    levels.sort_by_key(|level| std::cmp::Reverse(level.0));
     let mut priorities = String::new();
     for (priority, patterns) in &levels {
         priorities.push_str(&format!("    {priority}:\n"));
