@@ -83,6 +83,17 @@ enum Command {
         /// The blueprint file; `-` reads standard input.
         blueprint: String,
     },
+    /// Print the cluster autoscaler's priority-expander ConfigMap for the
+    /// node groups that set `clusterAutoscaler.priority`.
+    ///
+    /// The ConfigMap (`cluster-autoscaler-priority-expander` in kube-system)
+    /// maps each priority (higher wins) to regular expressions that match
+    /// those groups' Auto Scaling group names. Exit code 1 when the
+    /// blueprint has errors or no group sets a priority.
+    AutoscalerPriorities {
+        /// The blueprint file; `-` reads standard input.
+        blueprint: String,
+    },
     /// Validate blueprints and CloudFormation templates offline.
     ///
     /// A blueprint is compiled and its template validated; any other file is
@@ -189,6 +200,7 @@ fn main() -> ExitCode {
             parameters_file,
         } => check(&blueprints, &out_dir, format, parameters_file),
         Command::Explain { blueprint } => explain(&blueprint),
+        Command::AutoscalerPriorities { blueprint } => autoscaler_priorities(&blueprint),
         Command::Schema => finish(write_stdout(&blueprint_schema()).map(|()| ExitCode::SUCCESS)),
         Command::Diff {
             old,
@@ -577,6 +589,48 @@ fn explain(path: &str) -> ExitCode {
         let file = read(path)?;
         let compiled = compiled(&file, SchemaSet::embedded())?;
         write_stdout(&eksynth::compile::explain(&compiled))?;
+        Ok(ExitCode::SUCCESS)
+    })())
+}
+
+fn autoscaler_priorities(path: &str) -> ExitCode {
+    finish((|| {
+        let file = read(path)?;
+        let loaded = match eksynth::blueprint::load(&file) {
+            Ok(loaded) => loaded,
+            Err(diagnostics) => {
+                report(&diagnostics);
+                let errors = diagnostics.iter().filter(|d| d.is_error()).count();
+                eprintln!(
+                    "error: {} has {errors} error{}; no ConfigMap was written",
+                    file.name,
+                    if errors == 1 { "" } else { "s" }
+                );
+                return Err(ExitCode::from(FINDINGS));
+            }
+        };
+        report(&loaded.warnings);
+        let Some(priorities) = eksynth::eks::priorities::config_map(&loaded.blueprint) else {
+            eprintln!(
+                "error: no node group of {} sets `clusterAutoscaler.priority`",
+                file.name
+            );
+            eprintln!(
+                "  = help: write `clusterAutoscaler: {{priority: 10}}` on the groups to prioritize (higher wins)"
+            );
+            return Err(ExitCode::from(FINDINGS));
+        };
+        for (group, stack) in &priorities.stack_named {
+            eprintln!(
+                "note: CloudFormation names the Auto Scaling group of `{group}` after its stack: its regex holds when the stack is deployed as `{stack}`"
+            );
+        }
+        if !priorities.stack_named.is_empty() {
+            eprintln!(
+                "  = help: set `autoScalingGroupName` on a group to match it under any stack name"
+            );
+        }
+        write_stdout(&priorities.config_map)?;
         Ok(ExitCode::SUCCESS)
     })())
 }

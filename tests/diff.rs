@@ -824,3 +824,39 @@ fn mixed_change_human() {
 fn mixed_change_json() {
     insta::assert_snapshot!(render_json(&mixed()));
 }
+
+/// The template a blueprint's text synthesizes to.
+fn synthesized(blueprint: &str) -> String {
+    let file = SourceFile::new("blueprint.yaml", blueprint);
+    match eksynth::compile::compile(&file) {
+        Ok(compiled) => compiled.stacks[0].text.clone(),
+        Err(error) => panic!("the blueprint does not compile: {error:?}"),
+    }
+}
+
+#[test]
+fn naming_or_renaming_an_auto_scaling_group_is_a_critical_replacement() {
+    let blueprint = text("examples/quickstart/blueprint.yaml");
+    let name = |asg: &str| {
+        replace_once(
+            &blueprint,
+            "    instanceType: m6i.large\n",
+            &format!("    instanceType: m6i.large\n    autoScalingGroupName: {asg}\n"),
+        )
+    };
+    let unnamed = synthesized(&blueprint);
+    let named = synthesized(&name("demo-general"));
+    let renamed = synthesized(&name("demo-general-2"));
+    for (before, after) in [(&unnamed, &named), (&named, &renamed), (&named, &unnamed)] {
+        let change = diff_texts(before, after);
+        let group = resource(&change, "GeneralNodeGroup");
+        assert_eq!(
+            group.replacement,
+            vec![ReplacementCause::CreateOnly {
+                property: "AutoScalingGroupName".into()
+            }]
+        );
+        assert!(group.critical);
+        assert!(ids(&change.critical()).contains(&"GeneralNodeGroup".to_string()));
+    }
+}

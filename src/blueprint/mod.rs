@@ -40,6 +40,9 @@ pub struct Blueprint {
     pub cluster: Cluster,
     pub node_groups: Vec<NodeGroup>,
     pub suppressions: Vec<Suppression>,
+    /// The boundary and path of every role the stack creates, the aws-auth
+    /// provider's included.
+    pub iam: RoleDefaults,
     /// Changes to generated resources, applied in this order after lowering.
     pub overrides: Vec<overrides::Override>,
     /// The stacks the blueprint makes, never empty. The first is the main
@@ -423,6 +426,27 @@ pub struct Iam {
     pub ssm_managed_instance: bool,
     pub extra_managed_policies: Vec<String>,
     pub existing: Option<ExistingIdentity>,
+    /// The name of the role the stack creates (`RoleName`); CloudFormation
+    /// generates one when `None`.
+    pub role_name: Option<Located<String>>,
+    /// The created role's path, `/` by default.
+    pub role_path: String,
+    /// The created instance profile's path: the role's unless set.
+    pub instance_profile_path: String,
+    /// The created role's permissions boundary, as ARN text that may hold
+    /// `${AWS::Partition}` and `${AWS::AccountId}`.
+    pub permissions_boundary: Option<String>,
+    /// Extra IAM policy statements, in an inline policy of the created
+    /// role; strings may hold the pseudo parameters `Fn::Sub` resolves.
+    pub policy_statements: Vec<serde_json::Value>,
+}
+
+/// What every role the stack creates gets unless its node group says
+/// otherwise: the blueprint's `iam` section.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RoleDefaults {
+    pub permissions_boundary: Option<String>,
+    pub role_path: Option<String>,
 }
 
 /// A role (and optionally its instance profile) made outside the stack.
@@ -609,6 +633,12 @@ pub struct NodeGroup {
     pub key_name: Option<String>,
     pub detailed_monitoring: bool,
     pub cluster_autoscaler: bool,
+    /// The group's priority for the cluster autoscaler's priority expander
+    /// (`eksynth autoscaler-priorities`).
+    pub autoscaler_priority: Option<u32>,
+    /// A self-managed group's `AutoScalingGroupName`; CloudFormation
+    /// generates `<stack>-<logical ID>-<random>` when `None`.
+    pub auto_scaling_group_name: Option<Located<String>>,
     pub update: RollingUpdate,
     /// How long the creation and update policies wait for a signal, as
     /// ISO 8601 (`PT15M`), checked by the loader.

@@ -183,7 +183,21 @@ fn field(object: &str, name: &str) -> Option<Value> {
         ("nodeGroup", "securityGroups") => strings("Extra security group IDs"),
         ("nodeGroup", "keyName") => string("An EC2 key pair (SSH is off unless set)"),
         ("nodeGroup", "detailedMonitoring") => boolean("Detailed monitoring"),
-        ("nodeGroup", "clusterAutoscaler") => boolean("The cluster autoscaler's tags"),
+        ("nodeGroup", "clusterAutoscaler") => json!({
+            "description": "Self-managed: the cluster autoscaler's tags (true or false); any group: `{priority}` for the priority expander (`eksynth autoscaler-priorities`)",
+            "oneOf": [{"type": "boolean"}, {"$ref": "#/definitions/clusterAutoscaler"}],
+        }),
+        ("clusterAutoscaler", "enabled") => {
+            boolean("Self-managed: the cluster autoscaler's tags (default true)")
+        }
+        ("clusterAutoscaler", "priority") => integer(
+            0,
+            1_000_000,
+            "The group's priority in the cluster-autoscaler-priority-expander ConfigMap (higher wins)",
+        ),
+        ("nodeGroup", "autoScalingGroupName") => {
+            json!({"type": "string", "pattern": "^[A-Za-z0-9._-]+$", "maxLength": 255, "description": "Self-managed: the Auto Scaling group's name (create-only: changing it replaces the group); not in defaults"})
+        }
         ("nodeGroup", "updatePolicy") => object_of("updatePolicy", "The rolling update"),
         ("nodeGroup", "signalTimeout") => {
             duration("How long nodes have to report a healthy kubelet")
@@ -230,7 +244,37 @@ fn field(object: &str, name: &str) -> Option<Value> {
         ("iam", "cniUsesIrsa") => boolean("Leave the CNI policy off the node role"),
         ("iam", "ssmManagedInstance") => boolean("Attach AmazonSSMManagedInstanceCore"),
         ("iam", "extraManagedPolicies") => strings("Extra managed policy ARNs"),
-        ("iam", "roleName") => string("An existing role"),
+        ("iam", "roleName") => string("An existing role (the stack creates none)"),
+        ("iam", "createdRoleName") => {
+            json!({"type": "string", "pattern": "^[A-Za-z0-9+=,.@_-]+$", "maxLength": 64, "description": "The name of the role the stack creates (needs CAPABILITY_NAMED_IAM); not in defaults"})
+        }
+        ("iam", "rolePath") | ("blueprintIam", "rolePath") => {
+            json!({"type": "string", "pattern": "^/([!-~]*/)?$", "maxLength": 512, "description": "The IAM path of the role the stack creates"})
+        }
+        ("iam", "instanceProfilePath") => {
+            json!({"type": "string", "pattern": "^/([!-~]*/)?$", "maxLength": 512, "description": "Self-managed: the instance profile's IAM path (default: the role's)"})
+        }
+        ("iam", "permissionsBoundary") | ("blueprintIam", "permissionsBoundary") => string(
+            "A permissions boundary for the role the stack creates: a customer managed policy's name, or an ARN starting `arn:${AWS::Partition}:`",
+        ),
+        ("iam", "policyStatements") => {
+            json!({"type": "array", "minItems": 1, "items": {"$ref": "#/definitions/policyStatement"}, "description": "IAM policy statements in an inline policy of the role the stack creates"})
+        }
+        ("blueprint", "iam") => object_of(
+            "blueprintIam",
+            "The permissions boundary and path of every role the stack creates, the aws-auth provider's included",
+        ),
+        ("policyStatement", "Sid") => json!({"type": "string", "pattern": "^[A-Za-z0-9]+$"}),
+        ("policyStatement", "Effect") => json!({"enum": ["Allow", "Deny"]}),
+        ("policyStatement", "Action")
+        | ("policyStatement", "NotAction")
+        | ("policyStatement", "Resource")
+        | ("policyStatement", "NotResource") => {
+            json!({"oneOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}, "minItems": 1}], "description": "One or several; `${AWS::Partition}`, `${AWS::AccountId}`, `${AWS::Region}`, `${AWS::URLSuffix}` and `${AWS::StackName}` are resolved"})
+        }
+        ("policyStatement", "Condition") => {
+            json!({"type": "object", "description": "Condition operators, as IAM writes them"})
+        }
         ("iam", "instanceProfileArn") => string("An existing instance profile"),
         ("updatePolicy", "maxBatchSize") => integer(1, 10_000, "Instances per batch"),
         ("updatePolicy", "minInstancesInService") => {
@@ -317,6 +361,9 @@ fn objects() -> Vec<(&'static str, &'static [&'static str])> {
         ("rootVolume", VOLUME_FIELDS),
         ("imds", IMDS_FIELDS),
         ("iam", IAM_FIELDS),
+        ("clusterAutoscaler", CLUSTER_AUTOSCALER_FIELDS),
+        ("blueprintIam", TOP_IAM_FIELDS),
+        ("policyStatement", STATEMENT_FIELDS),
         ("updatePolicy", UPDATE_FIELDS),
         ("instancesDistribution", DISTRIBUTION_FIELDS),
         ("lifecycle", LIFECYCLE_FIELDS),
@@ -379,7 +426,11 @@ pub fn json_schema() -> Value {
     }
     definitions.insert(
         "defaults".into(),
-        object_schema("nodeGroup", GROUP_FIELDS, &["name", "nodegroupName"]),
+        object_schema(
+            "nodeGroup",
+            GROUP_FIELDS,
+            &["name", "nodegroupName", "autoScalingGroupName"],
+        ),
     );
     let source_fields: Map<String, Value> = SOURCE_FIELDS
         .iter()

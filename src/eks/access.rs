@@ -77,10 +77,19 @@ pub fn lower(
                 groups.push(Expr::str("eks:kube-proxy-windows"));
             }
             let id = format!("{}AwsAuth", group.identity);
+            // aws-auth matches a role's ARN without its path
+            // (https://docs.aws.amazon.com/eks/latest/userguide/creating-access-entries.html:
+            // "ARNs in aws-auth ConfigMap entries, can't include a path").
+            let role_name = Expr::reference(format!("{}NodeRole", group.identity));
+            let mapped = if group.iam.existing.is_none() && group.iam.role_path != "/" {
+                path_less_arn(&role_name)
+            } else {
+                role_arn.clone()
+            };
             let mut resource = Resource::new("Custom::AwsAuth")
                 .prop("ServiceToken", service_token)
                 .prop("ClusterName", cluster_name.clone())
-                .prop("RoleArn", role_arn.clone())
+                .prop("RoleArn", mapped)
                 .prop("Username", NODE_USERNAME)
                 .prop("Groups", Expr::List(groups));
             resource.depends_on.extend(depends_on);
@@ -151,9 +160,15 @@ fn lower_provider(
         ])
     };
     let vpc = !subnets.is_empty();
+    let roles = &blueprint.iam;
     template.resources.insert(
         PROVIDER_ROLE.to_string(),
         Resource::new("AWS::IAM::Role")
+            .prop_opt("Path", roles.role_path.as_deref().map(Expr::str))
+            .prop_opt(
+                "PermissionsBoundary",
+                roles.permissions_boundary.as_deref().map(Expr::sub_or_str),
+            )
             .prop(
                 "AssumeRolePolicyDocument",
                 Expr::map([
@@ -245,9 +260,26 @@ fn lower_provider(
 
 /// The provider role's ARN, for the one-time mapping a `CONFIG_MAP`
 /// cluster needs before the provider can edit aws-auth.
-pub fn provider_role_arn(template: &Template) -> Option<Expr> {
-    template
-        .resources
-        .contains_key(PROVIDER_ROLE)
-        .then(|| Expr::get_att(PROVIDER_ROLE, "Arn"))
+pub fn provider_role_arn(template: &Template, blueprint: &Blueprint) -> Option<Expr> {
+    let path = blueprint.iam.role_path.as_deref().unwrap_or("/");
+    template.resources.contains_key(PROVIDER_ROLE).then(|| {
+        // Written as aws-auth takes it: without the role's path.
+        if path == "/" {
+            Expr::get_att(PROVIDER_ROLE, "Arn")
+        } else {
+            path_less_arn(&Expr::reference(PROVIDER_ROLE))
+        }
+    })
+}
+
+/// A created role's ARN without its path, from its name (`Ref`).
+fn path_less_arn(role_name: &Expr) -> Expr {
+    text(&[
+        ("arn:", None),
+        ("Partition", Some(&Expr::pseudo(Pseudo::Partition))),
+        (":iam::", None),
+        ("AccountId", Some(&Expr::pseudo(Pseudo::AccountId))),
+        (":role/", None),
+        ("RoleName", Some(role_name)),
+    ])
 }

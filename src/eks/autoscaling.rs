@@ -99,6 +99,13 @@ pub fn lower(template: &mut Template, group: &NodeGroup, context: &Context<'_>) 
     }
 
     let mut resource = Resource::new("AWS::AutoScaling::AutoScalingGroup")
+        .prop_opt(
+            "AutoScalingGroupName",
+            group
+                .auto_scaling_group_name
+                .as_ref()
+                .map(|n| Expr::str(&n.value)),
+        )
         .prop("MinSize", Expr::str(group.min_size.to_string()))
         .prop("MaxSize", Expr::str(group.max_size.to_string()))
         .prop_opt(

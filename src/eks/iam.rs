@@ -145,19 +145,47 @@ pub fn lower(template: &mut Template, group: &NodeGroup) -> NodeIdentity {
     ]);
     // Only self-managed nodes signal CloudFormation, and only they need an
     // instance profile from the stack: EKS makes one for a managed group.
-    let signal_policy = (!managed).then(|| {
-        Expr::list([Expr::map([
+    let mut inline = Vec::new();
+    if !managed {
+        inline.push(Expr::map([
             ("PolicyName", Expr::str("signal-cloudformation")),
             ("PolicyDocument", signal_policy_document()),
-        ])])
-    });
+        ]));
+    }
+    if !group.iam.policy_statements.is_empty() {
+        inline.push(Expr::map([
+            ("PolicyName", Expr::str("node-statements")),
+            (
+                "PolicyDocument",
+                Expr::map([
+                    ("Version", Expr::str("2012-10-17")),
+                    (
+                        "Statement",
+                        Expr::list(group.iam.policy_statements.iter().map(statement)),
+                    ),
+                ]),
+            ),
+        ]));
+    }
     template.resources.insert(
         role.clone(),
         Resource::new("AWS::IAM::Role")
-            .prop("Path", "/")
+            .prop_opt(
+                "RoleName",
+                group.iam.role_name.as_ref().map(|n| Expr::str(&n.value)),
+            )
+            .prop("Path", group.iam.role_path.as_str())
+            .prop_opt(
+                "PermissionsBoundary",
+                group
+                    .iam
+                    .permissions_boundary
+                    .as_deref()
+                    .map(Expr::sub_or_str),
+            )
             .prop("AssumeRolePolicyDocument", assume)
             .prop("ManagedPolicyArns", Expr::List(policies))
-            .prop_opt("Policies", signal_policy),
+            .prop_opt("Policies", (!inline.is_empty()).then(|| Expr::List(inline))),
     );
     let role_arn = Expr::get_att(&role, "Arn");
     if managed {
@@ -171,7 +199,7 @@ pub fn lower(template: &mut Template, group: &NodeGroup) -> NodeIdentity {
     template.resources.insert(
         profile.clone(),
         Resource::new("AWS::IAM::InstanceProfile")
-            .prop("Path", "/")
+            .prop("Path", group.iam.instance_profile_path.as_str())
             .prop("Roles", Expr::list([Expr::reference(&role)])),
     );
     NodeIdentity {
@@ -179,5 +207,26 @@ pub fn lower(template: &mut Template, group: &NodeGroup) -> NodeIdentity {
         role_arn,
         role: Some(role),
         instance_profile: Some(profile),
+    }
+}
+
+/// A policy statement the loader checked, as template data: its strings
+/// hold no `${...}` but the pseudo parameters `Fn::Sub` resolves.
+fn statement(value: &serde_json::Value) -> Expr {
+    use serde_json::Value;
+    match value {
+        Value::String(text) => Expr::sub_or_str(text),
+        Value::Array(items) => Expr::list(items.iter().map(statement)),
+        Value::Object(entries) => Expr::Map(
+            entries
+                .iter()
+                .map(|(key, value)| (key.clone(), statement(value)))
+                .collect(),
+        ),
+        Value::Bool(b) => Expr::Bool(*b),
+        Value::Number(n) => n
+            .as_i64()
+            .map_or_else(|| Expr::str(n.to_string()), Expr::Int),
+        Value::Null => Expr::str(""),
     }
 }

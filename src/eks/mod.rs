@@ -15,6 +15,7 @@ pub mod kubelet_config;
 pub mod launch_template;
 pub mod managed;
 pub mod node_config;
+pub mod priorities;
 pub mod security_group;
 mod settings_toml;
 pub mod stacks;
@@ -197,7 +198,7 @@ pub fn lower(blueprint: &Blueprint) -> Result<Lowered, Error> {
             group.stack,
         );
     }
-    if let Some(arn) = access::provider_role_arn(&template) {
+    if let Some(arn) = access::provider_role_arn(&template, blueprint) {
         let description = if blueprint.cluster.authentication_mode == AuthenticationMode::ConfigMap
         {
             "The aws-auth provider role: map it once in aws-auth to a group that may edit ConfigMaps in kube-system (see the README)"

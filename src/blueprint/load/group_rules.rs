@@ -8,7 +8,8 @@ use super::families::{check_bootstrap_limits, check_family, check_signal_client}
 use super::kubelet::KUBELET_FIELDS;
 use super::node_config::check_node_config;
 use super::node_group::{
-    GroupSpec, MANAGED_ONLY, SELF_MANAGED_ONLY, check_group_name, check_nodegroup_name,
+    GroupSpec, MANAGED_ONLY, SELF_MANAGED_ONLY, check_asg_name, check_group_name,
+    check_nodegroup_name,
 };
 use crate::blueprint::decode::{Decoder, Located};
 use crate::blueprint::instances::instance_info;
@@ -25,6 +26,7 @@ pub(super) fn resolve_group(
     spec: GroupSpec,
     logical_id: String,
     is_managed: bool,
+    top_iam: &super::iam::TopIam,
 ) -> Option<NodeGroup> {
     let name = spec.name.clone()?;
     let errors_before = d.diagnostics.iter().filter(|x| x.is_error()).count();
@@ -339,7 +341,9 @@ pub(super) fn resolve_group(
             }
         }
     }
+    super::iam::check_created_role(d, &spec.iam, existing.is_some(), is_managed);
 
+    check_autoscaler(d, &spec, is_managed);
     let imds = Imds {
         tokens_required: spec.imds.tokens_required.as_ref().is_none_or(|t| t.value),
         hop_limit: spec.imds.hop_limit.as_ref().map_or(1, |h| h.value),
@@ -481,6 +485,12 @@ pub(super) fn resolve_group(
         return None;
     }
     let hatches = spec.hatches.resolve(ami_family);
+    // The blueprint's `iam` fills in what the group's own does not say.
+    let role_path = spec
+        .iam
+        .role_path
+        .clone()
+        .or_else(|| top_iam.role_path.clone());
     Some(NodeGroup {
         stack: 0,
         identity: logical_id.clone(),
@@ -536,11 +546,30 @@ pub(super) fn resolve_group(
                 .map(|p| p.value)
                 .unwrap_or_default(),
             existing,
+            role_name: spec.iam.created_role_name,
+            instance_profile_path: spec
+                .iam
+                .instance_profile_path
+                .or_else(|| role_path.clone())
+                .map_or_else(|| "/".to_string(), |p| p.value),
+            role_path: role_path.map_or_else(|| "/".to_string(), |p| p.value),
+            permissions_boundary: spec
+                .iam
+                .permissions_boundary
+                .or_else(|| top_iam.permissions_boundary.clone())
+                .map(|b| b.value),
+            policy_statements: spec
+                .iam
+                .policy_statements
+                .map(|s| s.value)
+                .unwrap_or_default(),
         },
         security_groups: spec.security_groups.map(|s| s.value).unwrap_or_default(),
         key_name: spec.key_name.map(|k| k.value),
         detailed_monitoring: spec.detailed_monitoring.is_some_and(|v| v.value),
         cluster_autoscaler: spec.cluster_autoscaler.is_none_or(|v| v.value),
+        autoscaler_priority: spec.autoscaler_priority.map(|p| p.value),
+        auto_scaling_group_name: spec.auto_scaling_group_name,
         update,
         signal_timeout,
         signal_client: spec
@@ -628,6 +657,13 @@ pub(super) fn expand_per_az(d: &mut Decoder, group: NodeGroup) -> Vec<NodeGroup>
             };
             managed.nodegroup_name = named;
         }
+        if let Some(base) = &group.auto_scaling_group_name {
+            let named = Located::new(format!("{}-{suffix}", base.value), base.span);
+            let Some(named) = check_asg_name(d, named) else {
+                continue;
+            };
+            one.auto_scaling_group_name = Some(named);
+        }
         one.name = name;
         one.logical_id = logical_id;
         one.subnets = Located::new(Subnets::List(vec![subnet.clone()]), group.subnets.span);
@@ -661,4 +697,29 @@ fn kubelet_bottlerocket_keys(spec: &GroupSpec) -> Vec<(String, String)> {
         })
         .flatten()
         .collect()
+}
+
+/// A managed group's Auto Scaling group is EKS's, tagged for the cluster
+/// autoscaler by EKS itself, so only its priority is the blueprint's; and
+/// a priority means nothing for a group the autoscaler does not discover.
+fn check_autoscaler(d: &mut Decoder, spec: &GroupSpec, is_managed: bool) {
+    if let Some(enabled) = &spec.cluster_autoscaler {
+        if is_managed {
+            d.error(
+                enabled.span,
+                "`clusterAutoscaler.enabled` does not apply to managed node groups",
+            )
+            .help = Some(
+                "EKS tags a managed group's Auto Scaling group for the cluster autoscaler itself; only `clusterAutoscaler.priority` applies".into(),
+            );
+        } else if !enabled.value
+            && let Some(priority) = &spec.autoscaler_priority
+        {
+            d.error(
+                priority.span,
+                "`clusterAutoscaler.priority` is set for a group the cluster autoscaler does not discover",
+            )
+            .help = Some("remove the priority, or enable the autoscaler's tags".into());
+        }
+    }
 }

@@ -2,6 +2,7 @@
 //! `rootVolume`, `imds`, `efsMounts`, `iam`, `updatePolicy`,
 //! `instancesDistribution`, `lifecycle` and `updateConfig`.
 
+use super::iam;
 use super::sources::decode_source;
 use super::{Opt, duration, first_column, missing, opt_bool, opt_string, opt_strings, opt_u32};
 use crate::blueprint::decode::{Decoder, Located};
@@ -50,6 +51,11 @@ pub(in crate::blueprint) const IAM_FIELDS: &[&str] = &[
     "extraManagedPolicies",
     "roleName",
     "instanceProfileArn",
+    "createdRoleName",
+    "rolePath",
+    "instanceProfilePath",
+    "permissionsBoundary",
+    "policyStatements",
 ];
 pub(in crate::blueprint) const UPDATE_FIELDS: &[&str] =
     &["maxBatchSize", "minInstancesInService", "pauseTime"];
@@ -110,6 +116,12 @@ pub(super) struct IamSpec {
     pub(super) extra_managed_policies: Opt<Vec<String>>,
     pub(super) role_name: Opt<String>,
     pub(super) instance_profile_arn: Opt<String>,
+    pub(super) created_role_name: Opt<String>,
+    pub(super) role_path: Opt<String>,
+    pub(super) instance_profile_path: Opt<String>,
+    /// The boundary's ARN text (a policy name already made an ARN).
+    pub(super) permissions_boundary: Opt<String>,
+    pub(super) policy_statements: Opt<Vec<serde_json::Value>>,
 }
 
 #[derive(Clone, Default)]
@@ -482,6 +494,18 @@ pub(super) fn decode_iam(d: &mut Decoder, node: &Node) -> IamSpec {
         extra_managed_policies: opt_strings(d, &mut f, "iam.", "extraManagedPolicies"),
         role_name: opt_string(d, &mut f, "iam.", "roleName"),
         instance_profile_arn: opt_string(d, &mut f, "iam.", "instanceProfileArn"),
+        created_role_name: iam::role_name(d, &mut f),
+        role_path: iam::path(d, &mut f, "rolePath", "iam.rolePath"),
+        instance_profile_path: iam::path(
+            d,
+            &mut f,
+            "instanceProfilePath",
+            "iam.instanceProfilePath",
+        ),
+        permissions_boundary: iam::permissions_boundary(d, &mut f, "iam.permissionsBoundary"),
+        policy_statements: f
+            .get("policyStatements")
+            .and_then(|n| iam::statements(d, n)),
     };
     f.finish(d, "`iam`");
     if let Some(policies) = &spec.extra_managed_policies {

@@ -14,6 +14,7 @@ mod cluster;
 mod families;
 mod group_rules;
 mod group_sections;
+mod iam;
 mod kubelet;
 mod node_config;
 mod node_group;
@@ -50,8 +51,11 @@ pub(super) use group_sections::{
     SPOT_ALLOCATION_STRATEGIES, TAINT_EFFECTS, TAINT_FIELDS, UPDATE_CONFIG_FIELDS, UPDATE_FIELDS,
     UPDATE_STRATEGIES, VOLUME_FIELDS, VOLUME_TYPES,
 };
+pub(super) use iam::{STATEMENT_FIELDS, TOP_IAM_FIELDS};
 pub(super) use kubelet::{CPU_MANAGER_POLICIES, GENERATED as KUBELET_GENERATED, KUBELET_FIELDS};
-pub(super) use node_group::{CAPACITY_TYPES, GROUP_FIELDS, SIGNAL_CLIENTS};
+pub(super) use node_group::{
+    CAPACITY_TYPES, CLUSTER_AUTOSCALER_FIELDS, GROUP_FIELDS, SIGNAL_CLIENTS,
+};
 pub(super) use node_repair::{NODE_REPAIR_FIELDS, REPAIR_ACTIONS, REPAIR_OVERRIDE_FIELDS};
 pub(super) use sources::SOURCE_FIELDS;
 pub(super) use suppressions::SUPPRESSION_FIELDS;
@@ -108,6 +112,7 @@ pub(super) const TOP_FIELDS: &[&str] = &[
     "overrides",
     "stack",
     "stacks",
+    "iam",
 ];
 
 type Opt<T> = Option<Located<T>>;
@@ -144,6 +149,10 @@ fn decode_blueprint(d: &mut Decoder, root: &Node) -> Option<Blueprint> {
             None
         }
     };
+    let top_iam = top
+        .get("iam")
+        .map(|node| iam::decode_top_iam(d, node))
+        .unwrap_or_default();
     let defaults = top
         .get("defaults")
         .map(|node| decode_group_spec(d, node, "defaults"))
@@ -213,6 +222,8 @@ fn decode_blueprint(d: &mut Decoder, root: &Node) -> Option<Blueprint> {
     let mut names: HashMap<String, Span> = HashMap::new();
     let mut ids: HashMap<String, (String, Span)> = HashMap::new();
     let mut nodegroup_names: HashMap<String, (String, Span)> = HashMap::new();
+    let mut role_names: HashMap<String, (String, Span)> = HashMap::new();
+    let mut asg_names: HashMap<String, (String, Span)> = HashMap::new();
     for (span, spec, is_managed) in specs {
         let Some(name) = spec.name.clone() else {
             if spec.reported.contains(&"name") {
@@ -233,9 +244,25 @@ fn decode_blueprint(d: &mut Decoder, root: &Node) -> Option<Blueprint> {
             spec.over(&defaults),
             logical_id,
             is_managed,
+            &top_iam,
         ) else {
             continue;
         };
+        if let Some(named) = &group.iam.role_name {
+            let name = &named.value;
+            if let Some((other, first)) = role_names.get(name) {
+                let message = format!(
+                    "node groups `{}` and `{other}` both create the IAM role `{name}`",
+                    group.name.value
+                );
+                d.error(named.span, message).help = Some(format!(
+                    "`{other}` is at line {}; IAM role names are unique in an account",
+                    first.line
+                ));
+                continue;
+            }
+            role_names.insert(name.clone(), (group.name.value.clone(), named.span));
+        }
         for mut group in expand_per_az(d, group) {
             group.stack = stack;
             let name = &group.name;
@@ -262,6 +289,20 @@ fn decode_blueprint(d: &mut Decoder, root: &Node) -> Option<Blueprint> {
                 continue;
             }
             ids.insert(group.logical_id.clone(), (name.value.clone(), name.span));
+            if let Some(named) = &group.auto_scaling_group_name {
+                if let Some((other, first)) = asg_names.get(&named.value) {
+                    let message = format!(
+                        "node groups `{}` and `{other}` both name their Auto Scaling group `{}`",
+                        name.value, named.value
+                    );
+                    d.error(named.span, message).help = Some(format!(
+                        "`{other}` is at line {}; Auto Scaling group names are unique in a region",
+                        first.line
+                    ));
+                    continue;
+                }
+                asg_names.insert(named.value.clone(), (name.value.clone(), named.span));
+            }
             if let Some(managed) = &group.managed {
                 let named = &managed.nodegroup_name;
                 if let Some((other, first)) = nodegroup_names.get(&named.value) {
@@ -293,6 +334,10 @@ fn decode_blueprint(d: &mut Decoder, root: &Node) -> Option<Blueprint> {
         cluster,
         node_groups: groups,
         suppressions,
+        iam: RoleDefaults {
+            permissions_boundary: top_iam.permissions_boundary.map(|b| b.value),
+            role_path: top_iam.role_path.map(|p| p.value),
+        },
         overrides,
         stacks: std::mem::take(&mut stacks.specs),
     })

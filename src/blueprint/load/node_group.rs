@@ -62,7 +62,10 @@ pub(in crate::blueprint) const GROUP_FIELDS: &[&str] = &[
     "nodegroupName",
     "capacityReservationId",
     "nodeRepair",
+    "autoScalingGroupName",
 ];
+/// `clusterAutoscaler` written as a mapping.
+pub(in crate::blueprint) const CLUSTER_AUTOSCALER_FIELDS: &[&str] = &["enabled", "priority"];
 /// Fields only a managed node group has, and only a self-managed one has.
 pub(super) const MANAGED_ONLY: &[&str] = &[
     "nodegroupName",
@@ -79,7 +82,7 @@ pub(super) const SELF_MANAGED_ONLY: &[&str] = &[
     "signalTimeout",
     "signalClient",
     "lifecycle",
-    "clusterAutoscaler",
+    "autoScalingGroupName",
 ];
 
 /// `signalClient`: what sends an AL2023 or AL2 node's signal.
@@ -123,6 +126,10 @@ pub(super) struct GroupSpec {
     pub(super) key_name: Opt<String>,
     pub(super) detailed_monitoring: Opt<bool>,
     pub(super) cluster_autoscaler: Opt<bool>,
+    /// `clusterAutoscaler.priority`: the group's priority for the
+    /// autoscaler's priority expander.
+    pub(super) autoscaler_priority: Opt<u32>,
+    pub(super) auto_scaling_group_name: Opt<String>,
     pub(super) update: UpdateSpec,
     pub(super) signal_timeout: Opt<String>,
     pub(super) signal_client: Opt<SignalClient>,
@@ -170,6 +177,7 @@ impl GroupSpec {
     /// key; nested sections merge field by field.
     pub(super) fn over(self, defaults: &GroupSpec) -> GroupSpec {
         let d = defaults.clone();
+        let undiscovered = self.cluster_autoscaler.as_ref().is_some_and(|e| !e.value);
         GroupSpec {
             name: self.name,
             ami_family: self.ami_family.or(d.ami_family),
@@ -217,11 +225,28 @@ impl GroupSpec {
                     .or(d.iam.extra_managed_policies),
                 role_name: self.iam.role_name.or(d.iam.role_name),
                 instance_profile_arn: self.iam.instance_profile_arn.or(d.iam.instance_profile_arn),
+                created_role_name: self.iam.created_role_name.or(d.iam.created_role_name),
+                role_path: self.iam.role_path.or(d.iam.role_path),
+                instance_profile_path: self
+                    .iam
+                    .instance_profile_path
+                    .or(d.iam.instance_profile_path),
+                permissions_boundary: self.iam.permissions_boundary.or(d.iam.permissions_boundary),
+                policy_statements: self.iam.policy_statements.or(d.iam.policy_statements),
             },
             security_groups: self.security_groups.or(d.security_groups),
             key_name: self.key_name.or(d.key_name),
             detailed_monitoring: self.detailed_monitoring.or(d.detailed_monitoring),
             cluster_autoscaler: self.cluster_autoscaler.or(d.cluster_autoscaler),
+            // A group the autoscaler does not discover takes no priority
+            // from `defaults`.
+            autoscaler_priority: if undiscovered {
+                self.autoscaler_priority
+            } else {
+                self.autoscaler_priority.or(d.autoscaler_priority)
+            },
+            // Names one Auto Scaling group: never taken from `defaults`.
+            auto_scaling_group_name: self.auto_scaling_group_name,
             update: UpdateSpec {
                 max_batch_size: self.update.max_batch_size.or(d.update.max_batch_size),
                 min_instances_in_service: self
@@ -341,11 +366,28 @@ pub(super) fn decode_group_spec(d: &mut Decoder, node: &Node, context: &str) -> 
     }
     if let Some(n) = f.get("iam") {
         spec.iam = decode_iam(d, n);
+        if context == "defaults"
+            && let Some(name) = &spec.iam.created_role_name
+        {
+            d.error(name.span, "`defaults` cannot set `iam.createdRoleName`")
+                .help = Some("it names one IAM role; set it on the group".into());
+            spec.iam.created_role_name = None;
+        }
     }
     spec.security_groups = opt_strings(d, &mut f, "", "securityGroups");
     spec.key_name = opt_string(d, &mut f, "", "keyName");
     spec.detailed_monitoring = opt_bool(d, &mut f, "", "detailedMonitoring");
-    spec.cluster_autoscaler = opt_bool(d, &mut f, "", "clusterAutoscaler");
+    if let Some(n) = f.get("clusterAutoscaler") {
+        (spec.cluster_autoscaler, spec.autoscaler_priority) = decode_cluster_autoscaler(d, n);
+    }
+    if let Some(node) = f.get("autoScalingGroupName") {
+        if context == "defaults" {
+            d.error(node.span, "`defaults` cannot set `autoScalingGroupName`")
+                .help = Some("it names one Auto Scaling group; set it on the group".into());
+        } else if let Some(name) = d.string("autoScalingGroupName", node) {
+            spec.auto_scaling_group_name = check_asg_name(d, name);
+        }
+    }
     if let Some(n) = f.get("updatePolicy") {
         spec.update = decode_update(d, n);
     }
@@ -397,6 +439,10 @@ pub(super) fn decode_group_spec(d: &mut Decoder, node: &Node, context: &str) -> 
     spec.written = GROUP_FIELDS
         .iter()
         .filter_map(|field| f.key_span(field).map(|span| (*field, span)))
+        // A name `defaults` cannot set is reported once, as such.
+        .filter(|(field, _)| {
+            context != "defaults" || !matches!(*field, "nodegroupName" | "autoScalingGroupName")
+        })
         .collect();
     spec.reported = f.finish(d, &context_name);
     spec.reported
@@ -428,6 +474,56 @@ pub(super) fn check_group_name(d: &mut Decoder, name: &Located<String>) -> Optio
         return None;
     }
     Some(text.split('-').map(capitalize).collect())
+}
+
+/// `clusterAutoscaler: true|false`, or `{enabled, priority}`.
+fn decode_cluster_autoscaler(d: &mut Decoder, node: &Node) -> (Opt<bool>, Opt<u32>) {
+    match &node.value {
+        Value::Bool(_) => (d.boolean("clusterAutoscaler", node), None),
+        Value::Map(_) => {
+            let Some(mut f) = d.fields("clusterAutoscaler", node, CLUSTER_AUTOSCALER_FIELDS) else {
+                return (None, None);
+            };
+            let enabled = opt_bool(d, &mut f, "clusterAutoscaler.", "enabled");
+            let priority = opt_u32(d, &mut f, "clusterAutoscaler.", "priority", 0, 1_000_000);
+            f.finish(d, "`clusterAutoscaler`");
+            (enabled, priority)
+        }
+        _ => {
+            d.wrong_type(
+                "clusterAutoscaler",
+                node,
+                "`true`, `false` or a mapping `{enabled, priority}`",
+            );
+            (None, None)
+        }
+    }
+}
+
+/// Auto Scaling group names: 1 to 255 characters (`CreateAutoScalingGroup`);
+/// eksynth keeps to letters, digits, `-`, `_` and `.`, which every tool
+/// that matches them (the autoscaler's regexes, shell scripts) reads
+/// plainly, and a `perAz` group adds `-` and its subnet ID's 17 characters.
+pub(super) fn check_asg_name(d: &mut Decoder, name: Located<String>) -> Opt<String> {
+    let text = &name.value;
+    let valid = !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    if !valid {
+        let message = format!("`{text}` is not a valid Auto Scaling group name");
+        d.error(name.span, message).help = Some("use letters, digits, `-`, `_` and `.`".into());
+        return None;
+    }
+    if text.len() > 255 {
+        let message = format!(
+            "Auto Scaling group name `{text}` is {} characters long; the limit is 255",
+            text.len()
+        );
+        d.error(name.span, message);
+        return None;
+    }
+    Some(name)
 }
 
 /// EKS node group names: 1 to 63 letters, digits, `-` and `_`, starting

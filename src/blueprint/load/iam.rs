@@ -1,0 +1,377 @@
+//! IAM governance: the created role's name, path and permissions boundary,
+//! the instance profile's path, inline policy statements, and the
+//! blueprint-wide `iam` section that gives every role the stack creates a
+//! boundary and a path. Names and paths are checked against IAM's limits
+//! (<https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_iam-quotas.html>),
+//! and every ARN is written so that it works in every partition.
+
+use serde_json::{Map, Value as Json};
+
+use super::raw::to_json;
+use super::{Opt, first_column};
+use crate::blueprint::decode::{Decoder, Fields, Located};
+use crate::syntax::{Node, Value};
+
+/// The blueprint-wide `iam` section: what every role the stack creates
+/// gets, node roles (unless a group says otherwise) and the aws-auth
+/// provider's role alike.
+pub(in crate::blueprint) const TOP_IAM_FIELDS: &[&str] = &["permissionsBoundary", "rolePath"];
+
+/// The keys of an IAM policy statement, in IAM's own spelling.
+pub(in crate::blueprint) const STATEMENT_FIELDS: &[&str] = &[
+    "Sid",
+    "Effect",
+    "Action",
+    "NotAction",
+    "Resource",
+    "NotResource",
+    "Condition",
+];
+
+/// The pseudo parameters a policy statement may use: `Fn::Sub` resolves
+/// them; any other `${...}` would be taken for a template reference.
+const STATEMENT_VARIABLES: &[&str] = &[
+    "${AWS::Partition}",
+    "${AWS::AccountId}",
+    "${AWS::Region}",
+    "${AWS::URLSuffix}",
+    "${AWS::StackName}",
+];
+
+#[derive(Clone, Default)]
+pub(in crate::blueprint) struct TopIam {
+    pub(in crate::blueprint) permissions_boundary: Opt<String>,
+    pub(in crate::blueprint) role_path: Opt<String>,
+}
+
+pub(super) fn decode_top_iam(d: &mut Decoder, node: &Node) -> TopIam {
+    let Some(mut f) = d.fields("iam", node, TOP_IAM_FIELDS) else {
+        return TopIam::default();
+    };
+    let top = TopIam {
+        permissions_boundary: permissions_boundary(d, &mut f, "iam.permissionsBoundary"),
+        role_path: path(d, &mut f, "rolePath", "iam.rolePath"),
+    };
+    f.finish(d, "the blueprint's `iam`");
+    top
+}
+
+/// A permissions boundary: a customer managed policy's name (in the
+/// account the stack is deployed to) or a policy ARN, returned as the ARN
+/// text, with `${AWS::Partition}` (and `${AWS::AccountId}` for a name).
+pub(super) fn permissions_boundary(
+    d: &mut Decoder,
+    f: &mut Fields<'_>,
+    field: &str,
+) -> Opt<String> {
+    let text = d.string(field, f.get("permissionsBoundary")?)?;
+    let value = &text.value;
+    if !value.starts_with("arn:") {
+        if !is_iam_name(value, 128) {
+            d.error(text.span, format!("`{value}` is neither a policy name nor a policy ARN"))
+                .help = Some("write a customer managed policy's name (up to 128 letters, digits and `+=,.@_-`) or its ARN, `arn:${AWS::Partition}:iam::${AWS::AccountId}:policy/NAME`".into());
+            return None;
+        }
+        return Some(Located::new(
+            format!("arn:${{AWS::Partition}}:iam::${{AWS::AccountId}}:policy/{value}"),
+            text.span,
+        ));
+    }
+    if partition_problem(d, &text, field) {
+        return None;
+    }
+    let policy = value
+        .strip_prefix("arn:${AWS::Partition}:iam::")
+        .and_then(|rest| rest.split_once(":policy/"))
+        .filter(|(account, name)| {
+            let account_ok = *account == "aws"
+                || *account == "${AWS::AccountId}"
+                || (account.len() == 12 && account.chars().all(|c| c.is_ascii_digit()));
+            account_ok && !name.is_empty() && !name.ends_with('/')
+        });
+    if policy.is_none() {
+        d.error(text.span, format!("`{value}` is not an IAM policy ARN"))
+            .help = Some("a policy ARN looks like `arn:${AWS::Partition}:iam::123456789012:policy/NAME` (or `${AWS::AccountId}` for the stack's account)".into());
+        return None;
+    }
+    Some(text)
+}
+
+/// A literal partition in an ARN (`arn:aws:`) is refused: the same
+/// template must deploy in China and GovCloud.
+fn partition_problem(d: &mut Decoder, text: &Located<String>, field: &str) -> bool {
+    let Some(rest) = text.value.strip_prefix("arn:") else {
+        return false;
+    };
+    if rest.starts_with("${AWS::Partition}:") {
+        return false;
+    }
+    d.error(
+        text.span,
+        format!("`{field}` names a partition: `{}`", text.value),
+    )
+    .help = Some(
+        "write `arn:${AWS::Partition}:...` so that the template deploys in every partition".into(),
+    );
+    true
+}
+
+/// An IAM path: `/`, or `/`-delimited text of printable ASCII, at most
+/// 512 characters.
+pub(super) fn path(d: &mut Decoder, f: &mut Fields<'_>, key: &str, field: &str) -> Opt<String> {
+    let text = d.string(field, f.get(key)?)?;
+    let value = &text.value;
+    let ok = value.len() <= 512
+        && value.starts_with('/')
+        && value.ends_with('/')
+        && value.chars().all(|c| ('\u{21}'..='\u{7e}').contains(&c));
+    if !ok {
+        d.error(text.span, format!("`{value}` is not an IAM path"))
+            .help = Some(
+            "an IAM path starts and ends with `/` (`/` alone, or `/platform/nodes/`), with at most 512 printable ASCII characters and no spaces".into(),
+        );
+        return None;
+    }
+    Some(text)
+}
+
+/// The name of the role the stack creates: IAM allows 64 letters, digits
+/// and `+=,.@_-`.
+pub(super) fn role_name(d: &mut Decoder, f: &mut Fields<'_>) -> Opt<String> {
+    let text = d.string("iam.createdRoleName", f.get("createdRoleName")?)?;
+    if !is_iam_name(&text.value, 64) {
+        let message = if text.value.len() > 64 {
+            format!(
+                "role name `{}` is {} characters long; IAM allows 64",
+                text.value,
+                text.value.len()
+            )
+        } else {
+            format!("`{}` is not a valid IAM role name", text.value)
+        };
+        d.error(text.span, message).help =
+            Some("use up to 64 letters, digits and `+=,.@_-`".into());
+        return None;
+    }
+    Some(text)
+}
+
+fn is_iam_name(name: &str, max: usize) -> bool {
+    !name.is_empty()
+        && name.len() <= max
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "+=,.@_-".contains(c))
+}
+
+/// `iam.policyStatements`: IAM policy statements, put in an inline policy
+/// of the node role.
+pub(super) fn statements(d: &mut Decoder, node: &Node) -> Opt<Vec<Json>> {
+    let mut out = Vec::new();
+    let mut ok = true;
+    for item in d.list("iam.policyStatements", node) {
+        match statement(d, item) {
+            Some(statement) => out.push(statement),
+            None => ok = false,
+        }
+    }
+    if out.is_empty() && ok {
+        d.error(node.span, "`iam.policyStatements` is empty").help =
+            Some("list at least one statement, or leave the field out".into());
+        return None;
+    }
+    ok.then(|| Located::new(out, node.span))
+}
+
+fn statement(d: &mut Decoder, node: &Node) -> Option<Json> {
+    let mut f = d.fields("iam.policyStatements[]", node, STATEMENT_FIELDS)?;
+    let errors = d.diagnostics.iter().filter(|x| x.is_error()).count();
+    let mut out = Map::new();
+    // Missing keys are reported after unknown ones, so that a misspelt
+    // key is reported once, with its suggestion.
+    let mut missing: Vec<(&str, String, String)> = Vec::new();
+    if let Some(sid) = f.get("Sid").and_then(|n| d.string("Sid", n)) {
+        if sid.value.is_empty() || !sid.value.chars().all(|c| c.is_ascii_alphanumeric()) {
+            d.error(sid.span, format!("`Sid` `{}` is not valid", sid.value))
+                .help = Some("a statement ID holds only letters and digits".into());
+        }
+        out.insert("Sid".into(), Json::String(sid.value));
+    }
+    match f.get("Effect") {
+        Some(n) => {
+            if let Some(effect) = d.string("Effect", n) {
+                if effect.value != "Allow" && effect.value != "Deny" {
+                    d.error(
+                        effect.span,
+                        format!(
+                            "`Effect` is `{}`; IAM takes `Allow` or `Deny`",
+                            effect.value
+                        ),
+                    );
+                }
+                out.insert("Effect".into(), Json::String(effect.value));
+            }
+        }
+        None => {
+            if !f.given("Effect") {
+                missing.push((
+                    "Effect",
+                    "a policy statement has no `Effect`".into(),
+                    "add `Effect: Allow` (or `Deny`)".into(),
+                ));
+            }
+        }
+    }
+    for (positive, negative, example) in [
+        ("Action", "NotAction", "`Action: s3:GetObject`"),
+        (
+            "Resource",
+            "NotResource",
+            "`Resource: arn:${AWS::Partition}:s3:::my-bucket/*`",
+        ),
+    ] {
+        let (pos, neg) = (f.get(positive), f.get(negative));
+        match (pos, neg) {
+            (Some(_), Some(n)) => {
+                d.error(
+                    n.span,
+                    format!("a statement has both `{positive}` and `{negative}`"),
+                )
+                .help = Some("keep one of them".into());
+            }
+            (None, None) => {
+                if !f.given(positive) && !f.given(negative) {
+                    missing.push((
+                        positive,
+                        format!("a policy statement has no `{positive}`"),
+                        format!("add {example} (or `{negative}`)"),
+                    ));
+                }
+            }
+            (Some(n), None) => {
+                out.extend(one_or_many(d, positive, n).map(|v| (positive.to_string(), v)));
+            }
+            (None, Some(n)) => {
+                out.extend(one_or_many(d, negative, n).map(|v| (negative.to_string(), v)));
+            }
+        }
+    }
+    if let Some(n) = f.get("Condition") {
+        if matches!(n.value, Value::Map(_)) {
+            if let Some(condition) = to_json(d, "Condition", n) {
+                check_strings(d, n);
+                out.insert("Condition".into(), condition);
+            }
+        } else {
+            d.wrong_type("Condition", n, "a mapping of condition operators");
+        }
+    }
+    let misspelt = f.finish(d, "a policy statement");
+    for (field, message, help) in missing {
+        if !misspelt.contains(&field) {
+            d.error(first_column(node.span), message).help = Some(help);
+        }
+    }
+    let after = d.diagnostics.iter().filter(|x| x.is_error()).count();
+    (after == errors).then_some(Json::Object(out))
+}
+
+/// A string or a list of strings, each checked for the variables
+/// `Fn::Sub` would read and for a literal partition.
+fn one_or_many(d: &mut Decoder, field: &str, node: &Node) -> Option<Json> {
+    let items = match &node.value {
+        Value::Seq(_) => {
+            let items = d.string_list(field, node)?;
+            if items.is_empty() {
+                d.error(node.span, format!("`{field}` is empty"));
+                return None;
+            }
+            items
+        }
+        _ => vec![d.string(field, node)?],
+    };
+    for item in &items {
+        check_text(d, field, item);
+    }
+    let mut values: Vec<Json> = items.into_iter().map(|s| Json::String(s.value)).collect();
+    Some(match (&node.value, values.len()) {
+        (Value::Seq(_), _) | (_, 2..) => Json::Array(values),
+        _ => values.remove(0),
+    })
+}
+
+fn check_strings(d: &mut Decoder, node: &Node) {
+    match &node.value {
+        Value::String(s) => check_text(d, "Condition", &Located::new(s.clone(), node.span)),
+        Value::Seq(items) => items.iter().for_each(|n| check_strings(d, n)),
+        Value::Map(entries) => entries.iter().for_each(|(_, n)| check_strings(d, n)),
+        _ => {}
+    }
+}
+
+fn check_text(d: &mut Decoder, field: &str, text: &Located<String>) {
+    if partition_problem(d, text, field) {
+        return;
+    }
+    let mut rest = text.value.as_str();
+    while let Some(start) = rest.find("${") {
+        let tail = &rest[start..];
+        let known = STATEMENT_VARIABLES.iter().find(|v| tail.starts_with(**v));
+        match known {
+            Some(variable) => rest = &tail[variable.len()..],
+            None => {
+                let variable = tail.find('}').map_or(tail, |end| &tail[..=end]);
+                d.error(
+                    text.span,
+                    format!("`{field}` holds `{variable}`, which eksynth cannot resolve"),
+                )
+                .help = Some(format!(
+                    "the statement is written through `Fn::Sub`, which resolves {}; IAM policy variables such as `${{aws:username}}` are not supported here",
+                    STATEMENT_VARIABLES.join(", ")
+                ));
+                return;
+            }
+        }
+    }
+}
+
+/// The fields that shape the role and profile the stack creates mean
+/// nothing for an existing role, and a managed group's instance profile
+/// is made by EKS.
+pub(super) fn check_created_role(
+    d: &mut Decoder,
+    iam: &super::group_sections::IamSpec,
+    existing: bool,
+    managed: bool,
+) {
+    if existing {
+        let fields = [
+            ("createdRoleName", iam.created_role_name.as_ref()),
+            ("rolePath", iam.role_path.as_ref()),
+            ("permissionsBoundary", iam.permissions_boundary.as_ref()),
+            ("instanceProfilePath", iam.instance_profile_path.as_ref()),
+        ];
+        for (field, value) in fields {
+            if let Some(value) = value {
+                d.error(
+                    value.span,
+                    format!("`iam.{field}` applies to the role the stack creates, but `iam.roleName` names an existing one"),
+                )
+                .help = Some("remove it, or remove `iam.roleName` to let the stack create the role".into());
+            }
+        }
+        if let Some(statements) = &iam.policy_statements {
+            d.error(
+                statements.span,
+                "`iam.policyStatements` applies to the role the stack creates, but `iam.roleName` names an existing one",
+            )
+            .help = Some("grant them where the existing role is managed".into());
+        }
+    } else if managed && let Some(path) = &iam.instance_profile_path {
+        d.error(
+            path.span,
+            "managed node groups make their own instance profile",
+        )
+        .help = Some("EKS creates it; remove `iam.instanceProfilePath`".into());
+    }
+}
