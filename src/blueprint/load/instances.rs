@@ -103,8 +103,13 @@ fn decode_weighted(d: &mut Decoder, node: &Node) -> Option<TypeSpec> {
 }
 
 /// `instanceRequirements`, checked whole: both ranges are required, as
-/// EC2 Auto Scaling requires them.
-pub(super) fn decode_requirements(d: &mut Decoder, node: &Node) -> Opt<InstanceRequirements> {
+/// EC2 Auto Scaling requires them. `at` is where its key is written, which
+/// locates the section.
+pub(super) fn decode_requirements(
+    d: &mut Decoder,
+    node: &Node,
+    at: Span,
+) -> Opt<InstanceRequirements> {
     let mut f = d.fields("instanceRequirements", node, REQUIREMENTS_FIELDS)?;
     let p = "instanceRequirements.";
     let arch = f
@@ -173,7 +178,7 @@ pub(super) fn decode_requirements(d: &mut Decoder, node: &Node) -> Opt<InstanceR
     ] {
         if !value && !f.given(field) && !reported.contains(&field) {
             let message = format!("missing field `{field}` in `instanceRequirements`");
-            d.error(node.span, message).help = Some(format!(
+            d.error(at, message).help = Some(format!(
                 "add {example}: EC2 Auto Scaling requires both the vCPU and the memory range"
             ));
         }
@@ -191,7 +196,7 @@ pub(super) fn decode_requirements(d: &mut Decoder, node: &Node) -> Opt<InstanceR
                     generations: generations.unwrap_or_default(),
                     excluded_instance_types: excluded.unwrap_or_default(),
                 },
-                node.span,
+                at,
             ))
         }
         _ => None,

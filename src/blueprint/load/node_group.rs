@@ -323,9 +323,10 @@ pub(super) fn decode_group_spec(d: &mut Decoder, node: &Node, context: &str) -> 
     spec.instance_types = f
         .get("instanceTypes")
         .and_then(|n| decode_instance_types(d, n));
-    spec.instance_requirements = f
-        .get("instanceRequirements")
-        .and_then(|n| decode_requirements(d, n));
+    spec.instance_requirements = f.get("instanceRequirements").and_then(|n| {
+        let at = f.key_span("instanceRequirements").unwrap_or(n.span);
+        decode_requirements(d, n, at)
+    });
     spec.placement_group = opt_string(d, &mut f, "", "placementGroup")
         .filter(|name| check_placement_group_name(d, name));
     spec.capacity_reservation = f
