@@ -170,7 +170,7 @@ fn field(object: &str, name: &str) -> Option<Value> {
             ]
         }),
         ("capacityReservation", "resourceGroupArn") => {
-            json!({"type": "string", "pattern": "^arn:[^:]+:resource-groups:[^:]*:[^:]*:group/.+$", "description": "A resource group of capacity reservations"})
+            json!({"type": "string", "pattern": "^arn:.+:resource-groups:.*:group/.+$", "description": "A resource group of capacity reservations"})
         }
         ("nodeGroup", "efa") => boolean(
             "An Elastic Fabric Adapter as the primary interface, in a cluster placement group (EFA-capable types, one subnet)",

@@ -578,7 +578,7 @@ pub(super) fn resolve_group(
 /// How many instances make `units` of capacity at least: the units over
 /// the largest weight, rounded up (the units themselves without weights),
 /// as [`NodeGroup::initial_instances`] counts them.
-fn instance_count(units: u32, weights: &[u32]) -> u32 {
+pub(super) fn instance_count(units: u32, weights: &[u32]) -> u32 {
     let largest = weights.iter().copied().max().unwrap_or(1).max(1);
     units.div_ceil(largest)
 }

@@ -527,3 +527,34 @@ fn check_efa(
         );
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_vendored_efa_list_is_sorted_instance_types() {
+        let lines: Vec<&str> = EFA_INSTANCE_TYPES.lines().collect();
+        assert!(lines.len() > 100, "{} EFA instance types", lines.len());
+        assert!(lines.windows(2).all(|w| w[0] < w[1]), "sorted, no repeats");
+        for line in &lines {
+            assert!(
+                crate::blueprint::instances::instance_info(line).is_some(),
+                "{line}"
+            );
+        }
+        assert!(supports_efa("p5.48xlarge"));
+        assert!(supports_efa("c6in.32xlarge"));
+        assert!(!supports_efa("m6i.large"));
+        assert!(!supports_efa("p5.48"));
+    }
+
+    #[test]
+    fn weighted_capacity_becomes_the_fewest_instances_that_make_it() {
+        use super::super::group_rules::instance_count;
+        assert_eq!(instance_count(4, &[]), 4);
+        assert_eq!(instance_count(4, &[1, 2, 2]), 2);
+        assert_eq!(instance_count(5, &[1, 2]), 3);
+        assert_eq!(instance_count(0, &[4]), 0);
+    }
+}
