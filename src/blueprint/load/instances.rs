@@ -470,7 +470,7 @@ fn check_efa(
         {
             d.error(at, "the EKS-optimized `AmazonLinux2` AMI has no EFA driver")
                 .help = Some(format!(
-                "use `amiFamily: AmazonLinux2023` (its images install the EFA software), or pin an `ami` that has it (family set at line {})",
+                "use `amiFamily: AmazonLinux2023` (its images install the EFA software), or a custom `ami` that has it (family set at line {})",
                 family_at.line
             ));
             return;
