@@ -24,6 +24,7 @@ TYPES=(
   AWS::AutoScaling::WarmPool
   AWS::CloudFormation::CustomResource
   AWS::EC2::LaunchTemplate
+  AWS::EC2::PlacementGroup
   AWS::EC2::SecurityGroup
   AWS::EC2::SecurityGroupEgress
   AWS::EC2::SecurityGroupIngress

@@ -364,6 +364,7 @@ const VENDORED: &[&str] = &[
     "AWS::AutoScaling::WarmPool",
     "AWS::CloudFormation::CustomResource",
     "AWS::EC2::LaunchTemplate",
+    "AWS::EC2::PlacementGroup",
     "AWS::EC2::SecurityGroup",
     "AWS::EC2::SecurityGroupEgress",
     "AWS::EC2::SecurityGroupIngress",

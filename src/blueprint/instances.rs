@@ -47,6 +47,17 @@ pub fn instance_info(instance_type: &str) -> Option<InstanceInfo> {
     })
 }
 
+/// EC2 Auto Scaling's own default on-demand allocation strategy: the order
+/// of the instance types, or the price when the types are chosen by
+/// attributes, which give no order (`prioritized` is refused then).
+pub fn default_on_demand_strategy(by_attributes: bool) -> &'static str {
+    if by_attributes {
+        "lowest-price"
+    } else {
+        "prioritized"
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -484,8 +484,60 @@ pub enum CapacityType {
 pub struct InstancesDistribution {
     pub on_demand_base_capacity: u32,
     pub on_demand_percentage_above_base: u32,
+    /// `lowest-price` or `prioritized` (the order of `instanceTypes`).
+    pub on_demand_allocation_strategy: String,
     pub spot_allocation_strategy: String,
+    /// How many of the cheapest spot pools `lowest-price` spreads over.
+    pub spot_instance_pools: Option<u32>,
+    /// The most an hour of a spot instance may cost, in US dollars
+    /// (`"0.35"`); `None` caps it at the on-demand price.
+    pub spot_max_price: Option<String>,
     pub capacity_rebalance: bool,
+}
+
+/// Instance types chosen by their attributes rather than by name
+/// (self-managed groups): the Auto Scaling group picks every type that
+/// matches, now and as EC2 adds new ones.
+#[derive(Clone, Debug, PartialEq)]
+pub struct InstanceRequirements {
+    /// The image's architecture: the requirements cannot name one, and the
+    /// Auto Scaling group launches only the matching types the image runs on.
+    pub arch: Arch,
+    pub vcpu: Range,
+    pub memory_mib: Range,
+    /// `current`, `previous`, or both; empty leaves EC2's default (both).
+    pub generations: Vec<String>,
+    /// Instance types or wildcard patterns (`t2.*`, `*6g*`) never chosen.
+    pub excluded_instance_types: Vec<String>,
+}
+
+/// An inclusive range with an optional upper end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Range {
+    pub min: u32,
+    pub max: Option<u32>,
+}
+
+/// The placement group the instances launch into.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PlacementGroup {
+    /// An existing placement group, by name.
+    Named(String),
+    /// A cluster placement group made for the node group (`efa: true`).
+    Cluster,
+}
+
+/// Which capacity reservations the instances launch into.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CapacityReservation {
+    /// Any open reservation with matching attributes (EC2's default).
+    Open,
+    /// Never a reservation.
+    None,
+    /// One reservation, by ID (`cr-…`).
+    Id(String),
+    /// The reservations of a resource group, by ARN.
+    ResourceGroup(String),
 }
 
 /// Settings of a managed node group (`AWS::EKS::Nodegroup`).
@@ -570,9 +622,6 @@ pub struct Lifecycle {
     pub max_instance_lifetime: Option<u32>,
     pub metrics_collection: bool,
     pub health_check_grace_period: Option<u32>,
-    pub placement_group: Option<String>,
-    /// `open`, `none`, or a capacity reservation ID.
-    pub capacity_reservation: Option<String>,
 }
 
 /// One node group, self-managed or managed, with the blueprint defaults
@@ -602,7 +651,18 @@ pub struct NodeGroup {
     pub bootstrap_arguments: Option<String>,
     /// One group per subnet was asked for (already expanded by the loader).
     pub per_az: bool,
+    /// Empty when `instance_requirements` chooses the types.
     pub instance_types: Vec<Located<String>>,
+    /// Each instance type's `WeightedCapacity`, in `instance_types`' order:
+    /// empty, or one per type.
+    pub weights: Vec<u32>,
+    /// Attribute-based instance type selection (self-managed groups).
+    pub instance_requirements: Option<InstanceRequirements>,
+    pub placement_group: Option<PlacementGroup>,
+    pub capacity_reservation: Option<CapacityReservation>,
+    /// An Elastic Fabric Adapter as the primary network interface, in a
+    /// cluster placement group.
+    pub efa: bool,
     pub min_size: u32,
     pub max_size: u32,
     pub desired_capacity: Option<u32>,
@@ -657,6 +717,14 @@ impl NodeGroup {
     /// policy waits for.
     pub fn initial_capacity(&self) -> u32 {
         self.desired_capacity.unwrap_or(self.min_size)
+    }
+
+    /// How many instances the group starts with at least: its initial
+    /// capacity, which counts capacity units when the instance types are
+    /// weighted, over the largest weight.
+    pub fn initial_instances(&self) -> u32 {
+        let largest = self.weights.iter().copied().max().unwrap_or(1).max(1);
+        self.initial_capacity().div_ceil(largest)
     }
 
     /// The signal timeout in seconds, for the node's own wait.

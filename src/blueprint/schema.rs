@@ -127,8 +127,54 @@ fn field(object: &str, name: &str) -> Option<Value> {
         }
         ("nodeGroup", "instanceType") => string("One instance type"),
         ("nodeGroup", "instanceTypes") => {
-            json!({"type": "array", "items": {"type": "string"}, "maxItems": 20})
+            json!({"type": "array", "items": {"oneOf": [{"type": "string"}, {"$ref": "#/definitions/weightedInstanceType"}]}, "minItems": 1, "maxItems": 20, "description": "Instance types, each a name or (self-managed) `{type, weight}`: with weights, sizes count capacity units"})
         }
+        ("weightedInstanceType", "type") => string("An instance type"),
+        ("weightedInstanceType", "weight") => integer(
+            1,
+            MAX_WEIGHT,
+            "Capacity units one instance of the type counts for (`WeightedCapacity`)",
+        ),
+        ("nodeGroup", "instanceRequirements") => object_of(
+            "instanceRequirements",
+            "Self-managed: choose instance types by attributes instead of by name",
+        ),
+        ("instanceRequirements", "architecture") => {
+            let mut choices = one_of(ARCHITECTURES);
+            if let Value::Object(map) = &mut choices {
+                map.insert("description".into(), json!("The image's architecture (default x86_64): only matching types that run it are launched"));
+            }
+            choices
+        }
+        ("instanceRequirements", "vCpuCount") => object_of("range", "vCPUs (required)"),
+        ("instanceRequirements", "memoryMiB") => object_of("range", "Memory in MiB (required)"),
+        ("instanceRequirements", "instanceGenerations") => {
+            json!({"type": "array", "items": {"enum": INSTANCE_GENERATIONS}, "description": "Instance generations (default: both)"})
+        }
+        ("instanceRequirements", "excludedInstanceTypes") => {
+            json!({"type": "array", "items": {"type": "string", "pattern": "^[a-z0-9.*-]{1,30}$"}, "maxItems": 400, "description": "Instance types or wildcard patterns (`t2.*`) never chosen"})
+        }
+        ("range", "min") => json!({"type": "integer", "minimum": 1, "description": "The least"}),
+        ("range", "max") => {
+            json!({"type": "integer", "minimum": 1, "description": "The most (no upper bound when left out)"})
+        }
+        ("nodeGroup", "placementGroup") => {
+            json!({"type": "string", "minLength": 1, "maxLength": 255, "description": "An existing placement group the instances launch into"})
+        }
+        ("nodeGroup", "capacityReservation") => json!({
+            "description": "The capacity reservations the instances launch into: `open`, `none`, a reservation ID, or a resource group",
+            "oneOf": [
+                {"enum": ["open", "none"]},
+                {"type": "string", "pattern": "^cr-[0-9a-f]{17}$"},
+                {"$ref": "#/definitions/capacityReservation"}
+            ]
+        }),
+        ("capacityReservation", "resourceGroupArn") => {
+            json!({"type": "string", "pattern": "^arn:.+:resource-groups:.*:group/.+$", "description": "A resource group of capacity reservations"})
+        }
+        ("nodeGroup", "efa") => boolean(
+            "An Elastic Fabric Adapter as the primary interface, in a cluster placement group (EFA-capable types, one subnet)",
+        ),
         ("nodeGroup", "minSize") | ("nodeGroup", "desiredCapacity") => {
             integer(0, 10_000, "Instances")
         }
@@ -289,6 +335,15 @@ fn field(object: &str, name: &str) -> Option<Value> {
             json!({"enum": SPOT_ALLOCATION_STRATEGIES})
         }
         ("instancesDistribution", "capacityRebalance") => boolean("Capacity rebalancing"),
+        ("instancesDistribution", "onDemandAllocationStrategy") => {
+            json!({"enum": ON_DEMAND_ALLOCATION_STRATEGIES, "description": "prioritized (the order of instanceTypes; the default) or lowest-price (the default with instanceRequirements)"})
+        }
+        ("instancesDistribution", "spotInstancePools") => {
+            integer(1, 20, "Spot pools the lowest-price strategy spreads over")
+        }
+        ("instancesDistribution", "spotMaxPrice") => {
+            json!({"type": ["string", "number"], "pattern": "^[0-9]+(\\.[0-9]{1,5})?$", "description": "The most an hour of spot may cost, in US dollars (default: the on-demand price)"})
+        }
         ("nodeGroup", "capacityReservationId") => {
             json!({"type": "string", "pattern": "^cr-[0-9a-f]{17}$", "description": "Managed, with capacityType CAPACITY_BLOCK: the capacity block's reservation ID"})
         }
@@ -304,8 +359,12 @@ fn field(object: &str, name: &str) -> Option<Value> {
         ("lifecycle", "maxInstanceLifetime") => integer(86_400, 31_536_000, "Seconds"),
         ("lifecycle", "metricsCollection") => boolean("Group metrics"),
         ("lifecycle", "healthCheckGracePeriod") => integer(0, 7_200, "Seconds"),
-        ("lifecycle", "placementGroup") => string("A placement group"),
-        ("lifecycle", "capacityReservation") => string("open, none, or a capacity reservation ID"),
+        ("lifecycle", "placementGroup") => {
+            string("The older spelling of the group's `placementGroup`")
+        }
+        ("lifecycle", "capacityReservation") => {
+            string("The older spelling of the group's `capacityReservation`")
+        }
         ("updateConfig", "maxUnavailable") | ("updateConfig", "maxUnavailablePercentage") => {
             integer(1, 100, "Nodes or percent")
         }
@@ -370,6 +429,10 @@ fn objects() -> Vec<(&'static str, &'static [&'static str])> {
         ("updateConfig", UPDATE_CONFIG_FIELDS),
         ("nodeRepair", NODE_REPAIR_FIELDS),
         ("repairOverride", REPAIR_OVERRIDE_FIELDS),
+        ("weightedInstanceType", INSTANCE_TYPE_FIELDS),
+        ("instanceRequirements", REQUIREMENTS_FIELDS),
+        ("range", RANGE_FIELDS),
+        ("capacityReservation", CAPACITY_RESERVATION_FIELDS),
     ]
 }
 
@@ -421,8 +484,16 @@ pub fn json_schema() -> Value {
         definitions.insert(object.to_string(), object_schema(object, fields, &[]));
     }
     add_kubelet_fields(&mut definitions);
-    if let Some(Value::Object(entry)) = definitions.get_mut("override") {
-        entry.insert("required".into(), json!(["resource", "path"]));
+    for (object, required) in [
+        ("override", json!(["resource", "path"])),
+        ("weightedInstanceType", json!(["type", "weight"])),
+        ("instanceRequirements", json!(["vCpuCount", "memoryMiB"])),
+        ("range", json!(["min"])),
+        ("capacityReservation", json!(["resourceGroupArn"])),
+    ] {
+        if let Some(Value::Object(entry)) = definitions.get_mut(object) {
+            entry.insert("required".into(), required);
+        }
     }
     definitions.insert(
         "defaults".into(),

@@ -2,8 +2,9 @@
 //! policy and a rolling update that wait for real signals from the nodes.
 
 use super::inputs;
-use crate::blueprint::NodeGroup;
+use crate::blueprint::instances::default_on_demand_strategy;
 use crate::blueprint::tags::{NAME, user_name};
+use crate::blueprint::{InstanceRequirements, NodeGroup, Range};
 use crate::cfn::{Expr, Resource, Template};
 
 /// Processes suspended during a rolling update, so that health checks,
@@ -112,54 +113,60 @@ pub fn lower(template: &mut Template, group: &NodeGroup, context: &Context<'_>) 
             "DesiredCapacity",
             group.desired_capacity.map(|d| Expr::str(d.to_string())),
         );
-    resource = match (&group.distribution, group.instance_types.len()) {
-        (None, 1) => resource.prop("LaunchTemplate", launch_template),
-        (distribution, _) => {
-            let overrides = group
-                .instance_types
-                .iter()
-                .map(|t| Expr::map([("InstanceType", Expr::str(&t.value))]));
-            let mut instances = Expr::map([
-                ("OnDemandAllocationStrategy", Expr::str("prioritized")),
-                ("OnDemandBaseCapacity", Expr::Int(0)),
-                ("OnDemandPercentageAboveBaseCapacity", Expr::Int(100)),
-            ]);
-            if let (Some(distribution), Expr::Map(entries)) = (distribution, &mut instances) {
-                entries.insert(
-                    "OnDemandBaseCapacity".into(),
-                    Expr::from(distribution.on_demand_base_capacity),
-                );
-                entries.insert(
-                    "OnDemandPercentageAboveBaseCapacity".into(),
-                    Expr::from(distribution.on_demand_percentage_above_base),
-                );
-                entries.insert(
-                    "SpotAllocationStrategy".into(),
-                    Expr::str(&distribution.spot_allocation_strategy),
-                );
+    let mixed = group.distribution.is_some()
+        || group.instance_types.len() != 1
+        || !group.weights.is_empty();
+    resource = if mixed {
+        let distribution = group.distribution.as_ref();
+        let on_demand_strategy = distribution.map_or_else(
+            || default_on_demand_strategy(group.instance_requirements.is_some()),
+            |d| d.on_demand_allocation_strategy.as_str(),
+        );
+        let mut instances = vec![
+            ("OnDemandAllocationStrategy", Expr::str(on_demand_strategy)),
+            (
+                "OnDemandBaseCapacity",
+                Expr::from(distribution.map_or(0, |d| d.on_demand_base_capacity)),
+            ),
+            (
+                "OnDemandPercentageAboveBaseCapacity",
+                Expr::from(distribution.map_or(100, |d| d.on_demand_percentage_above_base)),
+            ),
+        ];
+        if let Some(distribution) = distribution {
+            instances.push((
+                "SpotAllocationStrategy",
+                Expr::str(&distribution.spot_allocation_strategy),
+            ));
+            if let Some(pools) = distribution.spot_instance_pools {
+                instances.push(("SpotInstancePools", Expr::from(pools)));
             }
-            resource
-                .prop_opt(
-                    "CapacityRebalance",
-                    distribution
-                        .as_ref()
-                        .filter(|d| d.capacity_rebalance)
-                        .map(|_| Expr::Bool(true)),
-                )
-                .prop(
-                    "MixedInstancesPolicy",
-                    Expr::map([
-                        ("InstancesDistribution", instances),
-                        (
-                            "LaunchTemplate",
-                            Expr::map([
-                                ("LaunchTemplateSpecification", launch_template),
-                                ("Overrides", Expr::list(overrides)),
-                            ]),
-                        ),
-                    ]),
-                )
+            if let Some(price) = &distribution.spot_max_price {
+                instances.push(("SpotMaxPrice", Expr::str(price)));
+            }
         }
+        resource
+            .prop_opt(
+                "CapacityRebalance",
+                distribution
+                    .filter(|d| d.capacity_rebalance)
+                    .map(|_| Expr::Bool(true)),
+            )
+            .prop(
+                "MixedInstancesPolicy",
+                Expr::map([
+                    ("InstancesDistribution", Expr::map(instances)),
+                    (
+                        "LaunchTemplate",
+                        Expr::map([
+                            ("LaunchTemplateSpecification", launch_template),
+                            ("Overrides", overrides(group)),
+                        ]),
+                    ),
+                ]),
+            )
+    } else {
+        resource.prop("LaunchTemplate", launch_template)
     };
     let lifecycle = &group.lifecycle;
     let mut resource = resource
@@ -183,7 +190,8 @@ pub fn lower(template: &mut Template, group: &NodeGroup, context: &Context<'_>) 
         )
         .prop("Tags", Expr::List(tags));
 
-    let count = group.initial_capacity();
+    // Weighted sizes count capacity units, and signals come from instances.
+    let count = group.initial_instances();
     if count > 0 {
         resource.creation_policy = Some(Expr::map([(
             "ResourceSignal",
@@ -218,6 +226,52 @@ pub fn lower(template: &mut Template, group: &NodeGroup, context: &Context<'_>) 
     template.resources.insert(id.clone(), resource);
     lower_lifecycle(template, group, &id);
     id
+}
+
+/// The mixed instances policy's overrides: the instance types, each with
+/// its weight (a string in this API), or the attributes that choose them.
+fn overrides(group: &NodeGroup) -> Expr {
+    if let Some(requirements) = &group.instance_requirements {
+        return Expr::list([Expr::map([(
+            "InstanceRequirements",
+            instance_requirements(requirements),
+        )])]);
+    }
+    Expr::list(group.instance_types.iter().enumerate().map(|(i, t)| {
+        let mut entries = vec![("InstanceType", Expr::str(&t.value))];
+        if let Some(weight) = group.weights.get(i) {
+            entries.push(("WeightedCapacity", Expr::str(weight.to_string())));
+        }
+        Expr::map(entries)
+    }))
+}
+
+/// `InstanceRequirements`: it has no architecture; the image's decides
+/// which of the matching types the group launches.
+fn instance_requirements(requirements: &InstanceRequirements) -> Expr {
+    let range = |range: &Range| {
+        let mut entries = vec![("Min", Expr::from(range.min))];
+        if let Some(max) = range.max {
+            entries.push(("Max", Expr::from(max)));
+        }
+        Expr::map(entries)
+    };
+    let mut entries = Vec::new();
+    if !requirements.excluded_instance_types.is_empty() {
+        entries.push((
+            "ExcludedInstanceTypes",
+            Expr::list(requirements.excluded_instance_types.iter().map(Expr::str)),
+        ));
+    }
+    if !requirements.generations.is_empty() {
+        entries.push((
+            "InstanceGenerations",
+            Expr::list(requirements.generations.iter().map(Expr::str)),
+        ));
+    }
+    entries.push(("MemoryMiB", range(&requirements.memory_mib)));
+    entries.push(("VCpuCount", range(&requirements.vcpu)));
+    Expr::map(entries)
 }
 
 /// The termination hook that belongs to the group.

@@ -10,7 +10,9 @@ use super::userdata::{
     self, Bootstrap, EfsMount, ExtraPart, Label, Mode, Share, Signal, Taint, UserDataInput,
 };
 use crate::blueprint::tags::{NAME, user_name};
-use crate::blueprint::{Ami, AmiFamily, Blueprint, NodeGroup, SignalClient};
+use crate::blueprint::{
+    Ami, AmiFamily, Blueprint, CapacityReservation, NodeGroup, PlacementGroup, SignalClient,
+};
 use crate::cfn::sub::SubBuilder;
 use crate::cfn::{Expr, Pseudo, Resource, Template};
 
@@ -103,7 +105,6 @@ pub fn lower(
         ("HttpPutResponseHopLimit", Expr::from(group.imds.hop_limit)),
     ]);
 
-    let lifecycle = &group.lifecycle;
     // A managed group on a capacity block launches into its reservation
     // with the `capacity-block` market type, and EKS takes its one instance
     // type from here rather than from the node group.
@@ -111,22 +112,42 @@ pub fn lower(
         .managed
         .as_ref()
         .and_then(|m| m.capacity_reservation_id.as_deref());
-    let capacity_reservation = capacity_block
-        .or(lifecycle.capacity_reservation.as_deref())
-        .map(|reservation| match reservation {
-            "open" | "none" => {
-                Expr::map([("CapacityReservationPreference", Expr::str(reservation))])
-            }
-            id => Expr::map([(
-                "CapacityReservationTarget",
-                Expr::map([("CapacityReservationId", Expr::str(id))]),
-            )]),
-        });
+    let capacity_reservation = match (capacity_block, &group.capacity_reservation) {
+        (Some(id), _) => Some(reservation_target("CapacityReservationId", id)),
+        (None, Some(CapacityReservation::Open)) => Some(preference("open")),
+        (None, Some(CapacityReservation::None)) => Some(preference("none")),
+        (None, Some(CapacityReservation::Id(id))) => {
+            Some(reservation_target("CapacityReservationId", id))
+        }
+        (None, Some(CapacityReservation::ResourceGroup(arn))) => Some(reservation_target(
+            "CapacityReservationResourceGroupArn",
+            arn,
+        )),
+        (None, None) => None,
+    };
+    let placement = group.placement_group.as_ref().map(|placement| {
+        let name = match placement {
+            PlacementGroup::Named(name) => Expr::str(name),
+            PlacementGroup::Cluster => Expr::reference(placement_group_id(group)),
+        };
+        Expr::map([("GroupName", name)])
+    });
+    // An EFA is the primary interface, which then carries the security
+    // groups: EC2 refuses `SecurityGroupIds` beside network interfaces.
+    let network_interfaces = group.efa.then(|| {
+        Expr::list([Expr::map([
+            ("DeleteOnTermination", Expr::Bool(true)),
+            ("DeviceIndex", Expr::Int(0)),
+            ("Groups", Expr::List(security_groups.clone())),
+            ("InterfaceType", Expr::str("efa")),
+        ])])
+    });
     // A managed group lists its instance types itself; a self-managed group
     // with several types or a spot mix lists them in its mixed instances
     // policy.
     let instance_type = ((!managed || capacity_block.is_some())
         && group.instance_types.len() == 1
+        && group.weights.is_empty()
         && group.distribution.is_none())
     .then(|| Expr::str(&group.instance_types[0].value));
     let (user_data, oversized) = user_data(group, context)?;
@@ -154,20 +175,18 @@ pub fn lower(
         .prop_opt("InstanceType", instance_type)
         .prop_opt("KeyName", group.key_name.as_deref())
         .prop("MetadataOptions", metadata)
+        .prop_opt("NetworkInterfaces", network_interfaces)
         .prop_opt(
             "Monitoring",
             group
                 .detailed_monitoring
                 .then(|| Expr::map([("Enabled", Expr::Bool(true))])),
         )
+        .prop_opt("Placement", placement)
         .prop_opt(
-            "Placement",
-            lifecycle
-                .placement_group
-                .as_deref()
-                .map(|name| Expr::map([("GroupName", Expr::str(name))])),
+            "SecurityGroupIds",
+            (!group.efa).then_some(Expr::List(security_groups)),
         )
-        .prop("SecurityGroupIds", Expr::List(security_groups))
         .prop("TagSpecifications", Expr::List(tag_specifications))
         .prop_opt("UserData", user_data.map(Expr::base64));
 
@@ -177,6 +196,24 @@ pub fn lower(
             .prop("LaunchTemplateData", Expr::Map(data.properties)),
     );
     Ok((id, oversized))
+}
+
+/// The logical ID of the cluster placement group made for a group.
+pub fn placement_group_id(group: &NodeGroup) -> String {
+    format!("{}PlacementGroup", group.logical_id)
+}
+
+fn preference(value: &str) -> Expr {
+    Expr::map([("CapacityReservationPreference", Expr::str(value))])
+}
+
+/// A resource group ARN may be written with `${AWS::Partition}`, so it is
+/// `Fn::Sub` when it holds a variable.
+fn reservation_target(key: &str, value: &str) -> Expr {
+    Expr::map([(
+        "CapacityReservationTarget",
+        Expr::map([(key, Expr::sub_or_str(value))]),
+    )])
 }
 
 /// The root device of each family's images; Bottlerocket's OS volume is

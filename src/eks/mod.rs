@@ -23,9 +23,9 @@ pub mod userdata;
 
 use indexmap::IndexMap;
 
-use crate::blueprint::{AuthenticationMode, Blueprint};
+use crate::blueprint::{AuthenticationMode, Blueprint, PlacementGroup};
 use crate::cfn::sub::SubBuilder;
-use crate::cfn::{Expr, Output, Template};
+use crate::cfn::{Expr, Output, Resource, Template};
 use crate::source::Span;
 use inputs::ClusterValues;
 
@@ -91,7 +91,8 @@ pub fn lower(blueprint: &Blueprint) -> Result<Lowered, Error> {
         ("k8s.io/cluster-autoscaler/", None),
         ("ClusterName", Some(&cluster.name)),
     ]);
-    security_group::lower(&mut template, &cluster, &cluster_tag_key);
+    let efa = blueprint.node_groups.iter().any(|g| g.efa);
+    security_group::lower(&mut template, &cluster, &cluster_tag_key, efa);
     record_origins(&template, &mut origins, blueprint.cluster.name.span);
     access::lower_shared(&mut template, blueprint, &cluster.name);
     record_origins(&template, &mut origins, blueprint.cluster.node_access_span);
@@ -111,6 +112,14 @@ pub fn lower(blueprint: &Blueprint) -> Result<Lowered, Error> {
             .managed
             .is_none()
             .then(|| autoscaling::logical_id(group));
+        if group.placement_group == Some(PlacementGroup::Cluster) {
+            // EFA nodes talk over a low-latency network in one cluster
+            // placement group of their own.
+            template.resources.insert(
+                launch_template::placement_group_id(group),
+                Resource::new("AWS::EC2::PlacementGroup").prop("Strategy", "cluster"),
+            );
+        }
         let (launch_template, oversized) = launch_template::lower(
             &mut template,
             group,

@@ -8,7 +8,10 @@ use crate::cfn::{Expr, Resource, Template};
 
 pub const NODE_SECURITY_GROUP: &str = "NodeSecurityGroup";
 
-pub fn lower(template: &mut Template, cluster: &ClusterValues, cluster_tag_key: &Expr) {
+/// `efa`: some group has an Elastic Fabric Adapter, which needs all
+/// traffic to and from the group itself allowed, outbound too
+/// (<https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa-start.html>).
+pub fn lower(template: &mut Template, cluster: &ClusterValues, cluster_tag_key: &Expr, efa: bool) {
     let node = || Expr::reference(NODE_SECURITY_GROUP);
     let control_plane = || cluster.control_plane_security_group.clone();
     template.resources.insert(
@@ -122,5 +125,19 @@ pub fn lower(template: &mut Template, cluster: &ClusterValues, cluster_tag_key: 
     ];
     for (id, resource) in rules {
         template.resources.insert(id.to_string(), resource);
+    }
+    if efa {
+        template.resources.insert(
+            "NodeSecurityGroupEfaEgress".to_string(),
+            rule(
+                egress,
+                "Allow EFA traffic from nodes to each other",
+                node(),
+                "DestinationSecurityGroupId",
+                node(),
+                "-1",
+                None,
+            ),
+        );
     }
 }

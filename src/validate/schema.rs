@@ -117,6 +117,10 @@ const EMBEDDED: &[(&str, &str)] = &[
         include_str!("../../schemas/resources/aws_ec2_launchtemplate.json"),
     ),
     (
+        "AWS::EC2::PlacementGroup",
+        include_str!("../../schemas/resources/aws_ec2_placementgroup.json"),
+    ),
+    (
         "AWS::EC2::SecurityGroup",
         include_str!("../../schemas/resources/aws_ec2_securitygroup.json"),
     ),

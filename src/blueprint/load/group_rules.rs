@@ -5,6 +5,7 @@
 
 use super::ami;
 use super::families::{check_bootstrap_limits, check_family, check_signal_client};
+use super::instances::check_instances;
 use super::kubelet::KUBELET_FIELDS;
 use super::node_config::check_node_config;
 use super::node_group::{
@@ -12,7 +13,7 @@ use super::node_group::{
     check_nodegroup_name,
 };
 use crate::blueprint::decode::{Decoder, Located};
-use crate::blueprint::instances::instance_info;
+use crate::blueprint::instances::{default_on_demand_strategy, instance_info};
 use crate::blueprint::max_pods;
 use crate::blueprint::*;
 use crate::eks::kubelet_config;
@@ -64,10 +65,13 @@ pub(super) fn resolve_group(
             Some("AL2 images end with Kubernetes 1.32; use `amiFamily: AmazonLinux2023`".into());
     }
 
+    let requirements = spec.instance_requirements.as_ref();
     let instance_types: Vec<Located<String>> = match (&spec.instance_type, &spec.instance_types) {
-        (Some(single), None) => vec![single.clone()],
-        (None, Some(list)) if !list.value.is_empty() => list.value.clone(),
-        (None, Some(list)) => {
+        (Some(single), None) if requirements.is_none() => vec![single.clone()],
+        (None, Some(list)) if requirements.is_none() && !list.value.is_empty() => {
+            list.value.iter().map(|t| t.name.clone()).collect()
+        }
+        (None, Some(list)) if requirements.is_none() => {
             d.error(list.span, "`instanceTypes` is empty").help =
                 Some("list at least one instance type".into());
             Vec::new()
@@ -78,13 +82,35 @@ pub(super) fn resolve_group(
                 Some("use `instanceType` for one type or `instanceTypes` for several".into());
             Vec::new()
         }
-        (None, None) if spec.reported.iter().any(|f| f.starts_with("instanceType")) => Vec::new(),
+        (Some(_), None) | (None, Some(_)) => {
+            let at = spec.instance_type.as_ref().map_or_else(
+                || spec.instance_types.as_ref().map_or(name.span, |t| t.span),
+                |t| t.span,
+            );
+            d.error(
+                at,
+                "`instanceRequirements` is set, and instance types are named too",
+            )
+            .help = Some(
+                "choose the types by their attributes (`instanceRequirements`) or by name, not both".into(),
+            );
+            Vec::new()
+        }
+        (None, None) if requirements.is_some() => Vec::new(),
+        (None, None)
+            if spec
+                .reported
+                .iter()
+                .any(|f| f.starts_with("instanceType") || *f == "instanceRequirements") =>
+        {
+            Vec::new()
+        }
         (None, None) => {
             d.error(
                 name.span,
                 format!("node group `{}` has no instance type", name.value),
             )
-            .help = Some("add `instanceType: m6i.large` (or set it in `defaults`)".into());
+            .help = Some("add `instanceType: m6i.large` (or set it in `defaults`), or `instanceRequirements`".into());
             Vec::new()
         }
     };
@@ -126,7 +152,10 @@ pub(super) fn resolve_group(
             Some(_) => {}
         }
     }
-    let arch = arch.map_or(Arch::X86_64, |(arch, _)| arch);
+    let arch = match requirements {
+        Some(requirements) => requirements.value.arch,
+        None => arch.map_or(Arch::X86_64, |(arch, _)| arch),
+    };
     let family_at = spec.ami_family.as_ref().map_or(name.span, |f| f.span);
     check_family(
         d,
@@ -192,6 +221,8 @@ pub(super) fn resolve_group(
             Located::new(Subnets::List(Vec::new()), name.span)
         }
     };
+
+    let instances = check_instances(d, &spec, is_managed, ami_family, family_at, &subnets);
 
     let root = &spec.root_volume;
     let volume_type = root
@@ -278,7 +309,13 @@ pub(super) fn resolve_group(
         .signal_timeout
         .as_ref()
         .map_or("PT15M".to_string(), |t| t.value.clone());
-    let initial = spec.desired_capacity.as_ref().map_or(min_size, |v| v.value);
+    // With weights, sizes count capacity units; the rolling update counts
+    // instances, of which there are at least the units over the largest
+    // weight.
+    let initial = instance_count(
+        spec.desired_capacity.as_ref().map_or(min_size, |v| v.value),
+        &instances.weights,
+    );
     let min_in_service = match &spec.update.min_instances_in_service {
         Some(value) => {
             if value.value >= max_size {
@@ -420,34 +457,14 @@ pub(super) fn resolve_group(
             && capacity.value == CapacityType::CapacityBlock
         {
             d.error(capacity.span, "`CAPACITY_BLOCK` is for managed node groups")
-                .help = Some("use `lifecycle.capacityReservation` for a self-managed group".into());
+                .help = Some("use `capacityReservation` for a self-managed group".into());
         }
         None
     };
     let distribution = if is_managed {
         None
     } else {
-        let written = spec.distribution.as_ref().map(|d| d.value.clone());
-        let spot = capacity_type == CapacityType::Spot;
-        match (written, spot) {
-            (None, false) => None,
-            (written, _) => {
-                let written = written.unwrap_or_default();
-                let percentage =
-                    written
-                        .on_demand_percentage_above_base
-                        .unwrap_or(if spot { 0 } else { 100 });
-                let base = written.on_demand_base_capacity.unwrap_or(0);
-                Some(InstancesDistribution {
-                    on_demand_base_capacity: base,
-                    on_demand_percentage_above_base: percentage,
-                    spot_allocation_strategy: written
-                        .spot_allocation_strategy
-                        .unwrap_or_else(|| "price-capacity-optimized".to_string()),
-                    capacity_rebalance: written.capacity_rebalance.unwrap_or(percentage < 100),
-                })
-            }
-        }
+        resolve_distribution(d, &spec, capacity_type == CapacityType::Spot)
     };
     let mut labels: Vec<(String, String)> = spec
         .labels
@@ -503,6 +520,11 @@ pub(super) fn resolve_group(
         accelerator,
         distribution,
         lifecycle: spec.lifecycle.map(|l| l.value).unwrap_or_default(),
+        weights: instances.weights,
+        instance_requirements: spec.instance_requirements.map(|r| r.value),
+        placement_group: instances.placement_group,
+        capacity_reservation: instances.capacity_reservation,
+        efa: instances.efa,
         bootstrap_arguments: spec.bootstrap_arguments.map(|b| b.value),
         per_az: spec.per_az.is_some_and(|p| p.value),
         instance_types,
@@ -579,6 +601,68 @@ pub(super) fn resolve_group(
         field_spans: spec.written.clone(),
         span,
         name,
+    })
+}
+
+/// How many instances make `units` of capacity at least: the units over
+/// the largest weight, rounded up (the units themselves without weights),
+/// as [`NodeGroup::initial_instances`] counts them.
+pub(super) fn instance_count(units: u32, weights: &[u32]) -> u32 {
+    let largest = weights.iter().copied().max().unwrap_or(1).max(1);
+    units.div_ceil(largest)
+}
+
+/// The spot and on-demand mix of a self-managed group, when it has one:
+/// it is written, or the group is a spot group.
+fn resolve_distribution(
+    d: &mut Decoder,
+    spec: &GroupSpec,
+    spot: bool,
+) -> Option<InstancesDistribution> {
+    let written = spec.distribution.as_ref().map(|d| d.value.clone());
+    if written.is_none() && !spot {
+        return None;
+    }
+    let written = written.unwrap_or_default();
+    let by_attributes = spec.instance_requirements.is_some();
+    if let Some(strategy) = &written.on_demand_allocation_strategy
+        && by_attributes
+        && strategy.value == "prioritized"
+    {
+        d.error(
+            strategy.span,
+            "`prioritized` needs instance types in an order, and `instanceRequirements` gives none",
+        )
+        .help = Some("use `lowest-price`, the default with `instanceRequirements`".into());
+    }
+    let spot_strategy = written
+        .spot_allocation_strategy
+        .as_ref()
+        .map_or("price-capacity-optimized", |s| s.value.as_str());
+    if let Some(pools) = &written.spot_instance_pools
+        && spot_strategy != "lowest-price"
+    {
+        let message = format!(
+            "`spotInstancePools` applies to the `lowest-price` spot strategy, not `{spot_strategy}`"
+        );
+        d.error(pools.span, message).help = Some(
+            "set `spotAllocationStrategy: lowest-price`, or remove `spotInstancePools`".into(),
+        );
+    }
+    let percentage = written
+        .on_demand_percentage_above_base
+        .unwrap_or(if spot { 0 } else { 100 });
+    Some(InstancesDistribution {
+        on_demand_base_capacity: written.on_demand_base_capacity.unwrap_or(0),
+        on_demand_percentage_above_base: percentage,
+        on_demand_allocation_strategy: written.on_demand_allocation_strategy.map_or_else(
+            || default_on_demand_strategy(by_attributes).to_string(),
+            |s| s.value,
+        ),
+        spot_allocation_strategy: spot_strategy.to_string(),
+        spot_instance_pools: written.spot_instance_pools.map(|p| p.value),
+        spot_max_price: written.spot_max_price,
+        capacity_rebalance: written.capacity_rebalance.unwrap_or(percentage < 100),
     })
 }
 

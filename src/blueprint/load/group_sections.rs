@@ -3,6 +3,9 @@
 //! `instancesDistribution`, `lifecycle` and `updateConfig`.
 
 use super::iam;
+use super::instances::{
+    ON_DEMAND_ALLOCATION_STRATEGIES, check_placement_group_name, decode_capacity_reservation,
+};
 use super::sources::decode_source;
 use super::{Opt, duration, first_column, missing, opt_bool, opt_string, opt_strings, opt_u32};
 use crate::blueprint::decode::{Decoder, Located};
@@ -15,6 +18,9 @@ pub(in crate::blueprint) const DISTRIBUTION_FIELDS: &[&str] = &[
     "onDemandPercentageAboveBaseCapacity",
     "spotAllocationStrategy",
     "capacityRebalance",
+    "onDemandAllocationStrategy",
+    "spotInstancePools",
+    "spotMaxPrice",
 ];
 pub(in crate::blueprint) const LIFECYCLE_FIELDS: &[&str] = &[
     "terminationHookTimeout",
@@ -88,8 +94,11 @@ pub(in crate::blueprint) const HTTP_TOKENS: &[(&str, bool)] =
 pub(super) struct DistributionSpec {
     pub(super) on_demand_base_capacity: Option<u32>,
     pub(super) on_demand_percentage_above_base: Option<u32>,
-    pub(super) spot_allocation_strategy: Option<String>,
+    pub(super) spot_allocation_strategy: Option<Located<String>>,
     pub(super) capacity_rebalance: Option<bool>,
+    pub(super) on_demand_allocation_strategy: Option<Located<String>>,
+    pub(super) spot_instance_pools: Option<Located<u32>>,
+    pub(super) spot_max_price: Option<String>,
 }
 
 #[derive(Clone, Default)]
@@ -155,14 +164,31 @@ pub(super) fn decode_distribution(d: &mut Decoder, node: &Node) -> Opt<Distribut
                     SPOT_ALLOCATION_STRATEGIES,
                 )
             })
-            .map(|c| c.value.to_string()),
+            .map(|c| Located::new(c.value.to_string(), c.span)),
         capacity_rebalance: opt_bool(d, &mut f, p, "capacityRebalance").map(|v| v.value),
+        on_demand_allocation_strategy: f
+            .get("onDemandAllocationStrategy")
+            .and_then(|n| {
+                d.name_choice(
+                    "instancesDistribution.onDemandAllocationStrategy",
+                    n,
+                    ON_DEMAND_ALLOCATION_STRATEGIES,
+                )
+            })
+            .map(|c| Located::new(c.value.to_string(), c.span)),
+        spot_instance_pools: opt_u32(d, &mut f, p, "spotInstancePools", 1, 20),
+        spot_max_price: f.get("spotMaxPrice").and_then(|n| spot_max_price(d, n)),
     };
     f.finish(d, "`instancesDistribution`");
     Some(Located::new(spec, node.span))
 }
 
-pub(super) fn decode_lifecycle(d: &mut Decoder, node: &Node) -> Opt<Lifecycle> {
+/// `lifecycle`, and the placement group and capacity reservation that may
+/// still be written in it (the older spelling of the group fields).
+pub(super) fn decode_lifecycle(
+    d: &mut Decoder,
+    node: &Node,
+) -> Option<(Located<Lifecycle>, Opt<String>, Opt<CapacityReservation>)> {
     let mut f = d.fields("lifecycle", node, LIFECYCLE_FIELDS)?;
     let p = "lifecycle.";
     if f.get("warmPool").is_some()
@@ -177,22 +203,51 @@ pub(super) fn decode_lifecycle(d: &mut Decoder, node: &Node) -> Opt<Lifecycle> {
         );
     }
     let lifecycle = Lifecycle {
-        termination_hook: opt_u32(d, &mut f, p, "terminationHookTimeout", 30, 7_200).map(|v| v.value),
-        max_instance_lifetime: opt_u32(d, &mut f, p, "maxInstanceLifetime", 86_400, 31_536_000).map(|v| v.value),
+        termination_hook: opt_u32(d, &mut f, p, "terminationHookTimeout", 30, 7_200)
+            .map(|v| v.value),
+        max_instance_lifetime: opt_u32(d, &mut f, p, "maxInstanceLifetime", 86_400, 31_536_000)
+            .map(|v| v.value),
         metrics_collection: opt_bool(d, &mut f, p, "metricsCollection").is_some_and(|v| v.value),
-        health_check_grace_period: opt_u32(d, &mut f, p, "healthCheckGracePeriod", 0, 7_200).map(|v| v.value),
-        placement_group: opt_string(d, &mut f, p, "placementGroup").map(|v| v.value),
-        capacity_reservation: opt_string(d, &mut f, p, "capacityReservation").and_then(|v| {
-            let ok = v.value == "open" || v.value == "none" || v.value.starts_with("cr-");
-            if !ok {
-                d.error(v.span, format!("`lifecycle.capacityReservation` cannot be `{}`", v.value)).help =
-                    Some("write `open`, `none`, or a capacity reservation ID like `cr-0123456789abcdef0`".into());
-            }
-            ok.then_some(v.value)
-        }),
+        health_check_grace_period: opt_u32(d, &mut f, p, "healthCheckGracePeriod", 0, 7_200)
+            .map(|v| v.value),
     };
+    let placement_group = opt_string(d, &mut f, p, "placementGroup")
+        .filter(|name| check_placement_group_name(d, name));
+    let capacity_reservation = f
+        .get("capacityReservation")
+        .and_then(|n| decode_capacity_reservation(d, "lifecycle.capacityReservation", n));
     f.finish(d, "`lifecycle`");
-    Some(Located::new(lifecycle, node.span))
+    Some((
+        Located::new(lifecycle, node.span),
+        placement_group,
+        capacity_reservation,
+    ))
+}
+
+/// `spotMaxPrice`: US dollars an hour, as EC2 writes prices (`"0.35"`,
+/// up to 5 decimals); a number written without quotes is taken as written.
+fn spot_max_price(d: &mut Decoder, node: &Node) -> Option<String> {
+    let field = "instancesDistribution.spotMaxPrice";
+    let text = d.string_or_number(field, node)?;
+    let valid = match text.value.split_once('.') {
+        Some((whole, fraction)) => {
+            !whole.is_empty()
+                && whole.chars().all(|c| c.is_ascii_digit())
+                && (1..=5).contains(&fraction.len())
+                && fraction.chars().all(|c| c.is_ascii_digit())
+        }
+        None => !text.value.is_empty() && text.value.chars().all(|c| c.is_ascii_digit()),
+    };
+    let positive = text.value.chars().any(|c| matches!(c, '1'..='9'));
+    if !valid || !positive {
+        let message = format!("`{field}` `{}` is not a price", text.value);
+        d.error(text.span, message).help = Some(
+            "write US dollars an hour above zero with at most 5 decimals, e.g. `\"0.35\"`; leave it out to cap spot at the on-demand price".into(),
+        );
+        return None;
+    }
+    // At most 255 characters, as `SpotMaxPrice` allows.
+    (text.value.len() <= 255).then_some(text.value)
 }
 
 /// `updateConfig`: how many nodes a version update may take down at once,

@@ -15,6 +15,7 @@ mod families;
 mod group_rules;
 mod group_sections;
 mod iam;
+mod instances;
 mod kubelet;
 mod node_config;
 mod node_group;
@@ -52,6 +53,10 @@ pub(super) use group_sections::{
     UPDATE_STRATEGIES, VOLUME_FIELDS, VOLUME_TYPES,
 };
 pub(super) use iam::{STATEMENT_FIELDS, TOP_IAM_FIELDS};
+pub(super) use instances::{
+    ARCHITECTURES, CAPACITY_RESERVATION_FIELDS, INSTANCE_GENERATIONS, INSTANCE_TYPE_FIELDS,
+    MAX_WEIGHT, ON_DEMAND_ALLOCATION_STRATEGIES, RANGE_FIELDS, REQUIREMENTS_FIELDS,
+};
 pub(super) use kubelet::{CPU_MANAGER_POLICIES, GENERATED as KUBELET_GENERATED, KUBELET_FIELDS};
 pub(super) use node_group::{
     CAPACITY_TYPES, CLUSTER_AUTOSCALER_FIELDS, GROUP_FIELDS, SIGNAL_CLIENTS,

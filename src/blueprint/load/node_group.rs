@@ -7,6 +7,10 @@ use super::group_sections::{
     decode_efs, decode_iam, decode_imds, decode_lifecycle, decode_subnets, decode_taint,
     decode_update, decode_update_config, decode_volume,
 };
+use super::instances::{
+    TypeSpec, check_placement_group_name, decode_capacity_reservation, decode_instance_types,
+    decode_requirements, is_reservation_id,
+};
 use super::kubelet::decode_kubelet;
 use super::node_repair::decode_node_repair;
 use super::{Opt, duration, opt_bool, opt_string, opt_strings, opt_u32};
@@ -63,6 +67,10 @@ pub(in crate::blueprint) const GROUP_FIELDS: &[&str] = &[
     "capacityReservationId",
     "nodeRepair",
     "autoScalingGroupName",
+    "instanceRequirements",
+    "placementGroup",
+    "capacityReservation",
+    "efa",
 ];
 /// `clusterAutoscaler` written as a mapping.
 pub(in crate::blueprint) const CLUSTER_AUTOSCALER_FIELDS: &[&str] = &["enabled", "priority"];
@@ -104,7 +112,14 @@ pub(super) struct GroupSpec {
     pub(super) ami: Opt<Ami>,
     pub(super) fips: Opt<bool>,
     pub(super) instance_type: Opt<String>,
-    pub(super) instance_types: Opt<Vec<Located<String>>>,
+    pub(super) instance_types: Opt<Vec<TypeSpec>>,
+    pub(super) instance_requirements: Opt<InstanceRequirements>,
+    pub(super) placement_group: Opt<String>,
+    pub(super) capacity_reservation: Opt<CapacityReservation>,
+    /// The older spellings under `lifecycle`, taken with it.
+    pub(super) lifecycle_placement_group: Opt<String>,
+    pub(super) lifecycle_capacity_reservation: Opt<CapacityReservation>,
+    pub(super) efa: Opt<bool>,
     pub(super) min_size: Opt<u32>,
     pub(super) max_size: Opt<u32>,
     pub(super) desired_capacity: Opt<u32>,
@@ -178,13 +193,41 @@ impl GroupSpec {
     pub(super) fn over(self, defaults: &GroupSpec) -> GroupSpec {
         let d = defaults.clone();
         let undiscovered = self.cluster_autoscaler.as_ref().is_some_and(|e| !e.value);
+        // `instanceType`, `instanceTypes` and `instanceRequirements` are one
+        // choice: a group that makes it takes none of them from `defaults`.
+        let chooses_types = self.instance_type.is_some()
+            || self.instance_types.is_some()
+            || self.instance_requirements.is_some();
+        let (d_type, d_types, d_requirements) = if chooses_types {
+            (None, None, None)
+        } else {
+            (d.instance_type, d.instance_types, d.instance_requirements)
+        };
+        let (lifecycle_placement_group, lifecycle_capacity_reservation) =
+            if self.lifecycle.is_some() {
+                (
+                    self.lifecycle_placement_group,
+                    self.lifecycle_capacity_reservation,
+                )
+            } else {
+                (
+                    d.lifecycle_placement_group,
+                    d.lifecycle_capacity_reservation,
+                )
+            };
         GroupSpec {
             name: self.name,
             ami_family: self.ami_family.or(d.ami_family),
             ami: self.ami.or(d.ami),
             fips: self.fips.or(d.fips),
-            instance_type: self.instance_type.or(d.instance_type),
-            instance_types: self.instance_types.or(d.instance_types),
+            instance_type: self.instance_type.or(d_type),
+            instance_types: self.instance_types.or(d_types),
+            instance_requirements: self.instance_requirements.or(d_requirements),
+            placement_group: self.placement_group.or(d.placement_group),
+            capacity_reservation: self.capacity_reservation.or(d.capacity_reservation),
+            lifecycle_placement_group,
+            lifecycle_capacity_reservation,
+            efa: self.efa.or(d.efa),
             min_size: self.min_size.or(d.min_size),
             max_size: self.max_size.or(d.max_size),
             desired_capacity: self.desired_capacity.or(d.desired_capacity),
@@ -302,10 +345,19 @@ pub(super) fn decode_group_spec(d: &mut Decoder, node: &Node, context: &str) -> 
     spec.instance_type = f
         .get("instanceType")
         .and_then(|n| d.string("instanceType", n));
-    spec.instance_types = f.get("instanceTypes").and_then(|n| {
-        d.string_list("instanceTypes", n)
-            .map(|types| Located::new(types, n.span))
+    spec.instance_types = f
+        .get("instanceTypes")
+        .and_then(|n| decode_instance_types(d, n));
+    spec.instance_requirements = f.get("instanceRequirements").and_then(|n| {
+        let at = f.key_span("instanceRequirements").unwrap_or(n.span);
+        decode_requirements(d, n, at)
     });
+    spec.placement_group = opt_string(d, &mut f, "", "placementGroup")
+        .filter(|name| check_placement_group_name(d, name));
+    spec.capacity_reservation = f
+        .get("capacityReservation")
+        .and_then(|n| decode_capacity_reservation(d, "capacityReservation", n));
+    spec.efa = opt_bool(d, &mut f, "", "efa");
     spec.min_size = opt_u32(d, &mut f, "", "minSize", 0, 10_000);
     spec.max_size = opt_u32(d, &mut f, "", "maxSize", 1, 10_000);
     spec.desired_capacity = opt_u32(d, &mut f, "", "desiredCapacity", 0, 10_000);
@@ -405,7 +457,13 @@ pub(super) fn decode_group_spec(d: &mut Decoder, node: &Node, context: &str) -> 
         .get("instancesDistribution")
         .and_then(|n| decode_distribution(d, n));
     spec.bootstrap_arguments = opt_string(d, &mut f, "", "bootstrapArguments");
-    spec.lifecycle = f.get("lifecycle").and_then(|n| decode_lifecycle(d, n));
+    if let Some((lifecycle, placement_group, capacity_reservation)) =
+        f.get("lifecycle").and_then(|n| decode_lifecycle(d, n))
+    {
+        spec.lifecycle = Some(lifecycle);
+        spec.lifecycle_placement_group = placement_group;
+        spec.lifecycle_capacity_reservation = capacity_reservation;
+    }
     if let Some(n) = f.get("updateConfig") {
         (spec.max_unavailable, spec.update_strategy) = decode_update_config(d, n);
     }
@@ -415,12 +473,7 @@ pub(super) fn decode_group_spec(d: &mut Decoder, node: &Node, context: &str) -> 
     spec.ami_type = opt_string(d, &mut f, "", "amiType");
     spec.capacity_reservation_id =
         opt_string(d, &mut f, "", "capacityReservationId").and_then(|id| {
-            let ok = id.value.strip_prefix("cr-").is_some_and(|hex| {
-                hex.len() == 17
-                    && hex
-                        .chars()
-                        .all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase())
-            });
+            let ok = is_reservation_id(&id.value);
             if !ok {
                 let message = format!("`{}` is not a capacity reservation ID", id.value);
                 d.error(id.span, message).help =

@@ -1,0 +1,560 @@
+//! The instance fields of a node group: `instanceTypes` with weights,
+//! `instanceRequirements` (attribute-based selection), `placementGroup`,
+//! `capacityReservation` and `efa`, and the rules between them and the kind
+//! of group, the family and the subnets.
+
+use super::Opt;
+use super::node_group::GroupSpec;
+use crate::blueprint::decode::{Decoder, Located};
+use crate::blueprint::*;
+use crate::source::Span;
+use crate::syntax::{Node, Value};
+
+pub(in crate::blueprint) const INSTANCE_TYPE_FIELDS: &[&str] = &["type", "weight"];
+pub(in crate::blueprint) const REQUIREMENTS_FIELDS: &[&str] = &[
+    "architecture",
+    "vCpuCount",
+    "memoryMiB",
+    "instanceGenerations",
+    "excludedInstanceTypes",
+];
+pub(in crate::blueprint) const RANGE_FIELDS: &[&str] = &["min", "max"];
+pub(in crate::blueprint) const CAPACITY_RESERVATION_FIELDS: &[&str] = &["resourceGroupArn"];
+pub(in crate::blueprint) const ARCHITECTURES: &[(&str, Arch)] =
+    &[("x86_64", Arch::X86_64), ("arm64", Arch::Arm64)];
+pub(in crate::blueprint) const INSTANCE_GENERATIONS: &[&str] = &["current", "previous"];
+pub(in crate::blueprint) const ON_DEMAND_ALLOCATION_STRATEGIES: &[&str] =
+    &["prioritized", "lowest-price"];
+/// The upper bounds EC2 Auto Scaling accepts for `WeightedCapacity`.
+pub(in crate::blueprint) const MAX_WEIGHT: i64 = 999;
+/// `ExcludedInstanceTypes` holds at most 400 entries.
+const MAX_EXCLUDED: usize = 400;
+
+/// The instance types EC2 lists as supporting an Elastic Fabric Adapter
+/// (vendored in `data/efa/`).
+const EFA_INSTANCE_TYPES: &str = include_str!("../../../data/efa/instance-types.txt");
+
+pub(in crate::blueprint) fn supports_efa(instance_type: &str) -> bool {
+    EFA_INSTANCE_TYPES.lines().any(|line| line == instance_type)
+}
+
+/// One `instanceTypes` item: a type, and its weight when written as
+/// `{type, weight}`.
+#[derive(Clone)]
+pub(super) struct TypeSpec {
+    pub(super) name: Located<String>,
+    pub(super) weight: Option<Located<u32>>,
+}
+
+/// `instanceTypes`: each item a type name or `{type, weight}`. `None` when
+/// an item did not decode (reported), so that the list is not also
+/// reported as missing.
+pub(super) fn decode_instance_types(d: &mut Decoder, node: &Node) -> Opt<Vec<TypeSpec>> {
+    let Value::Seq(items) = &node.value else {
+        d.wrong_type("instanceTypes", node, "a list");
+        return None;
+    };
+    let mut types = Vec::new();
+    let mut ok = true;
+    for item in items {
+        let decoded = match &item.value {
+            Value::Map(_) => decode_weighted(d, item),
+            _ => d
+                .string("instanceTypes", item)
+                .map(|name| TypeSpec { name, weight: None }),
+        };
+        match decoded {
+            Some(spec) => types.push(spec),
+            None => ok = false,
+        }
+    }
+    ok.then(|| Located::new(types, node.span))
+}
+
+fn decode_weighted(d: &mut Decoder, node: &Node) -> Option<TypeSpec> {
+    let mut f = d.fields("instanceTypes", node, INSTANCE_TYPE_FIELDS)?;
+    let name = f
+        .get("type")
+        .and_then(|n| d.string("instanceTypes.type", n));
+    let weight = f
+        .get("weight")
+        .and_then(|n| d.integer("instanceTypes.weight", n, 1, MAX_WEIGHT))
+        .map(|w| Located::new(w.value as u32, w.span));
+    let reported = f.finish(d, "an `instanceTypes` item");
+    let Some(name) = name else {
+        if !f.given("type") && reported.is_empty() {
+            d.error(node.span, "missing field `type` in an `instanceTypes` item")
+                .help = Some("write the item as `{type: m6i.large, weight: 2}`".into());
+        }
+        return None;
+    };
+    if weight.is_none() && !f.given("weight") {
+        d.error(
+            node.span,
+            "an `instanceTypes` item written as a mapping has no `weight`",
+        )
+        .help = Some(format!(
+            "add `weight: 1` (to {MAX_WEIGHT}), or write the type alone: `- {}`",
+            name.value
+        ));
+        return None;
+    }
+    Some(TypeSpec { name, weight })
+}
+
+/// `instanceRequirements`, checked whole: both ranges are required, as
+/// EC2 Auto Scaling requires them. `at` is where its key is written, which
+/// locates the section.
+pub(super) fn decode_requirements(
+    d: &mut Decoder,
+    node: &Node,
+    at: Span,
+) -> Opt<InstanceRequirements> {
+    let mut f = d.fields("instanceRequirements", node, REQUIREMENTS_FIELDS)?;
+    let p = "instanceRequirements.";
+    let arch = f
+        .get("architecture")
+        .and_then(|n| d.choice("instanceRequirements.architecture", n, ARCHITECTURES));
+    let vcpu = f
+        .get("vCpuCount")
+        .and_then(|n| decode_range(d, &format!("{p}vCpuCount"), n, 1, 4_096));
+    // The largest instances have 32 TiB of memory.
+    let memory = f
+        .get("memoryMiB")
+        .and_then(|n| decode_range(d, &format!("{p}memoryMiB"), n, 1, 33_554_432));
+    let generations = f.get("instanceGenerations").and_then(|n| {
+        let items = d.list("instanceRequirements.instanceGenerations", n);
+        let chosen: Vec<String> = items
+            .iter()
+            .filter_map(|item| {
+                d.name_choice(
+                    "instanceRequirements.instanceGenerations",
+                    item,
+                    INSTANCE_GENERATIONS,
+                )
+            })
+            .map(|c| c.value.to_string())
+            .collect();
+        (chosen.len() == items.len()).then_some(chosen)
+    });
+    let excluded = f.get("excludedInstanceTypes").and_then(|n| {
+        let patterns = d.string_list("instanceRequirements.excludedInstanceTypes", n)?;
+        let mut ok = true;
+        for pattern in &patterns {
+            // EC2's pattern for the entries: 1 to 30 characters of lower
+            // case letters, digits, `.`, `-` and the `*` wildcard.
+            let valid = (1..=30).contains(&pattern.value.len())
+                && pattern.value.chars().all(|c| {
+                    c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '.' | '-' | '*')
+                });
+            if !valid {
+                ok = false;
+                let message = format!(
+                    "`{}` is not an instance type or a wildcard pattern",
+                    pattern.value
+                );
+                d.error(pattern.span, message).help =
+                    Some("write a type (`m5.8xlarge`) or a pattern with `*` (`t2.*`, `*6g*`), at most 30 characters".into());
+            }
+        }
+        if patterns.len() > MAX_EXCLUDED {
+            ok = false;
+            d.error(
+                patterns[MAX_EXCLUDED].span,
+                format!("more than {MAX_EXCLUDED} excluded instance types"),
+            )
+            .help = Some("EC2 Auto Scaling accepts at most 400; use wildcard patterns".into());
+        }
+        ok.then(|| patterns.into_iter().map(|p| p.value).collect::<Vec<_>>())
+    });
+    let reported = f.finish(d, "`instanceRequirements`");
+    for (field, value, example) in [
+        (
+            "vCpuCount",
+            vcpu.is_some(),
+            "`vCpuCount: {min: 2, max: 16}`",
+        ),
+        ("memoryMiB", memory.is_some(), "`memoryMiB: {min: 4096}`"),
+    ] {
+        if !value && !f.given(field) && !reported.contains(&field) {
+            let message = format!("missing field `{field}` in `instanceRequirements`");
+            d.error(at, message).help = Some(format!(
+                "add {example}: EC2 Auto Scaling requires both the vCPU and the memory range"
+            ));
+        }
+    }
+    let generations_ok = !f.given("instanceGenerations") || generations.is_some();
+    let excluded_ok = !f.given("excludedInstanceTypes") || excluded.is_some();
+    let arch_ok = !f.given("architecture") || arch.is_some();
+    match (vcpu, memory) {
+        (Some(vcpu), Some(memory)) if generations_ok && excluded_ok && arch_ok => {
+            Some(Located::new(
+                InstanceRequirements {
+                    arch: arch.map_or(Arch::X86_64, |a| a.value),
+                    vcpu: vcpu.value,
+                    memory_mib: memory.value,
+                    generations: generations.unwrap_or_default(),
+                    excluded_instance_types: excluded.unwrap_or_default(),
+                },
+                at,
+            ))
+        }
+        _ => None,
+    }
+}
+
+fn decode_range(d: &mut Decoder, field: &str, node: &Node, low: i64, high: i64) -> Opt<Range> {
+    let mut f = d.fields(field, node, RANGE_FIELDS)?;
+    let min = f
+        .get("min")
+        .and_then(|n| d.integer(&format!("{field}.min"), n, low, high));
+    let max = f
+        .get("max")
+        .and_then(|n| d.integer(&format!("{field}.max"), n, low, high));
+    f.finish(d, &format!("`{field}`"));
+    let Some(min) = min else {
+        if !f.given("min") {
+            d.error(node.span, format!("missing field `min` in `{field}`"))
+                .help = Some("add `min`; `max` may be left out for no upper bound".into());
+        }
+        return None;
+    };
+    if f.given("max") && max.is_none() {
+        return None;
+    }
+    if let Some(max) = &max
+        && max.value < min.value
+    {
+        let message = format!(
+            "`{field}.max` ({}) is lower than `{field}.min` ({})",
+            max.value, min.value
+        );
+        d.error(max.span, message);
+        return None;
+    }
+    Some(Located::new(
+        Range {
+            min: min.value as u32,
+            max: max.map(|m| m.value as u32),
+        },
+        node.span,
+    ))
+}
+
+/// `capacityReservation`: `open`, `none`, a reservation ID, or
+/// `{resourceGroupArn}`.
+pub(super) fn decode_capacity_reservation(
+    d: &mut Decoder,
+    field: &str,
+    node: &Node,
+) -> Opt<CapacityReservation> {
+    if let Value::Map(_) = node.value {
+        let mut f = d.fields(field, node, CAPACITY_RESERVATION_FIELDS)?;
+        let arn = f
+            .get("resourceGroupArn")
+            .and_then(|n| d.string(&format!("{field}.resourceGroupArn"), n));
+        let reported = f.finish(d, &format!("`{field}`"));
+        let arn = match arn {
+            Some(arn) => arn,
+            None => {
+                if !f.given("resourceGroupArn") && reported.is_empty() {
+                    d.error(
+                        node.span,
+                        format!("missing field `resourceGroupArn` in `{field}`"),
+                    );
+                }
+                return None;
+            }
+        };
+        // `arn:<partition>:resource-groups:<region>:<account>:group/<name>`,
+        // where the partition, region and account may be pseudo parameters.
+        let plain = arn
+            .value
+            .replace("${AWS::Partition}", "aws")
+            .replace("${AWS::Region}", "region")
+            .replace("${AWS::AccountId}", "account");
+        let parts: Vec<&str> = plain.splitn(6, ':').collect();
+        let ok = parts.len() == 6
+            && parts[0] == "arn"
+            && parts[2] == "resource-groups"
+            && parts[5]
+                .strip_prefix("group/")
+                .is_some_and(|n| !n.is_empty());
+        if !ok {
+            let message = format!("`{}` is not a resource group ARN", arn.value);
+            d.error(arn.span, message).help = Some(
+                "resource group ARNs look like `arn:${AWS::Partition}:resource-groups:eu-west-1:123456789012:group/gpu-reservations`".into(),
+            );
+            return None;
+        }
+        return Some(Located::new(
+            CapacityReservation::ResourceGroup(arn.value),
+            node.span,
+        ));
+    }
+    let text = d.string(field, node)?;
+    let reservation = match text.value.as_str() {
+        "open" => CapacityReservation::Open,
+        "none" => CapacityReservation::None,
+        id if is_reservation_id(id) => CapacityReservation::Id(id.to_string()),
+        other => {
+            d.error(text.span, format!("`{field}` cannot be `{other}`")).help = Some(
+                "write `open`, `none`, a reservation ID like `cr-0123456789abcdef0`, or `{resourceGroupArn: arn:…}`".into(),
+            );
+            return None;
+        }
+    };
+    Some(Located::new(reservation, text.span))
+}
+
+/// `cr-` and 17 lower case hexadecimal digits.
+pub(super) fn is_reservation_id(id: &str) -> bool {
+    id.strip_prefix("cr-").is_some_and(|hex| {
+        hex.len() == 17
+            && hex
+                .chars()
+                .all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase())
+    })
+}
+
+/// EC2 placement group names: 1 to 255 ASCII characters.
+pub(super) fn check_placement_group_name(d: &mut Decoder, name: &Located<String>) -> bool {
+    let ok = (1..=255).contains(&name.value.len()) && name.value.is_ascii();
+    if !ok {
+        d.error(
+            name.span,
+            format!("`{}` is not a placement group name", name.value),
+        )
+        .help = Some("placement group names are 1 to 255 ASCII characters".into());
+    }
+    ok
+}
+
+/// The instance settings of a group once its kind and family are known.
+pub(super) struct Resolved {
+    pub(super) weights: Vec<u32>,
+    pub(super) placement_group: Option<PlacementGroup>,
+    pub(super) capacity_reservation: Option<CapacityReservation>,
+    pub(super) efa: bool,
+}
+
+/// The rules between the instance fields, the kind of group, its family
+/// and its subnets; each broken rule is reported at the field it is about.
+pub(super) fn check_instances(
+    d: &mut Decoder,
+    spec: &GroupSpec,
+    is_managed: bool,
+    family: AmiFamily,
+    family_at: Span,
+    subnets: &Located<Subnets>,
+) -> Resolved {
+    let types = spec
+        .instance_types
+        .as_ref()
+        .map_or(&[][..], |t| &t.value[..]);
+    let weighted: Vec<&TypeSpec> = types.iter().filter(|t| t.weight.is_some()).collect();
+    let mut weights = Vec::new();
+    if let Some(first) = weighted.first().and_then(|t| t.weight.as_ref()) {
+        if is_managed {
+            d.error(first.span, "managed node groups take no instance type weights")
+                .help = Some(
+                "EKS runs the Auto Scaling group of a managed group and counts instances; list the types alone".into(),
+            );
+        } else if let Some(unweighted) = types.iter().find(|t| t.weight.is_none()) {
+            let message = format!(
+                "`{}` has no weight, but other instance types have one",
+                unweighted.name.value
+            );
+            d.error(unweighted.name.span, message).help = Some(
+                "EC2 Auto Scaling needs a weight for every type once one has it: write it as `{type: …, weight: 1}`".into(),
+            );
+        } else {
+            weights = types
+                .iter()
+                .filter_map(|t| t.weight.as_ref())
+                .map(|w| w.value)
+                .collect();
+        }
+    }
+
+    if let (true, Some(requirements)) = (is_managed, &spec.instance_requirements) {
+        d.error(
+            requirements.span,
+            "managed node groups do not support `instanceRequirements`",
+        )
+        .help = Some(
+            "`AWS::EKS::Nodegroup` takes instance types by name only; list them in `instanceTypes`, or use a self-managed group".into(),
+        );
+    }
+
+    let written_placement = match (&spec.placement_group, &spec.lifecycle_placement_group) {
+        (Some(top), Some(_)) => {
+            d.error(
+                top.span,
+                "`placementGroup` and `lifecycle.placementGroup` are both set",
+            )
+            .help = Some("keep `placementGroup`".into());
+            None
+        }
+        (Some(top), None) => Some(top.clone()),
+        (None, Some(old)) => Some(old.clone()),
+        (None, None) => None,
+    };
+    let capacity_reservation = match (
+        &spec.capacity_reservation,
+        &spec.lifecycle_capacity_reservation,
+    ) {
+        (Some(top), Some(_)) => {
+            d.error(
+                top.span,
+                "`capacityReservation` and `lifecycle.capacityReservation` are both set",
+            )
+            .help = Some("keep `capacityReservation`".into());
+            None
+        }
+        (Some(top), None) => Some(top.clone()),
+        (None, Some(old)) => Some(old.clone()),
+        (None, None) => None,
+    };
+    if let Some(reservation) = &capacity_reservation
+        && spec.capacity_reservation_id.is_some()
+    {
+        d.error(
+            reservation.span,
+            "`capacityReservation` is set for a capacity block group",
+        )
+        .help = Some("a capacity block group launches into its `capacityReservationId`; remove `capacityReservation`".into());
+    }
+
+    let efa = spec.efa.as_ref().filter(|e| e.value);
+    let mut placement_group = written_placement.map(|p| PlacementGroup::Named(p.value));
+    if let Some(efa) = efa {
+        check_efa(d, spec, efa.span, family, family_at, subnets, types);
+        placement_group = placement_group.or(Some(PlacementGroup::Cluster));
+    }
+    Resolved {
+        weights,
+        placement_group,
+        capacity_reservation: capacity_reservation.map(|c| c.value),
+        efa: efa.is_some(),
+    }
+}
+
+/// An Elastic Fabric Adapter works only on the instance types that have
+/// one, on images with its driver, and within one Availability Zone: EFA
+/// traffic does not cross subnets' zones, and the cluster placement group
+/// the nodes share lives in one zone
+/// (<https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa-start.html>).
+fn check_efa(
+    d: &mut Decoder,
+    spec: &GroupSpec,
+    at: Span,
+    family: AmiFamily,
+    family_at: Span,
+    subnets: &Located<Subnets>,
+    types: &[TypeSpec],
+) {
+    match family {
+        AmiFamily::Windows(_) => {
+            d.error(at, "`efa` is not supported on Windows nodes").help = Some(
+                "EFA's OS-bypass does not work on Windows; use `AmazonLinux2023` or `Bottlerocket`"
+                    .into(),
+            );
+            return;
+        }
+        AmiFamily::AmazonLinux2
+            if matches!(
+                spec.ami.as_ref().map(|a| &a.value),
+                None | Some(Ami::Recommended)
+            ) =>
+        {
+            d.error(at, "the EKS-optimized `AmazonLinux2` AMI has no EFA driver")
+                .help = Some(format!(
+                "use `amiFamily: AmazonLinux2023` (its images install the EFA software), or a custom `ami` that has it (family set at line {})",
+                family_at.line
+            ));
+            return;
+        }
+        _ => {}
+    }
+    if let Some(requirements) = &spec.instance_requirements {
+        d.error(
+            requirements.span,
+            "`efa` needs instance types by name, not `instanceRequirements`",
+        )
+        .help = Some(
+            "attribute-based selection could choose types without an EFA; list EFA-capable types in `instanceTypes`".into(),
+        );
+    }
+    for instance_type in types {
+        if crate::blueprint::instances::instance_info(&instance_type.name.value).is_some()
+            && !supports_efa(&instance_type.name.value)
+        {
+            let message = format!(
+                "`{}` has no Elastic Fabric Adapter",
+                instance_type.name.value
+            );
+            d.error(instance_type.name.span, message).help = Some(
+                "EFA is on the largest sizes of network- and GPU-heavy families (`c6in.32xlarge`, `p5.48xlarge`, `g6e.48xlarge`, ...); see data/efa/instance-types.txt".into(),
+            );
+        }
+    }
+    if let Some(single) = &spec.instance_type
+        && crate::blueprint::instances::instance_info(&single.value).is_some()
+        && !supports_efa(&single.value)
+    {
+        let message = format!("`{}` has no Elastic Fabric Adapter", single.value);
+        d.error(single.span, message).help = Some(
+            "EFA is on the largest sizes of network- and GPU-heavy families (`c6in.32xlarge`, `p5.48xlarge`, `g6e.48xlarge`, ...); see data/efa/instance-types.txt".into(),
+        );
+    }
+    if spec.subnets.is_none() {
+        // Missing subnets are reported on their own.
+        return;
+    }
+    let one_zone = match &subnets.value {
+        Subnets::List(list) => list.len() == 1 || spec.per_az.as_ref().is_some_and(|p| p.value),
+        _ => false,
+    };
+    if !one_zone {
+        d.error(
+            subnets.span,
+            "an `efa` group launches in one subnet: list one, or set `perAz: true`",
+        )
+        .help = Some(
+            "its nodes share a cluster placement group, which lives in one Availability Zone"
+                .into(),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_vendored_efa_list_is_sorted_instance_types() {
+        let lines: Vec<&str> = EFA_INSTANCE_TYPES.lines().collect();
+        assert!(lines.len() > 100, "{} EFA instance types", lines.len());
+        assert!(lines.windows(2).all(|w| w[0] < w[1]), "sorted, no repeats");
+        for line in &lines {
+            assert!(
+                crate::blueprint::instances::instance_info(line).is_some(),
+                "{line}"
+            );
+        }
+        assert!(supports_efa("p5.48xlarge"));
+        assert!(supports_efa("c6in.32xlarge"));
+        assert!(!supports_efa("m6i.large"));
+        assert!(!supports_efa("p5.48"));
+    }
+
+    #[test]
+    fn weighted_capacity_becomes_the_fewest_instances_that_make_it() {
+        use super::super::group_rules::instance_count;
+        assert_eq!(instance_count(4, &[]), 4);
+        assert_eq!(instance_count(4, &[1, 2, 2]), 2);
+        assert_eq!(instance_count(5, &[1, 2]), 3);
+        assert_eq!(instance_count(0, &[4]), 0);
+    }
+}
