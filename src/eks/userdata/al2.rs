@@ -60,6 +60,7 @@ fn al2_bootstrap_data(input: &UserDataInput, prepared: &Prepared) -> Result<Valu
         "kubeletExtraArgs": args.join(" "),
         "kubeletConfigJson": config_json,
         "extraArguments": bootstrap_arguments(input),
+        "localDisks": run && input.instance_store_raid0,
     }))
 }
 
@@ -74,7 +75,7 @@ pub(super) fn render(input: &UserDataInput, prepared: &Prepared) -> Result<Strin
             // bootstrap.sh would overwrite it with EKS's own value.
             return Err(unsupported("maxPods", TARGET));
         }
-        if !has_shell_steps(input) && prepared.kubelet.is_empty() {
+        if !has_shell_steps(input) && prepared.kubelet.is_empty() && !input.instance_store_raid0 {
             if parts.is_empty() {
                 return Ok(String::new());
             }
@@ -88,7 +89,14 @@ pub(super) fn render(input: &UserDataInput, prepared: &Prepared) -> Result<Strin
         ));
     }
     let mut data = shell_data(input)?;
-    data.insert("bootstrap".into(), al2_bootstrap_data(input, prepared)?);
+    let bootstrap = al2_bootstrap_data(input, prepared)?;
+    // On an EKS AMI in a managed group EKS writes the bootstrap.sh call, so
+    // the disks are assembled the way its `--local-disks` would, before it.
+    data.insert(
+        "setupLocalDisks".into(),
+        json!(input.instance_store_raid0 && bootstrap["run"] != json!(true)),
+    );
+    data.insert("bootstrap".into(), bootstrap);
     let script = render_template(AL2_TEMPLATE, &Value::Object(data))?;
     parts.push(Part::new(SHELL_CONTENT_TYPE, script));
     mime(parts)

@@ -8,6 +8,26 @@ use super::shell::{has_shell_steps, shell_data};
 use super::templates::{AL2023_TEMPLATE, NODECONFIG_TEMPLATE, render_template};
 use super::{Field, Mode, UserDataError, UserDataInput, refuse_fields};
 
+/// The user's `nodeConfig` with the instance store's strategy, when the
+/// group assembles it: nodeadm's `instance.localStorage.strategy: RAID0`
+/// (the loader made sure the user's fragment says nothing else there).
+fn with_instance_store(input: &UserDataInput) -> Option<Value> {
+    if !input.instance_store_raid0 {
+        return input.node_config.clone();
+    }
+    let mut config = input.node_config.clone().unwrap_or_else(|| json!({}));
+    let slot = config
+        .as_object_mut()
+        .map(|spec| spec.entry("instance").or_insert_with(|| json!({})))
+        .and_then(Value::as_object_mut)
+        .map(|instance| instance.entry("localStorage").or_insert_with(|| json!({})))
+        .and_then(Value::as_object_mut);
+    if let Some(local_storage) = slot {
+        local_storage.insert("strategy".into(), json!("RAID0"));
+    }
+    Some(config)
+}
+
 /// The NodeConfig's values; `None` when it would say nothing (only possible
 /// without the cluster section, for a managed group on an EKS AMI). The
 /// user's `nodeConfig` joins the generated values: its `kubelet.config`
@@ -25,9 +45,9 @@ fn nodeconfig_data(input: &UserDataInput, prepared: &Prepared) -> Option<Value> 
         .flatten()
         .map(|f| json!(f))
         .collect();
+    let node_config = with_instance_store(input);
     let empty = serde_json::Map::new();
-    let user = input
-        .node_config
+    let user = node_config
         .as_ref()
         .and_then(Value::as_object)
         .unwrap_or(&empty);
@@ -54,7 +74,7 @@ fn nodeconfig_data(input: &UserDataInput, prepared: &Prepared) -> Option<Value> 
     }
     let kubelet_extra = entries(user_kubelet, &["config", "flags"]);
     let cluster_extra = entries(user.get("cluster"), &[]);
-    let extra = entries(input.node_config.as_ref(), &["cluster", "kubelet"]);
+    let extra = entries(node_config.as_ref(), &["cluster", "kubelet"]);
     let kubelet_present = !config.is_empty() || !flags.is_empty() || !kubelet_extra.is_empty();
     let generated = input.mode != Mode::ManagedEksAmi;
     if !generated && !kubelet_present && cluster_extra.is_empty() && extra.is_empty() {

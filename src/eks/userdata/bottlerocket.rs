@@ -51,6 +51,39 @@ const BOTTLEROCKET_SETTINGS: &[(&str, &str, TomlKind)] = &[
     ("systemReserved", "system-reserved", TomlKind::Table),
 ];
 
+/// The bootstrap command that assembles the instance store: `apiclient
+/// ephemeral-storage init` makes one RAID 0 array of the NVMe instance
+/// store disks (Bottlerocket 1.22 and later), and `bind` mounts it over
+/// the directories of the container runtime, kubelet and pod logs. Named
+/// to run before any other bootstrap command, on every boot (the instance
+/// store is blank after a stop and start), and essential: a node without
+/// its storage does not boot (bottlerocket.dev, "Bootstrap Commands" and
+/// `settings.bootstrap-commands`).
+pub(super) const INSTANCE_STORE_COMMAND: &str = "000-eksynth-instance-store";
+
+fn instance_store_commands() -> Result<(String, Vec<(String, String)>), UserDataError> {
+    let commands = json!([
+        ["apiclient", "ephemeral-storage", "init"],
+        [
+            "apiclient",
+            "ephemeral-storage",
+            "bind",
+            "--dirs",
+            "/var/lib/containerd",
+            "/var/lib/kubelet",
+            "/var/log/pods"
+        ]
+    ]);
+    Ok((
+        format!("bootstrap-commands.{}", toml_key(INSTANCE_STORE_COMMAND)),
+        vec![
+            ("commands".into(), toml_value(&commands)?),
+            ("essential".into(), "true".into()),
+            ("mode".into(), toml_quote("always")),
+        ],
+    ))
+}
+
 fn toml_scalar(key: &str, value: &Value, kind: TomlKind) -> Result<String, UserDataError> {
     let mismatch = |expected| UserDataError::KubeletSettingType {
         key: key.to_string(),
@@ -220,6 +253,9 @@ pub(super) fn render(input: &UserDataInput, prepared: &Prepared) -> Result<Strin
     }
     // The user's tables inside `kubernetes` first, beside eksynth's.
     settings.append(&mut others);
+    if input.instance_store_raid0 {
+        settings.push(instance_store_commands()?);
+    }
 
     if kubernetes.is_empty() && tables.is_empty() && settings.is_empty() {
         return Ok(String::new());
@@ -279,5 +315,12 @@ mod tests {
             );
         }
         assert!(crate::blueprint::reserved_bottlerocket_setting(&["cloudformation"]).is_some());
+        assert!(
+            crate::blueprint::reserved_bottlerocket_setting(&[
+                "bootstrap-commands",
+                INSTANCE_STORE_COMMAND
+            ])
+            .is_some()
+        );
     }
 }

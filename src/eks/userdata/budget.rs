@@ -55,7 +55,7 @@ pub fn share(input: &UserDataInput) -> Result<Share, UserDataError> {
 }
 
 /// The blueprint fields that put the group's own text into its user data.
-const USER_FIELDS: [&str; 11] = [
+const USER_FIELDS: [&str; 12] = [
     "preBootstrapCommands",
     "postBootstrapCommands",
     "userDataParts",
@@ -67,6 +67,7 @@ const USER_FIELDS: [&str; 11] = [
     "nodeConfig",
     "maxPods",
     "bootstrapArguments",
+    "instanceStore",
 ];
 
 /// Clears `field` in `input`; false when it was not set.
@@ -89,6 +90,7 @@ fn clear(input: &mut UserDataInput, field: &str) -> bool {
         "maxPods" => input.max_pods.take().is_some(),
         "nodeConfig" => input.node_config.take().is_some(),
         "bootstrapArguments" => input.bootstrap_arguments.take().is_some(),
+        "instanceStore" => std::mem::take(&mut input.instance_store_raid0),
         _ => false,
     }
 }

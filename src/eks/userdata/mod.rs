@@ -106,6 +106,9 @@ pub struct UserDataInput {
     /// AL2 only: extra `bootstrap.sh` arguments, the user's own shell text,
     /// appended verbatim after eksynth's.
     pub bootstrap_arguments: Option<String>,
+    /// Assemble the instance store NVMe disks into one RAID 0 array for
+    /// kubelet and the container runtime (AL2023, AL2 and Bottlerocket).
+    pub instance_store_raid0: bool,
 }
 
 /// A MIME part of the user's, added as written.
@@ -218,6 +221,7 @@ pub(super) fn refuse_fields(
                 .is_some_and(|s| !s.post_bootstrap_commands.is_empty()),
             Field::UserDataParts => !input.user_data_parts.is_empty(),
             Field::BottlerocketSettings => !input.bottlerocket_settings.is_empty(),
+            Field::InstanceStore => input.instance_store_raid0,
         };
         if set {
             return Err(unsupported(field.name(), target));
@@ -236,6 +240,7 @@ pub(super) enum Field {
     PostBootstrapCommands,
     UserDataParts,
     BottlerocketSettings,
+    InstanceStore,
 }
 
 impl Field {
@@ -248,6 +253,7 @@ impl Field {
             Field::PostBootstrapCommands => "post-bootstrap commands",
             Field::UserDataParts => "MIME user-data parts",
             Field::BottlerocketSettings => "Bottlerocket settings",
+            Field::InstanceStore => "the instance store RAID 0 array",
         }
     }
 }

@@ -124,6 +124,7 @@ pub(super) fn render(input: &UserDataInput, prepared: &Prepared) -> Result<Strin
             Field::BootstrapArguments,
             Field::UserDataParts,
             Field::BottlerocketSettings,
+            Field::InstanceStore,
         ],
     )?;
     let post_bootstrap = input
