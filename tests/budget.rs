@@ -43,6 +43,7 @@ fn plain_al2023() -> UserDataInput {
             post_bootstrap_commands: vec![],
         }),
         bootstrap_arguments: None,
+        instance_store_raid0: false,
     }
 }
 

@@ -70,6 +70,7 @@ fn sample(bootstrap: Bootstrap) -> UserDataInput {
         block_pod_imds: true,
         signal: Some(sample_signal()),
         bootstrap_arguments: None,
+        instance_store_raid0: false,
     }
 }
 

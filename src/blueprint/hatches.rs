@@ -107,6 +107,10 @@ const RESERVED_SETTINGS: &[(&[&str], &str)] = &[
         &["cloudformation"],
         "the signal of a self-managed group (`signalTimeout`)",
     ),
+    (
+        &["bootstrap-commands", "000-eksynth-instance-store"],
+        "`instanceStore`",
+    ),
 ];
 
 /// The field a Bottlerocket setting that eksynth writes comes from, by its

@@ -78,6 +78,11 @@ impl Blueprint {
             if let Subnets::Parameter { name, .. } = &group.subnets.value {
                 written.push((name, group.subnets.span));
             }
+            for key in group.kms_keys() {
+                if let Source::Parameter { name, .. } = &key.value {
+                    written.push((name, key.span));
+                }
+            }
         }
         let mut seen = std::collections::HashSet::new();
         written.retain(|(name, _)| seen.insert(*name));
@@ -374,7 +379,31 @@ pub struct Volume {
     pub iops: Option<u32>,
     pub throughput: Option<u32>,
     pub encrypted: bool,
-    pub kms_key_id: Option<String>,
+    /// A KMS key ID, ARN or alias: a literal, a parameter or an import.
+    pub kms_key_id: Option<Located<Source>>,
+}
+
+/// An extra EBS volume of a node group's instances.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DataVolume {
+    /// As EC2 takes it for the family: `/dev/xvdf`, `/dev/sdf`, `xvdf`.
+    pub device_name: String,
+    /// `None`: the snapshot's size.
+    pub size_gib: Option<u32>,
+    pub volume_type: String,
+    pub iops: Option<u32>,
+    pub throughput: Option<u32>,
+    pub encrypted: bool,
+    pub kms_key_id: Option<Located<Source>>,
+    pub snapshot_id: Option<String>,
+    pub delete_on_termination: bool,
+}
+
+/// How a node assembles its instance store NVMe disks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InstanceStore {
+    /// One RAID 0 array for kubelet and the container runtime.
+    Raid0,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -675,6 +704,9 @@ pub struct NodeGroup {
     /// (checked: no value of it conflicts with a generated one).
     pub node_config: Option<serde_json::Value>,
     pub root_volume: Volume,
+    /// Extra EBS volumes, in blueprint order.
+    pub volumes: Vec<DataVolume>,
+    pub instance_store: Option<InstanceStore>,
     pub imds: Imds,
     pub pre_bootstrap_commands: Vec<String>,
     /// Commands run once kubelet is healthy, before the signal (a
@@ -713,6 +745,14 @@ pub struct NodeGroup {
 }
 
 impl NodeGroup {
+    /// The KMS keys of the group's volumes, root first.
+    pub fn kms_keys(&self) -> impl Iterator<Item = &Located<Source>> {
+        self.root_volume
+            .kms_key_id
+            .iter()
+            .chain(self.volumes.iter().filter_map(|v| v.kms_key_id.as_ref()))
+    }
+
     /// How many instances the group starts with: the count the creation
     /// policy waits for.
     pub fn initial_capacity(&self) -> u32 {

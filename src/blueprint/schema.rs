@@ -201,6 +201,16 @@ fn field(object: &str, name: &str) -> Option<Value> {
         ("nodeGroup", "rootVolume") => {
             object_of("rootVolume", "The root (Bottlerocket: data) volume")
         }
+        ("nodeGroup", "volumes") => {
+            json!({"type": "array", "items": {"$ref": "#/definitions/volume"}, "description": "Extra EBS volumes, encrypted unless `encrypted: false`"})
+        }
+        ("nodeGroup", "instanceStore") => {
+            let mut schema = one_of(INSTANCE_STORE_POLICIES);
+            schema["description"] = json!(
+                "Assemble the instance store NVMe disks into one RAID 0 array for kubelet and the container runtime (AL2023, AL2, Bottlerocket)"
+            );
+            schema
+        }
         ("nodeGroup", "imds") => object_of("imds", "Instance metadata service settings"),
         ("nodeGroup", "preBootstrapCommands") => strings("Commands run before the node joins"),
         ("nodeGroup", "postBootstrapCommands") => strings(
@@ -283,7 +293,25 @@ fn field(object: &str, name: &str) -> Option<Value> {
         ("rootVolume", "iops") => integer(100, 256_000, "IOPS"),
         ("rootVolume", "throughput") => integer(125, 2_000, "MiB/s (gp3)"),
         ("rootVolume", "encrypted") => boolean("Encrypted (the default)"),
-        ("rootVolume", "kmsKeyId") => string("A KMS key"),
+        ("rootVolume", "kmsKeyId") | ("volume", "kmsKeyId") => {
+            source("A KMS key ID, ARN or alias: a literal, a parameter or an import")
+        }
+        ("volume", "deviceName") => {
+            json!({"type": "string", "pattern": "^(/dev/(xvd|sd)[b-z]|xvd[b-z])$", "description": "`/dev/xvd[b-z]` or `/dev/sd[b-z]` (Bottlerocket: from `c`); Windows: `xvd[b-z]`"})
+        }
+        ("volume", "size") => integer(
+            1,
+            65_536,
+            "GiB (the range depends on the type); default: the snapshot's",
+        ),
+        ("volume", "type") => json!({"enum": VOLUME_TYPES, "description": "Default gp3"}),
+        ("volume", "iops") => integer(100, 256_000, "IOPS"),
+        ("volume", "throughput") => integer(125, 2_000, "MiB/s (gp3)"),
+        ("volume", "encrypted") => boolean("Encrypted (the default)"),
+        ("volume", "snapshotId") => {
+            json!({"type": "string", "pattern": "^snap-([0-9a-f]{8}|[0-9a-f]{17})$", "description": "The snapshot the volume starts from"})
+        }
+        ("volume", "deleteOnTermination") => boolean("Deleted with the instance (the default)"),
         ("imds", "httpTokens") => one_of(HTTP_TOKENS),
         ("imds", "hopLimit") => integer(1, 3, "Hop limit"),
         ("imds", "blockPods") => boolean("Drop pod traffic to IMDS"),
@@ -418,6 +446,7 @@ fn objects() -> Vec<(&'static str, &'static [&'static str])> {
         ("bottlerocket", BOTTLEROCKET_FIELDS),
         ("kubelet", KUBELET_FIELDS),
         ("rootVolume", VOLUME_FIELDS),
+        ("volume", DATA_VOLUME_FIELDS),
         ("imds", IMDS_FIELDS),
         ("iam", IAM_FIELDS),
         ("clusterAutoscaler", CLUSTER_AUTOSCALER_FIELDS),
@@ -494,6 +523,9 @@ pub fn json_schema() -> Value {
         if let Some(Value::Object(entry)) = definitions.get_mut(object) {
             entry.insert("required".into(), required);
         }
+    }
+    if let Some(Value::Object(entry)) = definitions.get_mut("volume") {
+        entry.insert("required".into(), json!(["deviceName"]));
     }
     definitions.insert(
         "defaults".into(),

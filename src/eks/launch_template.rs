@@ -1,17 +1,19 @@
 //! The launch template of a node group: image, instance type, IMDS
-//! hardening, the encrypted root volume, security groups, tags, placement,
+//! hardening, the volumes (`storage`), security groups, tags, placement,
 //! and the user data that joins the node (and, for a self-managed group,
 //! signals CloudFormation).
 
 use super::ami;
 use super::inputs::ClusterValues;
 use super::security_group::NODE_SECURITY_GROUP;
+use super::storage;
 use super::userdata::{
     self, Bootstrap, EfsMount, ExtraPart, Label, Mode, Share, Signal, Taint, UserDataInput,
 };
 use crate::blueprint::tags::{NAME, user_name};
 use crate::blueprint::{
-    Ami, AmiFamily, Blueprint, CapacityReservation, NodeGroup, PlacementGroup, SignalClient,
+    Ami, AmiFamily, Blueprint, CapacityReservation, InstanceStore, NodeGroup, PlacementGroup,
+    SignalClient,
 };
 use crate::cfn::sub::SubBuilder;
 use crate::cfn::{Expr, Pseudo, Resource, Template};
@@ -51,17 +53,6 @@ pub fn lower(
             context.blueprint.cluster.kubernetes_version.value,
         )),
     };
-
-    let mut ebs = Resource::new("")
-        .prop("DeleteOnTermination", true)
-        .prop("Encrypted", group.root_volume.encrypted)
-        .prop_opt("Iops", group.root_volume.iops)
-        .prop_opt("KmsKeyId", group.root_volume.kms_key_id.as_deref())
-        .prop_opt("Throughput", group.root_volume.throughput)
-        .prop("VolumeSize", group.root_volume.size_gib)
-        .prop("VolumeType", group.root_volume.volume_type.as_str())
-        .properties;
-    ebs.sort_keys();
 
     let mut security_groups = vec![Expr::reference(NODE_SECURITY_GROUP)];
     security_groups.extend(group.security_groups.iter().map(Expr::str));
@@ -155,10 +146,7 @@ pub fn lower(
     let data = Resource::new("")
         .prop(
             "BlockDeviceMappings",
-            Expr::list([Expr::map([
-                ("DeviceName", Expr::str(root_device(group.ami_family))),
-                ("Ebs", Expr::Map(ebs)),
-            ])]),
+            storage::block_device_mappings(template, group),
         )
         .prop_opt("CapacityReservationSpecification", capacity_reservation)
         .prop_opt(
@@ -214,17 +202,6 @@ fn reservation_target(key: &str, value: &str) -> Expr {
         "CapacityReservationTarget",
         Expr::map([(key, Expr::sub_or_str(value))]),
     )])
-}
-
-/// The root device of each family's images; Bottlerocket's OS volume is
-/// small and fixed, so the size the blueprint asks for goes to its data
-/// volume.
-fn root_device(family: AmiFamily) -> &'static str {
-    match family {
-        AmiFamily::AmazonLinux2023 | AmiFamily::AmazonLinux2 => "/dev/xvda",
-        AmiFamily::Bottlerocket => "/dev/xvdb",
-        AmiFamily::Windows(_) => "/dev/sda1",
-    }
 }
 
 /// Renders the user data with placeholders for template values, then turns
@@ -314,6 +291,7 @@ fn user_data(
         block_pod_imds: group.imds.block_pods,
         signal,
         bootstrap_arguments: group.bootstrap_arguments.clone(),
+        instance_store_raid0: group.instance_store == Some(InstanceStore::Raid0),
     };
     let internal = |error: userdata::UserDataError| super::Error {
         group: group.name.value.clone(),

@@ -19,6 +19,7 @@ pub mod priorities;
 pub mod security_group;
 mod settings_toml;
 pub mod stacks;
+pub mod storage;
 pub mod userdata;
 
 use indexmap::IndexMap;

@@ -1,5 +1,5 @@
 //! A node group made whole: defaults applied, the rules that span several
-//! fields checked (kind of group, instance types, sizes, root volume,
+//! fields checked (kind of group, instance types, sizes, storage,
 //! update policy, IAM, tag counts, capacity blocks), and `perAz` groups
 //! expanded into one group per subnet.
 
@@ -12,6 +12,7 @@ use super::node_group::{
     GroupSpec, MANAGED_ONLY, SELF_MANAGED_ONLY, check_asg_name, check_group_name,
     check_nodegroup_name,
 };
+use super::storage::{check_instance_store, check_root_volume, check_volumes};
 use crate::blueprint::decode::{Decoder, Located};
 use crate::blueprint::instances::{default_on_demand_strategy, instance_info};
 use crate::blueprint::max_pods;
@@ -224,86 +225,15 @@ pub(super) fn resolve_group(
 
     let instances = check_instances(d, &spec, is_managed, ami_family, family_at, &subnets);
 
-    let root = &spec.root_volume;
-    let volume_type = root
-        .volume_type
+    let root_volume = check_root_volume(d, &spec.root_volume, name.span);
+    let volumes = spec
+        .volumes
         .as_ref()
-        .map_or("gp3".to_string(), |t| t.value.clone());
-    let volume_limits = crate::ebs::limits(&volume_type);
-    let takes_iops = volume_limits.is_some_and(|l| l.iops.is_some());
-    let takes_throughput = volume_limits.is_some_and(|l| l.throughput.is_some());
-    if let Some(iops) = &root.iops
-        && !takes_iops
-    {
-        d.error(
-            iops.span,
-            format!("`rootVolume.iops` cannot be set for {volume_type} volumes"),
-        )
-        .help = Some("IOPS are set only for gp3, io1 and io2".into());
+        .map(|v| check_volumes(d, &v.value, ami_family))
+        .unwrap_or_default();
+    if let Some(store) = &spec.instance_store {
+        check_instance_store(d, store, ami_family, spec.bootstrap_arguments.as_ref());
     }
-    if root.iops.is_none()
-        && volume_limits.is_some_and(|l| l.iops.is_some_and(|i| i.default.is_none()))
-    {
-        let at = root.volume_type.as_ref().map_or(name.span, |t| t.span);
-        d.error(at, format!("{volume_type} volumes need `rootVolume.iops`"));
-    }
-    if let Some(throughput) = &root.throughput
-        && !takes_throughput
-    {
-        d.error(
-            throughput.span,
-            "`rootVolume.throughput` can only be set for gp3 volumes",
-        );
-    }
-    // Sizes, IOPS and throughput against the type and each other, each
-    // problem at the setting it is about (or the type, for a default).
-    let size_gib = root.size.as_ref().map_or(20, |s| s.value);
-    let volume = crate::ebs::Volume {
-        volume_type: &volume_type,
-        size: Some(u64::from(size_gib)),
-        iops: root
-            .iops
-            .as_ref()
-            .filter(|_| takes_iops)
-            .map(|v| u64::from(v.value)),
-        throughput: root
-            .throughput
-            .as_ref()
-            .filter(|_| takes_throughput)
-            .map(|v| u64::from(v.value)),
-    };
-    for (setting, problem) in crate::ebs::problems(&volume) {
-        let (field, at) = match setting {
-            crate::ebs::Setting::Size => ("size", root.size.as_ref().map(|v| v.span)),
-            crate::ebs::Setting::Iops => ("iops", root.iops.as_ref().map(|v| v.span)),
-            crate::ebs::Setting::Throughput => {
-                ("throughput", root.throughput.as_ref().map(|v| v.span))
-            }
-        };
-        let at = at
-            .or_else(|| root.volume_type.as_ref().map(|t| t.span))
-            .unwrap_or(name.span);
-        d.error(at, format!("`rootVolume.{field}`: {problem}")).help =
-            Some("EC2 limits each volume type's size, IOPS per GiB and throughput per IOPS".into());
-    }
-    let encrypted = root.encrypted.as_ref().is_none_or(|e| e.value);
-    if let Some(flag) = &root.encrypted
-        && !flag.value
-    {
-        d.warning(flag.span, "the root volume is not encrypted").help =
-                Some("leave `encrypted` at its default `true`; the account's default EBS key is used when no `kmsKeyId` is given".into());
-        if let Some(key) = &root.kms_key_id {
-            d.error(key.span, "`kmsKeyId` is set but `encrypted` is false");
-        }
-    }
-    let root_volume = Volume {
-        size_gib,
-        volume_type,
-        iops: root.iops.as_ref().map(|v| v.value),
-        throughput: root.throughput.as_ref().map(|v| v.value),
-        encrypted,
-        kms_key_id: root.kms_key_id.as_ref().map(|k| k.value.clone()),
-    };
 
     let signal_timeout = spec
         .signal_timeout
@@ -545,6 +475,8 @@ pub(super) fn resolve_group(
             .collect(),
         node_config,
         root_volume,
+        volumes,
+        instance_store: spec.instance_store.as_ref().map(|s| s.value),
         imds,
         pre_bootstrap_commands: spec
             .pre_bootstrap_commands

@@ -1,5 +1,5 @@
 //! The nested sections of a node group: `subnets`, `labels`, `taints`,
-//! `rootVolume`, `imds`, `efsMounts`, `iam`, `updatePolicy`,
+//! `imds`, `efsMounts`, `iam`, `updatePolicy`,
 //! `instancesDistribution`, `lifecycle` and `updateConfig`.
 
 use super::iam;
@@ -42,14 +42,6 @@ pub(in crate::blueprint) const UPDATE_STRATEGIES: &[(&str, UpdateStrategy)] = &[
     ("MINIMAL", UpdateStrategy::Minimal),
 ];
 
-pub(in crate::blueprint) const VOLUME_FIELDS: &[&str] = &[
-    "size",
-    "type",
-    "iops",
-    "throughput",
-    "encrypted",
-    "kmsKeyId",
-];
 pub(in crate::blueprint) const IMDS_FIELDS: &[&str] = &["httpTokens", "hopLimit", "blockPods"];
 pub(in crate::blueprint) const IAM_FIELDS: &[&str] = &[
     "cniUsesIrsa",
@@ -84,8 +76,6 @@ pub(in crate::blueprint) const TAINT_EFFECTS: &[(&str, TaintEffect)] = &[
     ("NO_EXECUTE", TaintEffect::NoExecute),
 ];
 
-pub(in crate::blueprint) const VOLUME_TYPES: &[&str] =
-    &["gp3", "gp2", "io1", "io2", "st1", "sc1", "standard"];
 /// `imds.httpTokens`: whether tokens are required.
 pub(in crate::blueprint) const HTTP_TOKENS: &[(&str, bool)] =
     &[("required", true), ("optional", false)];
@@ -99,16 +89,6 @@ pub(super) struct DistributionSpec {
     pub(super) on_demand_allocation_strategy: Option<Located<String>>,
     pub(super) spot_instance_pools: Option<Located<u32>>,
     pub(super) spot_max_price: Option<String>,
-}
-
-#[derive(Clone, Default)]
-pub(super) struct VolumeSpec {
-    pub(super) size: Opt<u32>,
-    pub(super) volume_type: Opt<String>,
-    pub(super) iops: Opt<u32>,
-    pub(super) throughput: Opt<u32>,
-    pub(super) encrypted: Opt<bool>,
-    pub(super) kms_key_id: Opt<String>,
 }
 
 #[derive(Clone, Default)]
@@ -420,25 +400,6 @@ pub(super) fn decode_taint(d: &mut Decoder, node: &Node) -> Option<Located<Taint
         },
         node.span,
     ))
-}
-
-pub(super) fn decode_volume(d: &mut Decoder, node: &Node) -> VolumeSpec {
-    let Some(mut f) = d.fields("rootVolume", node, VOLUME_FIELDS) else {
-        return VolumeSpec::default();
-    };
-    let spec = VolumeSpec {
-        size: opt_u32(d, &mut f, "rootVolume.", "size", 1, 65_536),
-        volume_type: f.get("type").and_then(|n| {
-            d.name_choice("rootVolume.type", n, VOLUME_TYPES)
-                .map(|c| Located::new(c.value.to_string(), c.span))
-        }),
-        iops: opt_u32(d, &mut f, "rootVolume.", "iops", 100, 256_000),
-        throughput: opt_u32(d, &mut f, "rootVolume.", "throughput", 125, 2_000),
-        encrypted: opt_bool(d, &mut f, "rootVolume.", "encrypted"),
-        kms_key_id: opt_string(d, &mut f, "rootVolume.", "kmsKeyId"),
-    };
-    f.finish(d, "`rootVolume`");
-    spec
 }
 
 pub(super) fn decode_imds(d: &mut Decoder, node: &Node) -> ImdsSpec {

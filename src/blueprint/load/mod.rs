@@ -23,6 +23,7 @@ mod node_repair;
 mod raw;
 mod sources;
 mod stacks;
+mod storage;
 mod suppressions;
 
 use std::collections::{HashMap, HashSet};
@@ -50,7 +51,7 @@ pub(super) use cluster::{AUTHENTICATION_MODES, CLUSTER_FIELDS};
 pub(super) use group_sections::{
     DISTRIBUTION_FIELDS, EFS_FIELDS, HTTP_TOKENS, IAM_FIELDS, IMDS_FIELDS, LIFECYCLE_FIELDS,
     SPOT_ALLOCATION_STRATEGIES, TAINT_EFFECTS, TAINT_FIELDS, UPDATE_CONFIG_FIELDS, UPDATE_FIELDS,
-    UPDATE_STRATEGIES, VOLUME_FIELDS, VOLUME_TYPES,
+    UPDATE_STRATEGIES,
 };
 pub(super) use iam::{STATEMENT_FIELDS, TOP_IAM_FIELDS};
 pub(super) use instances::{
@@ -63,6 +64,9 @@ pub(super) use node_group::{
 };
 pub(super) use node_repair::{NODE_REPAIR_FIELDS, REPAIR_ACTIONS, REPAIR_OVERRIDE_FIELDS};
 pub(super) use sources::SOURCE_FIELDS;
+pub(super) use storage::{
+    DATA_VOLUME_FIELDS, INSTANCE_STORE_POLICIES, VOLUME_FIELDS, VOLUME_TYPES,
+};
 pub(super) use suppressions::SUPPRESSION_FIELDS;
 
 /// A loaded blueprint and the warnings found on the way.

@@ -2,8 +2,8 @@
 //! `spec` that AL2023 nodes get merged into the one eksynth generates.
 //! Checked against nodeadm's API (`eks::node_config`), each problem located
 //! at its key or value; a value eksynth generates itself (the cluster's
-//! fields, `maxPods`, the `kubelet` section's settings) may not be given a
-//! different one here.
+//! fields, `maxPods`, the `kubelet` section's settings, `instanceStore`'s
+//! strategy) may not be given a different one here.
 
 use serde_json::{Value as Json, json};
 
@@ -66,13 +66,18 @@ pub(super) fn check_node_config(
         .iter()
         .map(|f| (f.to_string(), Json::String(format!("\u{0}generated {f}"))))
         .collect();
-    let generated = json!({"cluster": cluster, "kubelet": {"config": config}});
+    let mut generated = json!({"cluster": cluster, "kubelet": {"config": config}});
+    if spec.instance_store.is_some() {
+        generated["instance"] = json!({"localStorage": {"strategy": "RAID0"}});
+    }
     let (_, conflicts) = node_config::merge(&generated, &value);
     for conflict in &conflicts {
         let span: Span = locate(node, &conflict.path, true);
         let path = conflict.path_text();
         let help = if path.starts_with("cluster.") {
             "eksynth writes it from the blueprint's `cluster` section; remove it here".to_string()
+        } else if path.starts_with("instance.") {
+            "the group's `instanceStore` sets it; set it once".to_string()
         } else if path == "kubelet.config.maxPods" {
             "the group's `maxPods` sets it; set it once".to_string()
         } else {

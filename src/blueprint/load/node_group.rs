@@ -3,9 +3,9 @@
 
 use super::ami::decode_ami;
 use super::group_sections::{
-    DistributionSpec, IamSpec, ImdsSpec, UpdateSpec, VolumeSpec, check_label, decode_distribution,
-    decode_efs, decode_iam, decode_imds, decode_lifecycle, decode_subnets, decode_taint,
-    decode_update, decode_update_config, decode_volume,
+    DistributionSpec, IamSpec, ImdsSpec, UpdateSpec, check_label, decode_distribution, decode_efs,
+    decode_iam, decode_imds, decode_lifecycle, decode_subnets, decode_taint, decode_update,
+    decode_update_config,
 };
 use super::instances::{
     TypeSpec, check_placement_group_name, decode_capacity_reservation, decode_instance_types,
@@ -13,6 +13,9 @@ use super::instances::{
 };
 use super::kubelet::decode_kubelet;
 use super::node_repair::decode_node_repair;
+use super::storage::{
+    DataVolumeSpec, INSTANCE_STORE_POLICIES, VolumeSpec, decode_volume, decode_volumes,
+};
 use super::{Opt, duration, opt_bool, opt_string, opt_strings, opt_u32};
 use crate::blueprint::compose;
 use crate::blueprint::decode::{Decoder, Located};
@@ -39,6 +42,8 @@ pub(in crate::blueprint) const GROUP_FIELDS: &[&str] = &[
     "kubelet",
     "nodeConfig",
     "rootVolume",
+    "volumes",
+    "instanceStore",
     "imds",
     "preBootstrapCommands",
     "postBootstrapCommands",
@@ -131,6 +136,8 @@ pub(super) struct GroupSpec {
     /// `nodeConfig` as written, checked once the family is known.
     pub(super) node_config: Option<Node>,
     pub(super) root_volume: VolumeSpec,
+    pub(super) volumes: Opt<Vec<DataVolumeSpec>>,
+    pub(super) instance_store: Opt<InstanceStore>,
     pub(super) imds: ImdsSpec,
     pub(super) pre_bootstrap_commands: Opt<Vec<String>>,
     pub(super) hatches: HatchSpec,
@@ -242,14 +249,9 @@ impl GroupSpec {
                 (Some(base), Some(over)) => Some(compose::merge(base, over)),
                 (base, over) => over.or(base),
             },
-            root_volume: VolumeSpec {
-                size: self.root_volume.size.or(d.root_volume.size),
-                volume_type: self.root_volume.volume_type.or(d.root_volume.volume_type),
-                iops: self.root_volume.iops.or(d.root_volume.iops),
-                throughput: self.root_volume.throughput.or(d.root_volume.throughput),
-                encrypted: self.root_volume.encrypted.or(d.root_volume.encrypted),
-                kms_key_id: self.root_volume.kms_key_id.or(d.root_volume.kms_key_id),
-            },
+            root_volume: self.root_volume.over(d.root_volume),
+            volumes: self.volumes.or(d.volumes),
+            instance_store: self.instance_store.or(d.instance_store),
             imds: ImdsSpec {
                 tokens_required: self.imds.tokens_required.or(d.imds.tokens_required),
                 hop_limit: self.imds.hop_limit.or(d.imds.hop_limit),
@@ -397,6 +399,10 @@ pub(super) fn decode_group_spec(d: &mut Decoder, node: &Node, context: &str) -> 
     if let Some(n) = f.get("rootVolume") {
         spec.root_volume = decode_volume(d, n);
     }
+    spec.volumes = f.get("volumes").and_then(|n| decode_volumes(d, n));
+    spec.instance_store = f
+        .get("instanceStore")
+        .and_then(|n| d.choice("instanceStore", n, INSTANCE_STORE_POLICIES));
     if let Some(n) = f.get("imds") {
         spec.imds = decode_imds(d, n);
     }

@@ -117,6 +117,11 @@ pub(super) fn check_parameters(d: &mut Decoder, cluster: &Cluster, groups: &[Nod
                 group.subnets.span,
             ));
         }
+        for key in group.kms_keys() {
+            if let Source::Parameter { name, .. } = &key.value {
+                uses.push((name.clone(), string, key.span));
+            }
+        }
     }
     for group in groups {
         if let Ami::Parameter { name, .. } = &group.ami {

@@ -1,0 +1,414 @@
+//! A node group's storage: `rootVolume`, the extra EBS `volumes` and
+//! `instanceStore`. Each volume is checked against EC2's limits for its
+//! type (`crate::ebs`), each problem at the setting it is about; device
+//! names follow each family's rules.
+//!
+//! Device names: EC2 takes `/dev/sd[b-z]` and `/dev/xvd[b-z]` for EBS
+//! volumes of Linux instances, the kernel showing `sdX` as `xvdX`, so the
+//! two spellings of one letter are one device; Windows instances take
+//! `xvd[b-z]` (Amazon EC2 User Guide, "Device names for volumes on Amazon
+//! EC2 instances",
+//! <https://docs.aws.amazon.com/ebs/latest/userguide/device_naming.html>).
+//! The root device is `/dev/xvda` (Windows: `/dev/sda1`); Bottlerocket's
+//! data volume, which `rootVolume` sizes, is `/dev/xvdb`.
+
+use super::Opt;
+use super::sources::decode_source;
+use super::{first_column, missing, opt_bool, opt_string, opt_u32};
+use crate::blueprint::decode::{Decoder, Located};
+use crate::blueprint::*;
+use crate::source::Span;
+use crate::syntax::{Node, Value};
+
+pub(in crate::blueprint) const VOLUME_FIELDS: &[&str] = &[
+    "size",
+    "type",
+    "iops",
+    "throughput",
+    "encrypted",
+    "kmsKeyId",
+];
+pub(in crate::blueprint) const DATA_VOLUME_FIELDS: &[&str] = &[
+    "deviceName",
+    "size",
+    "type",
+    "iops",
+    "throughput",
+    "encrypted",
+    "kmsKeyId",
+    "snapshotId",
+    "deleteOnTermination",
+];
+pub(in crate::blueprint) const VOLUME_TYPES: &[&str] =
+    &["gp3", "gp2", "io1", "io2", "st1", "sc1", "standard"];
+/// `instanceStore`: how the instance store NVMe disks are assembled.
+pub(in crate::blueprint) const INSTANCE_STORE_POLICIES: &[(&str, InstanceStore)] =
+    &[("raid0", InstanceStore::Raid0)];
+
+/// The settings every volume has, as written.
+#[derive(Clone, Default)]
+pub(super) struct VolumeSpec {
+    pub(super) size: Opt<u32>,
+    pub(super) volume_type: Opt<String>,
+    pub(super) iops: Opt<u32>,
+    pub(super) throughput: Opt<u32>,
+    pub(super) encrypted: Opt<bool>,
+    pub(super) kms_key_id: Opt<Source>,
+}
+
+impl VolumeSpec {
+    /// The group's settings over the defaults', field by field.
+    pub(super) fn over(self, d: VolumeSpec) -> VolumeSpec {
+        VolumeSpec {
+            size: self.size.or(d.size),
+            volume_type: self.volume_type.or(d.volume_type),
+            iops: self.iops.or(d.iops),
+            throughput: self.throughput.or(d.throughput),
+            encrypted: self.encrypted.or(d.encrypted),
+            kms_key_id: self.kms_key_id.or(d.kms_key_id),
+        }
+    }
+}
+
+/// One entry of `volumes` as written.
+#[derive(Clone)]
+pub(super) struct DataVolumeSpec {
+    device_name: Located<String>,
+    settings: VolumeSpec,
+    snapshot_id: Opt<String>,
+    /// `snapshotId` or `size` is written, even if wrong (then already
+    /// reported).
+    sized: bool,
+    delete_on_termination: Opt<bool>,
+    /// The entry itself.
+    span: Span,
+}
+
+/// Decodes the settings of `rootVolume` or of one `volumes` entry; `what`
+/// names it in messages (`rootVolume`, `volumes[]`).
+fn decode_settings(
+    d: &mut Decoder,
+    f: &mut crate::blueprint::decode::Fields<'_>,
+    what: &str,
+) -> VolumeSpec {
+    let prefix = format!("{what}.");
+    VolumeSpec {
+        size: opt_u32(d, f, &prefix, "size", 1, 65_536),
+        volume_type: f.get("type").and_then(|n| {
+            d.name_choice(&format!("{what}.type"), n, VOLUME_TYPES)
+                .map(|c| Located::new(c.value.to_string(), c.span))
+        }),
+        iops: opt_u32(d, f, &prefix, "iops", 100, 256_000),
+        throughput: opt_u32(d, f, &prefix, "throughput", 125, 2_000),
+        encrypted: opt_bool(d, f, &prefix, "encrypted"),
+        kms_key_id: f
+            .get("kmsKeyId")
+            .and_then(|n| decode_source(d, &format!("{what}.kmsKeyId"), n)),
+    }
+}
+
+pub(super) fn decode_volume(d: &mut Decoder, node: &Node) -> VolumeSpec {
+    let Some(mut f) = d.fields("rootVolume", node, VOLUME_FIELDS) else {
+        return VolumeSpec::default();
+    };
+    let spec = decode_settings(d, &mut f, "rootVolume");
+    f.finish(d, "`rootVolume`");
+    spec
+}
+
+/// `volumes`: a list of extra EBS volumes.
+pub(super) fn decode_volumes(d: &mut Decoder, node: &Node) -> Opt<Vec<DataVolumeSpec>> {
+    if let Value::Map(_) = node.value {
+        d.wrong_type("volumes", node, "a list").help =
+            Some("write each volume as `- {deviceName: /dev/xvdf, size: 100}`".into());
+        return None;
+    }
+    let volumes = d
+        .list("volumes", node)
+        .iter()
+        .filter_map(|n| decode_data_volume(d, n))
+        .collect();
+    Some(Located::new(volumes, node.span))
+}
+
+fn decode_data_volume(d: &mut Decoder, node: &Node) -> Option<DataVolumeSpec> {
+    let mut f = d.fields("volumes[]", node, DATA_VOLUME_FIELDS)?;
+    let device_name = opt_string(d, &mut f, "volumes[].", "deviceName");
+    let settings = decode_settings(d, &mut f, "volumes[]");
+    let snapshot_id = opt_string(d, &mut f, "volumes[].", "snapshotId").and_then(|id| {
+        let ok = id.value.strip_prefix("snap-").is_some_and(|hex| {
+            (hex.len() == 8 || hex.len() == 17)
+                && hex
+                    .chars()
+                    .all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase())
+        });
+        if !ok {
+            let message = format!("`{}` is not an EBS snapshot ID", id.value);
+            d.error(id.span, message).help =
+                Some("snapshot IDs look like `snap-0123456789abcdef0`".into());
+        }
+        ok.then_some(id)
+    });
+    let delete_on_termination = opt_bool(d, &mut f, "volumes[].", "deleteOnTermination");
+    f.finish(d, "a volume");
+    let sized = f.given("size") || f.given("snapshotId");
+    if f.given("deviceName") && device_name.is_none() {
+        return None;
+    }
+    let Some(device_name) = device_name else {
+        missing(
+            d,
+            first_column(node.span),
+            "deviceName",
+            "volume",
+            "the device to attach it as, e.g. `deviceName: /dev/xvdf`",
+        );
+        return None;
+    };
+    Some(DataVolumeSpec {
+        device_name,
+        settings,
+        snapshot_id,
+        sized,
+        delete_on_termination,
+        span: node.span,
+    })
+}
+
+/// What one volume's settings come to: size (none for a snapshot's own),
+/// type, IOPS, throughput and encryption.
+struct Checked {
+    size_gib: Option<u32>,
+    volume_type: String,
+    encrypted: bool,
+}
+
+/// Checks one volume's settings against EC2's limits for its type, each
+/// problem at the setting it is about (or the type, or `at`, for a
+/// default). `what` names the volume in messages (`rootVolume`,
+/// `volumes[]`); `label` in the warning about encryption.
+fn check_settings(
+    d: &mut Decoder,
+    spec: &VolumeSpec,
+    what: &str,
+    label: &str,
+    size_gib: Option<u32>,
+    at: Span,
+) -> Checked {
+    let volume_type = spec
+        .volume_type
+        .as_ref()
+        .map_or("gp3".to_string(), |t| t.value.clone());
+    let volume_limits = crate::ebs::limits(&volume_type);
+    let takes_iops = volume_limits.is_some_and(|l| l.iops.is_some());
+    let takes_throughput = volume_limits.is_some_and(|l| l.throughput.is_some());
+    if let Some(iops) = &spec.iops
+        && !takes_iops
+    {
+        d.error(
+            iops.span,
+            format!("`{what}.iops` cannot be set for {volume_type} volumes"),
+        )
+        .help = Some("IOPS are set only for gp3, io1 and io2".into());
+    }
+    if spec.iops.is_none()
+        && volume_limits.is_some_and(|l| l.iops.is_some_and(|i| i.default.is_none()))
+    {
+        let at = spec.volume_type.as_ref().map_or(at, |t| t.span);
+        d.error(at, format!("{volume_type} volumes need `{what}.iops`"));
+    }
+    if let Some(throughput) = &spec.throughput
+        && !takes_throughput
+    {
+        d.error(
+            throughput.span,
+            format!("`{what}.throughput` can only be set for gp3 volumes"),
+        );
+    }
+    let volume = crate::ebs::Volume {
+        volume_type: &volume_type,
+        size: size_gib.map(u64::from),
+        iops: spec
+            .iops
+            .as_ref()
+            .filter(|_| takes_iops)
+            .map(|v| u64::from(v.value)),
+        throughput: spec
+            .throughput
+            .as_ref()
+            .filter(|_| takes_throughput)
+            .map(|v| u64::from(v.value)),
+    };
+    for (setting, problem) in crate::ebs::problems(&volume) {
+        let (field, setting_at) = match setting {
+            crate::ebs::Setting::Size => ("size", spec.size.as_ref().map(|v| v.span)),
+            crate::ebs::Setting::Iops => ("iops", spec.iops.as_ref().map(|v| v.span)),
+            crate::ebs::Setting::Throughput => {
+                ("throughput", spec.throughput.as_ref().map(|v| v.span))
+            }
+        };
+        let setting_at = setting_at
+            .or_else(|| spec.volume_type.as_ref().map(|t| t.span))
+            .unwrap_or(at);
+        d.error(setting_at, format!("`{what}.{field}`: {problem}"))
+            .help =
+            Some("EC2 limits each volume type's size, IOPS per GiB and throughput per IOPS".into());
+    }
+    let encrypted = spec.encrypted.as_ref().is_none_or(|e| e.value);
+    if let Some(flag) = &spec.encrypted
+        && !flag.value
+    {
+        d.warning(flag.span, format!("{label} is not encrypted")).help =
+                Some("leave `encrypted` at its default `true`; the account's default EBS key is used when no `kmsKeyId` is given".into());
+        if let Some(key) = &spec.kms_key_id {
+            d.error(key.span, "`kmsKeyId` is set but `encrypted` is false");
+        }
+    }
+    Checked {
+        size_gib,
+        volume_type,
+        encrypted,
+    }
+}
+
+/// Checks the root volume and returns it; `at` is the group's name.
+pub(super) fn check_root_volume(d: &mut Decoder, root: &VolumeSpec, at: Span) -> Volume {
+    let size_gib = root.size.as_ref().map_or(20, |s| s.value);
+    let checked = check_settings(d, root, "rootVolume", "the root volume", Some(size_gib), at);
+    Volume {
+        size_gib,
+        volume_type: checked.volume_type,
+        iops: root.iops.as_ref().map(|v| v.value),
+        throughput: root.throughput.as_ref().map(|v| v.value),
+        encrypted: checked.encrypted,
+        kms_key_id: root.kms_key_id.clone(),
+    }
+}
+
+/// The letter of a device name that `family` takes for an extra volume,
+/// or why it takes none.
+fn device_letter(name: &str, family: AmiFamily) -> Result<char, String> {
+    let (rest, expected) = match family {
+        AmiFamily::Windows(_) => (name.strip_prefix("xvd"), "`xvd[b-z]` on Windows"),
+        _ => (
+            name.strip_prefix("/dev/xvd")
+                .or_else(|| name.strip_prefix("/dev/sd")),
+            "`/dev/xvd[b-z]` or `/dev/sd[b-z]` on Linux",
+        ),
+    };
+    let mut chars = rest.into_iter().flat_map(str::chars);
+    match (chars.next(), chars.next()) {
+        (Some(letter @ 'b'..='z'), None) => Ok(letter),
+        (Some('a'), None) if !matches!(family, AmiFamily::Windows(_)) => Err(format!(
+            "`{name}` is the root device; extra volumes take {expected}"
+        )),
+        _ => Err(format!("expected {expected}")),
+    }
+}
+
+/// Checks the group's extra volumes and returns them.
+pub(super) fn check_volumes(
+    d: &mut Decoder,
+    volumes: &[DataVolumeSpec],
+    family: AmiFamily,
+) -> Vec<DataVolume> {
+    let mut out = Vec::new();
+    let mut taken: Vec<(char, &Located<String>)> = Vec::new();
+    for volume in volumes {
+        let device = &volume.device_name;
+        match device_letter(&device.value, family) {
+            Err(problem) => {
+                d.error(
+                    device.span,
+                    format!("device name `{}` does not fit: {problem}", device.value),
+                )
+                .help = Some(
+                    "EC2 names EBS devices by letter; `/dev/xvda` (Windows: `/dev/sda1`) is the root device"
+                        .into(),
+                );
+            }
+            Ok('b') if family == AmiFamily::Bottlerocket => {
+                d.error(
+                    device.span,
+                    format!(
+                        "`{}` is Bottlerocket's data volume, which `rootVolume` sets",
+                        device.value
+                    ),
+                )
+                .help = Some("choose a device from `/dev/xvdc` on, or size the data volume with `rootVolume`".into());
+            }
+            Ok(letter) => match taken.iter().find(|(l, _)| *l == letter) {
+                Some((_, first)) => {
+                    d.error(
+                        device.span,
+                        format!(
+                            "device `{}` is the device of the volume at line {} (`{}`)",
+                            device.value, first.span.line, first.value
+                        ),
+                    )
+                    .help = Some(
+                        "each volume needs its own letter; `/dev/sdX` and `/dev/xvdX` are one device"
+                            .into(),
+                    );
+                }
+                None => taken.push((letter, device)),
+            },
+        }
+        let settings = &volume.settings;
+        let size = settings.size.as_ref().map(|s| s.value);
+        if !volume.sized {
+            d.error(
+                first_column(volume.span),
+                format!("volume `{}` needs `size` or `snapshotId`", device.value),
+            )
+            .help = Some("give its size in GiB, e.g. `size: 100`".into());
+        }
+        let label = format!("volume `{}`", device.value);
+        let checked = check_settings(d, settings, "volumes[]", &label, size, device.span);
+        out.push(DataVolume {
+            device_name: device.value.clone(),
+            size_gib: checked.size_gib,
+            volume_type: checked.volume_type,
+            iops: settings.iops.as_ref().map(|v| v.value),
+            throughput: settings.throughput.as_ref().map(|v| v.value),
+            encrypted: checked.encrypted,
+            kms_key_id: settings.kms_key_id.clone(),
+            snapshot_id: volume.snapshot_id.as_ref().map(|s| s.value.clone()),
+            delete_on_termination: volume
+                .delete_on_termination
+                .as_ref()
+                .is_none_or(|v| v.value),
+        });
+    }
+    out
+}
+
+/// `instanceStore` on a family that cannot assemble the disks, and the
+/// `bootstrapArguments` that would assemble them a second time.
+pub(super) fn check_instance_store(
+    d: &mut Decoder,
+    store: &Located<InstanceStore>,
+    family: AmiFamily,
+    bootstrap_arguments: Option<&Located<String>>,
+) {
+    if let AmiFamily::Windows(_) = family {
+        d.error(
+            store.span,
+            format!("`instanceStore` is not supported on `{}`", family.name()),
+        )
+        .help = Some(
+            "the EKS Windows AMIs have no tool that assembles instance store disks; format them in `preBootstrapCommands`"
+                .into(),
+        );
+    }
+    if family == AmiFamily::AmazonLinux2
+        && let Some(arguments) = bootstrap_arguments
+        && arguments.value.contains("--local-disks")
+    {
+        d.error(
+            arguments.span,
+            "`bootstrapArguments` sets `--local-disks`, which `instanceStore` sets too",
+        )
+        .help = Some("set it once: remove `--local-disks` here".into());
+    }
+}

@@ -1,0 +1,103 @@
+//! Amazon Linux 2: one shell part around `/etc/eks/bootstrap.sh`, in MIME.
+
+use serde_json::{Value, json};
+
+use super::kubelet::Prepared;
+use super::mime::{Part, SHELL_CONTENT_TYPE, extra_parts, mime};
+use super::quote::to_json;
+use super::shell::{has_shell_steps, shell_data};
+use super::templates::{AL2_TEMPLATE, render_template};
+use super::{
+    Field, Mode, UserDataError, UserDataInput, bootstrap_arguments, refuse_fields, unsupported,
+};
+
+/// Kubelet settings that AL2's bootstrap passes as flags rather than through
+/// kubelet-config.json.
+const AL2_FLAG_SETTINGS: &[(&str, &str)] = &[
+    ("imageGCHighThresholdPercent", "--image-gc-high-threshold"),
+    ("imageGCLowThresholdPercent", "--image-gc-low-threshold"),
+];
+
+fn al2_bootstrap_data(input: &UserDataInput, prepared: &Prepared) -> Result<Value, UserDataError> {
+    // On an EKS AMI in a managed group EKS writes the bootstrap.sh call, so
+    // every kubelet setting goes through kubelet-config.json.
+    let run = input.mode != Mode::ManagedEksAmi;
+    let mut args = prepared.kubelet_flags();
+    let mut config = serde_json::Map::new();
+    for (key, value) in &prepared.kubelet {
+        match AL2_FLAG_SETTINGS.iter().find(|(k, _)| k == key) {
+            Some((_, flag)) if run => {
+                let text = match value {
+                    Value::Number(n) => n.to_string(),
+                    // A placeholder for a template value.
+                    Value::String(s) => s.clone(),
+                    _ => {
+                        return Err(UserDataError::KubeletSettingType {
+                            key: (*key).to_string(),
+                            expected: "a number",
+                        });
+                    }
+                };
+                args.push(format!("{flag}={text}"));
+            }
+            _ => {
+                config.insert((*key).to_string(), (*value).clone());
+            }
+        }
+    }
+    let config_json = if config.is_empty() {
+        String::new()
+    } else {
+        to_json(&Value::Object(config))
+    };
+    Ok(json!({
+        "run": run,
+        "clusterName": input.cluster_name,
+        "certificateAuthority": input.certificate_authority,
+        "apiServerEndpoint": input.api_server_endpoint,
+        "dnsClusterIp": input.dns_cluster_ip,
+        "maxPodsFlag": prepared.max_pods.is_some(),
+        "kubeletExtraArgs": args.join(" "),
+        "kubeletConfigJson": config_json,
+        "extraArguments": bootstrap_arguments(input),
+        "localDisks": run && input.instance_store_raid0,
+    }))
+}
+
+pub(super) fn render(input: &UserDataInput, prepared: &Prepared) -> Result<String, UserDataError> {
+    refuse_fields(input, "AL2", &[Field::BottlerocketSettings])?;
+    let mut parts: Vec<Part> = extra_parts(input).collect();
+    if input.mode == Mode::ManagedEksAmi {
+        const TARGET: &str =
+            "a managed node group on the EKS AL2 AMI (EKS writes the bootstrap.sh call)";
+        refuse_fields(input, TARGET, &[Field::BootstrapArguments])?;
+        if prepared.max_pods.is_some() {
+            // bootstrap.sh would overwrite it with EKS's own value.
+            return Err(unsupported("maxPods", TARGET));
+        }
+        if !has_shell_steps(input) && prepared.kubelet.is_empty() && !input.instance_store_raid0 {
+            if parts.is_empty() {
+                return Ok(String::new());
+            }
+            return mime(parts);
+        }
+    }
+    if bootstrap_arguments(input).is_some_and(|a| a.contains(['\n', '\r'])) {
+        return Err(unsupported(
+            "bootstrap.sh arguments with a line break",
+            "AL2 (they continue the bootstrap.sh command line)",
+        ));
+    }
+    let mut data = shell_data(input)?;
+    let bootstrap = al2_bootstrap_data(input, prepared)?;
+    // On an EKS AMI in a managed group EKS writes the bootstrap.sh call, so
+    // the disks are assembled the way its `--local-disks` would, before it.
+    data.insert(
+        "setupLocalDisks".into(),
+        json!(input.instance_store_raid0 && bootstrap["run"] != json!(true)),
+    );
+    data.insert("bootstrap".into(), bootstrap);
+    let script = render_template(AL2_TEMPLATE, &Value::Object(data))?;
+    parts.push(Part::new(SHELL_CONTENT_TYPE, script));
+    mime(parts)
+}

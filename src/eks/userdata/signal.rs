@@ -1,0 +1,84 @@
+//! How a node tells CloudFormation it is healthy: the signal's settings, the
+//! node's deadline, and the signaller script.
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use super::UserDataError;
+use super::templates::{SIGNAL_SIGV4_TEMPLATE, SIGNAL_TEMPLATE, render_template};
+
+/// How the node tells CloudFormation it is healthy.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Signal {
+    pub stack_name: String,
+    /// The Auto Scaling group's logical ID, exactly as in the template.
+    pub logical_id: String,
+    pub region: String,
+    pub url_suffix: String,
+    /// CloudFormation's own timeout for the signal (the creation policy's);
+    /// the node gives up earlier, at [`node_deadline_seconds`].
+    pub timeout_seconds: u32,
+    /// What sends the signal from an AL2023 or AL2 node.
+    pub client: SignalClient,
+    /// Commands (PowerShell on Windows) run once kubelet is healthy and
+    /// before the signal: one that fails sends FAILURE.
+    pub post_bootstrap_commands: Vec<String>,
+}
+
+/// What sends the signal from an Amazon Linux node.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub enum SignalClient {
+    /// The image's own `cfn-signal` (aws-cfn-bootstrap), which the
+    /// EKS-optimized AL2023 and AL2 images carry.
+    #[default]
+    Image,
+    /// A signaller embedded in the user data that signs `SignalResource`
+    /// with `curl --aws-sigv4`: for custom images without `cfn-signal`.
+    Embedded,
+}
+
+/// The most a node keeps back from CloudFormation's timeout: CloudFormation's
+/// clock starts when it creates or updates the group, before the instance
+/// is launched and boots, and the signal's retries take time too.
+pub const SIGNAL_MARGIN_SECONDS: u32 = 300;
+
+/// How long after its user data starts a node waits for kubelet before it
+/// signals FAILURE: CloudFormation's timeout minus [`SIGNAL_MARGIN_SECONDS`],
+/// or half the timeout when that is shorter, so that the FAILURE and its
+/// reason reach CloudFormation while it still waits.
+pub fn node_deadline_seconds(timeout_seconds: u32) -> u32 {
+    timeout_seconds - SIGNAL_MARGIN_SECONDS.min(timeout_seconds / 2)
+}
+
+impl Signal {
+    /// The values the templates see: the fields, and the node's deadline.
+    pub(super) fn data(&self) -> Value {
+        let mut data = json!(self);
+        data["deadlineSeconds"] = json!(node_deadline_seconds(self.timeout_seconds));
+        // Numbered from 1, for the reason of a FAILURE.
+        data["postBootstrap"] = self
+            .post_bootstrap_commands
+            .iter()
+            .enumerate()
+            .map(|(index, command)| json!({ "command": command, "number": index + 1 }))
+            .collect();
+        data
+    }
+}
+
+/// Renders the signaller script that the user data installs as
+/// `/usr/local/bin/eksynth-signal` and runs as `eksynth-signal.service`.
+pub fn render_signaller(signal: &Signal) -> Result<String, UserDataError> {
+    let template = match signal.client {
+        SignalClient::Image => SIGNAL_TEMPLATE,
+        SignalClient::Embedded => SIGNAL_SIGV4_TEMPLATE,
+    };
+    let mut script = render_template(template, &signal.data())?;
+    // The install step writes it with a heredoc, whose end marker must
+    // follow a newline.
+    if !script.ends_with('\n') {
+        script.push('\n');
+    }
+    Ok(script)
+}
