@@ -123,7 +123,10 @@ pub fn check(spec: &Value) -> Vec<Problem> {
                 };
                 out.push(Problem {
                     path,
-                    message: format!("expected {expected}, found {}", found(&parts.instance)),
+                    message: format!(
+                        "expected {expected}, found {}",
+                        kubelet_config::found(&parts.instance)
+                    ),
                     help: None,
                 });
             }
@@ -237,18 +240,6 @@ fn article(kind: &str) -> String {
         "boolean" => "true or false".to_string(),
         "integer" => "an integer".to_string(),
         other => format!("a {other}"),
-    }
-}
-
-fn found(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "nothing (null)",
-        Value::Bool(_) => "a boolean",
-        Value::Number(n) if n.is_i64() || n.is_u64() => "an integer",
-        Value::Number(_) => "a decimal number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "a list",
-        Value::Object(_) => "a mapping",
     }
 }
 

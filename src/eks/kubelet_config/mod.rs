@@ -446,7 +446,8 @@ fn describe(schema: &Value) -> String {
     }
 }
 
-fn found(value: &Value) -> &'static str {
+/// What a JSON value is, for "expected X, found Y".
+pub(crate) fn found(value: &Value) -> &'static str {
     match value {
         Value::Null => "nothing (null)",
         Value::Bool(_) => "a boolean",
