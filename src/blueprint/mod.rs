@@ -83,6 +83,11 @@ impl Blueprint {
                     written.push((name, key.span));
                 }
             }
+            for source in &group.security_groups {
+                if let Source::Parameter { name, .. } = &source.value {
+                    written.push((name, source.span));
+                }
+            }
         }
         let mut seen = std::collections::HashSet::new();
         written.retain(|(name, _)| seen.insert(*name));
@@ -721,7 +726,9 @@ pub struct NodeGroup {
     pub efs_mounts: Vec<EfsMount>,
     pub tags: Vec<(String, String)>,
     pub iam: Iam,
-    pub security_groups: Vec<String>,
+    /// Extra security groups of the nodes: IDs, `AWS::EC2::SecurityGroup::Id`
+    /// parameters or imports of one ID each.
+    pub security_groups: Vec<Located<Source>>,
     pub key_name: Option<String>,
     pub detailed_monitoring: bool,
     pub cluster_autoscaler: bool,

@@ -236,7 +236,11 @@ fn field(object: &str, name: &str) -> Option<Value> {
         }
         ("nodeGroup", "tags") => string_map("Extra tags"),
         ("nodeGroup", "iam") => object_of("iam", "The node role"),
-        ("nodeGroup", "securityGroups") => strings("Extra security group IDs"),
+        ("nodeGroup", "securityGroups") => json!({
+            "description": "Extra security groups: IDs, `{parameter: Name}` or `{import: ExportName}`",
+            "type": "array",
+            "items": {"oneOf": [{"type": "string", "pattern": "^sg-"}, {"$ref": "#/definitions/source"}]},
+        }),
         ("nodeGroup", "keyName") => string("An EC2 key pair (SSH is off unless set)"),
         ("nodeGroup", "detailedMonitoring") => boolean("Detailed monitoring"),
         ("nodeGroup", "clusterAutoscaler") => json!({

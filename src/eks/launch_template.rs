@@ -4,7 +4,7 @@
 //! signals CloudFormation).
 
 use super::ami;
-use super::inputs::ClusterValues;
+use super::inputs::{self, ClusterValues};
 use super::security_group::NODE_SECURITY_GROUP;
 use super::storage;
 use super::userdata::{
@@ -55,7 +55,14 @@ pub fn lower(
     };
 
     let mut security_groups = vec![Expr::reference(NODE_SECURITY_GROUP)];
-    security_groups.extend(group.security_groups.iter().map(Expr::str));
+    security_groups.extend(group.security_groups.iter().map(|source| {
+        inputs::value(
+            template,
+            &source.value,
+            inputs::Kind::SecurityGroupId,
+            "An extra security group of the nodes",
+        )
+    }));
 
     // The user's tags, the generated `Name` first unless the user names
     // the nodes.

@@ -313,6 +313,41 @@ pub(super) fn decode_subnets(d: &mut Decoder, node: &Node) -> Opt<Subnets> {
     }
 }
 
+/// Extra security groups: each an ID, `{parameter: Name}` (an
+/// `AWS::EC2::SecurityGroup::Id` parameter) or `{import: ExportName}` (an
+/// export holding one ID).
+pub(super) fn decode_security_groups(d: &mut Decoder, node: &Node) -> Opt<Vec<Located<Source>>> {
+    let Value::Seq(items) = &node.value else {
+        d.wrong_type(
+            "securityGroups",
+            node,
+            "a list of security group IDs, `{parameter: Name}` or `{import: ExportName}`",
+        );
+        return None;
+    };
+    let mut groups = Vec::new();
+    for item in items {
+        let source = match &item.value {
+            Value::Map(_) => decode_source(d, "securityGroups", item),
+            _ => d
+                .string("securityGroups", item)
+                .map(|s| Located::new(Source::Literal(s.value), s.span)),
+        };
+        let Some(source) = source else { continue };
+        if let Source::Literal(id) = &source.value
+            && !id.starts_with("sg-")
+        {
+            d.error(source.span, format!("`{id}` is not a security group ID"))
+                .help = Some(
+                "security group IDs look like `sg-0123456789abcdef0`; or write `{parameter: Name}` or `{import: ExportName}`".into(),
+            );
+            continue;
+        }
+        groups.push(source);
+    }
+    Some(Located::new(groups, node.span))
+}
+
 pub(super) fn check_label(d: &mut Decoder, key: &Located<String>, value: &Located<String>) {
     if let Some(problem) = rules::label_key_problem(&key.value) {
         let message = format!(

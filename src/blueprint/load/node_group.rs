@@ -4,8 +4,8 @@
 use super::ami::decode_ami;
 use super::group_sections::{
     DistributionSpec, IamSpec, ImdsSpec, UpdateSpec, check_label, decode_distribution, decode_efs,
-    decode_iam, decode_imds, decode_lifecycle, decode_subnets, decode_taint, decode_update,
-    decode_update_config,
+    decode_iam, decode_imds, decode_lifecycle, decode_security_groups, decode_subnets,
+    decode_taint, decode_update, decode_update_config,
 };
 use super::instances::{
     TypeSpec, check_placement_group_name, decode_capacity_reservation, decode_instance_types,
@@ -144,7 +144,7 @@ pub(super) struct GroupSpec {
     pub(super) efs_mounts: Opt<Vec<EfsMount>>,
     pub(super) tags: Vec<(Located<String>, Located<String>)>,
     pub(super) iam: IamSpec,
-    pub(super) security_groups: Opt<Vec<String>>,
+    pub(super) security_groups: Opt<Vec<Located<Source>>>,
     pub(super) key_name: Opt<String>,
     pub(super) detailed_monitoring: Opt<bool>,
     pub(super) cluster_autoscaler: Opt<bool>,
@@ -432,7 +432,9 @@ pub(super) fn decode_group_spec(d: &mut Decoder, node: &Node, context: &str) -> 
             spec.iam.created_role_name = None;
         }
     }
-    spec.security_groups = opt_strings(d, &mut f, "", "securityGroups");
+    spec.security_groups = f
+        .get("securityGroups")
+        .and_then(|n| decode_security_groups(d, n));
     spec.key_name = opt_string(d, &mut f, "", "keyName");
     spec.detailed_monitoring = opt_bool(d, &mut f, "", "detailedMonitoring");
     if let Some(n) = f.get("clusterAutoscaler") {

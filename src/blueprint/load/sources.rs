@@ -124,6 +124,13 @@ pub(super) fn check_parameters(d: &mut Decoder, cluster: &Cluster, groups: &[Nod
         }
     }
     for group in groups {
+        for source in &group.security_groups {
+            if let Source::Parameter { name, .. } = &source.value {
+                uses.push((name.clone(), "AWS::EC2::SecurityGroup::Id", source.span));
+            }
+        }
+    }
+    for group in groups {
         if let Ami::Parameter { name, .. } = &group.ami {
             let at = group
                 .field_spans
