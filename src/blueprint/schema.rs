@@ -239,7 +239,7 @@ fn field(object: &str, name: &str) -> Option<Value> {
         ("nodeGroup", "securityGroups") => json!({
             "description": "Extra security groups: IDs, `{parameter: Name}` or `{import: ExportName}`",
             "type": "array",
-            "items": {"oneOf": [{"type": "string", "pattern": "^sg-"}, {"$ref": "#/definitions/source"}]},
+            "items": {"anyOf": [{"type": "string", "pattern": "^sg-"}, {"$ref": "#/definitions/source"}]},
         }),
         ("nodeGroup", "keyName") => string("An EC2 key pair (SSH is off unless set)"),
         ("nodeGroup", "detailedMonitoring") => boolean("Detailed monitoring"),
