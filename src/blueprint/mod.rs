@@ -418,6 +418,8 @@ pub struct Imds {
     pub hop_limit: u32,
     /// An iptables rule that drops pod traffic to IMDS.
     pub block_pods: bool,
+    /// `InstanceMetadataTags: enabled`: the instance's tags in IMDS.
+    pub instance_tags: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]

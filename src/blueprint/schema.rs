@@ -319,6 +319,9 @@ fn field(object: &str, name: &str) -> Option<Value> {
         ("imds", "httpTokens") => one_of(HTTP_TOKENS),
         ("imds", "hopLimit") => integer(1, 3, "Hop limit"),
         ("imds", "blockPods") => boolean("Drop pod traffic to IMDS"),
+        ("imds", "instanceTags") => boolean(
+            "Self-managed: the instance's tags in IMDS (`InstanceMetadataTags`); tag keys then hold no `/`",
+        ),
         ("iam", "cniUsesIrsa") => boolean("Leave the CNI policy off the node role"),
         ("iam", "ssmManagedInstance") => boolean("Attach AmazonSSMManagedInstanceCore"),
         ("iam", "extraManagedPolicies") => strings("Extra managed policy ARNs"),

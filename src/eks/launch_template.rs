@@ -90,7 +90,7 @@ pub fn lower(
         ("Tags", Expr::List(tags)),
     ]));
 
-    let metadata = Expr::map([
+    let mut metadata = vec![
         ("HttpEndpoint", Expr::str("enabled")),
         (
             "HttpTokens",
@@ -101,7 +101,11 @@ pub fn lower(
             }),
         ),
         ("HttpPutResponseHopLimit", Expr::from(group.imds.hop_limit)),
-    ]);
+    ];
+    if group.imds.instance_tags {
+        metadata.push(("InstanceMetadataTags", Expr::str("enabled")));
+    }
+    let metadata = Expr::map(metadata);
 
     // A managed group on a capacity block launches into its reservation
     // with the `capacity-block` market type, and EKS takes its one instance

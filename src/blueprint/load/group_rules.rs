@@ -315,6 +315,7 @@ pub(super) fn resolve_group(
         tokens_required: spec.imds.tokens_required.as_ref().is_none_or(|t| t.value),
         hop_limit: spec.imds.hop_limit.as_ref().map_or(1, |h| h.value),
         block_pods: spec.imds.block_pods.as_ref().is_some_and(|b| b.value),
+        instance_tags: super::networking::check_instance_tags(d, &spec, is_managed),
     };
 
     // The Auto Scaling group carries the Name and cluster tags, the user's

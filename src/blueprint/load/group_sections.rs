@@ -42,7 +42,8 @@ pub(in crate::blueprint) const UPDATE_STRATEGIES: &[(&str, UpdateStrategy)] = &[
     ("MINIMAL", UpdateStrategy::Minimal),
 ];
 
-pub(in crate::blueprint) const IMDS_FIELDS: &[&str] = &["httpTokens", "hopLimit", "blockPods"];
+pub(in crate::blueprint) const IMDS_FIELDS: &[&str] =
+    &["httpTokens", "hopLimit", "blockPods", "instanceTags"];
 pub(in crate::blueprint) const IAM_FIELDS: &[&str] = &[
     "cniUsesIrsa",
     "ssmManagedInstance",
@@ -96,6 +97,7 @@ pub(super) struct ImdsSpec {
     pub(super) tokens_required: Opt<bool>,
     pub(super) hop_limit: Opt<u32>,
     pub(super) block_pods: Opt<bool>,
+    pub(super) instance_tags: Opt<bool>,
 }
 
 #[derive(Clone, Default)]
@@ -462,6 +464,7 @@ pub(super) fn decode_imds(d: &mut Decoder, node: &Node) -> ImdsSpec {
         tokens_required: tokens,
         hop_limit,
         block_pods: opt_bool(d, &mut f, "imds.", "blockPods"),
+        instance_tags: opt_bool(d, &mut f, "imds.", "instanceTags"),
     };
     f.finish(d, "`imds`");
     spec

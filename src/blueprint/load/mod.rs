@@ -17,6 +17,7 @@ mod group_sections;
 mod iam;
 mod instances;
 mod kubelet;
+mod networking;
 mod node_config;
 mod node_group;
 mod node_repair;

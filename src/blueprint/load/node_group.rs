@@ -256,6 +256,7 @@ impl GroupSpec {
                 tokens_required: self.imds.tokens_required.or(d.imds.tokens_required),
                 hop_limit: self.imds.hop_limit.or(d.imds.hop_limit),
                 block_pods: self.imds.block_pods.or(d.imds.block_pods),
+                instance_tags: self.imds.instance_tags.or(d.imds.instance_tags),
             },
             pre_bootstrap_commands: self.pre_bootstrap_commands.or(d.pre_bootstrap_commands),
             hatches: self.hatches.over(&d.hatches),
