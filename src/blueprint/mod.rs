@@ -733,6 +733,8 @@ pub struct NodeGroup {
     pub security_groups: Vec<Located<Source>>,
     pub key_name: Option<String>,
     pub detailed_monitoring: bool,
+    /// A public IPv4 address on the primary network interface.
+    pub associate_public_ip: bool,
     pub cluster_autoscaler: bool,
     /// The group's priority for the cluster autoscaler's priority expander
     /// (`eksynth autoscaler-priorities`).

@@ -241,6 +241,9 @@ fn field(object: &str, name: &str) -> Option<Value> {
             "type": "array",
             "items": {"anyOf": [{"type": "string", "pattern": "^sg-"}, {"$ref": "#/definitions/source"}]},
         }),
+        ("nodeGroup", "associatePublicIpAddress") => boolean(
+            "A public IPv4 address on each node's primary interface (internet-reachable nodes)",
+        ),
         ("nodeGroup", "keyName") => string("An EC2 key pair (SSH is off unless set)"),
         ("nodeGroup", "detailedMonitoring") => boolean("Detailed monitoring"),
         ("nodeGroup", "clusterAutoscaler") => json!({

@@ -134,15 +134,22 @@ pub fn lower(
         };
         Expr::map([("GroupName", name)])
     });
-    // An EFA is the primary interface, which then carries the security
-    // groups: EC2 refuses `SecurityGroupIds` beside network interfaces.
-    let network_interfaces = group.efa.then(|| {
-        Expr::list([Expr::map([
-            ("DeleteOnTermination", Expr::Bool(true)),
-            ("DeviceIndex", Expr::Int(0)),
-            ("Groups", Expr::List(security_groups.clone())),
-            ("InterfaceType", Expr::str("efa")),
-        ])])
+    // An EFA or a public address is set on the primary interface, which
+    // then carries the security groups: EC2 refuses `SecurityGroupIds`
+    // beside network interfaces.
+    let interface = group.efa || group.associate_public_ip;
+    let network_interfaces = interface.then(|| {
+        let mut entry = Vec::new();
+        if group.associate_public_ip {
+            entry.push(("AssociatePublicIpAddress", Expr::Bool(true)));
+        }
+        entry.push(("DeleteOnTermination", Expr::Bool(true)));
+        entry.push(("DeviceIndex", Expr::Int(0)));
+        entry.push(("Groups", Expr::List(security_groups.clone())));
+        if group.efa {
+            entry.push(("InterfaceType", Expr::str("efa")));
+        }
+        Expr::list([Expr::map(entry)])
     });
     // A managed group lists its instance types itself; a self-managed group
     // with several types or a spot mix lists them in its mixed instances
@@ -184,7 +191,7 @@ pub fn lower(
         .prop_opt("Placement", placement)
         .prop_opt(
             "SecurityGroupIds",
-            (!group.efa).then_some(Expr::List(security_groups)),
+            (!interface).then_some(Expr::List(security_groups)),
         )
         .prop("TagSpecifications", Expr::List(tag_specifications))
         .prop_opt("UserData", user_data.map(Expr::base64));

@@ -1,5 +1,5 @@
 //! The rules of a node group's networking fields that depend on other
-//! fields: instance tags in IMDS.
+//! fields: instance tags in IMDS, public addresses.
 
 use super::node_group::GroupSpec;
 use crate::blueprint::decode::Decoder;
@@ -53,4 +53,20 @@ fn imds_tag_key_ok(key: &str) -> bool {
         && key
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || "-_+=,.@:".contains(c))
+}
+
+/// Whether the nodes get a public IPv4 address
+/// (`associatePublicIpAddress`), with a warning when they do.
+pub(super) fn check_public_ip(d: &mut Decoder, spec: &GroupSpec) -> bool {
+    let Some(flag) = spec.associate_public_ip.as_ref().filter(|f| f.value) else {
+        return false;
+    };
+    d.warning(
+        flag.span,
+        "`associatePublicIpAddress: true` gives every node an internet-reachable address",
+    )
+    .help = Some(
+        "only the security groups stand between the nodes and the internet; prefer private subnets with a NAT gateway".into(),
+    );
+    true
 }

@@ -53,6 +53,7 @@ pub(in crate::blueprint) const GROUP_FIELDS: &[&str] = &[
     "tags",
     "iam",
     "securityGroups",
+    "associatePublicIpAddress",
     "keyName",
     "detailedMonitoring",
     "clusterAutoscaler",
@@ -147,6 +148,7 @@ pub(super) struct GroupSpec {
     pub(super) security_groups: Opt<Vec<Located<Source>>>,
     pub(super) key_name: Opt<String>,
     pub(super) detailed_monitoring: Opt<bool>,
+    pub(super) associate_public_ip: Opt<bool>,
     pub(super) cluster_autoscaler: Opt<bool>,
     /// `clusterAutoscaler.priority`: the group's priority for the
     /// autoscaler's priority expander.
@@ -283,6 +285,7 @@ impl GroupSpec {
             security_groups: self.security_groups.or(d.security_groups),
             key_name: self.key_name.or(d.key_name),
             detailed_monitoring: self.detailed_monitoring.or(d.detailed_monitoring),
+            associate_public_ip: self.associate_public_ip.or(d.associate_public_ip),
             cluster_autoscaler: self.cluster_autoscaler.or(d.cluster_autoscaler),
             // A group the autoscaler does not discover takes no priority
             // from `defaults`.
@@ -438,6 +441,7 @@ pub(super) fn decode_group_spec(d: &mut Decoder, node: &Node, context: &str) -> 
         .and_then(|n| decode_security_groups(d, n));
     spec.key_name = opt_string(d, &mut f, "", "keyName");
     spec.detailed_monitoring = opt_bool(d, &mut f, "", "detailedMonitoring");
+    spec.associate_public_ip = opt_bool(d, &mut f, "", "associatePublicIpAddress");
     if let Some(n) = f.get("clusterAutoscaler") {
         (spec.cluster_autoscaler, spec.autoscaler_priority) = decode_cluster_autoscaler(d, n);
     }
