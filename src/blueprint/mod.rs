@@ -83,7 +83,8 @@ impl Blueprint {
                     written.push((name, key.span));
                 }
             }
-            for source in &group.security_groups {
+            let ssh = group.ssh.iter().flat_map(|s| &s.source_security_groups);
+            for source in group.security_groups.iter().chain(ssh) {
                 if let Source::Parameter { name, .. } = &source.value {
                     written.push((name, source.span));
                 }
@@ -422,6 +423,15 @@ pub struct Imds {
     pub instance_tags: bool,
 }
 
+/// The sources of SSH to a group's nodes: a security group of its own with
+/// one port 22 rule per source.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ssh {
+    pub source_security_groups: Vec<Located<Source>>,
+    /// IPv4 or IPv6 CIDRs, never the whole internet.
+    pub source_cidrs: Vec<String>,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct EfsMount {
     pub file_system_id: String,
@@ -735,6 +745,8 @@ pub struct NodeGroup {
     pub detailed_monitoring: bool,
     /// A public IPv4 address on the primary network interface.
     pub associate_public_ip: bool,
+    /// Who may reach the nodes on port 22 (with `keyName`).
+    pub ssh: Option<Ssh>,
     pub cluster_autoscaler: bool,
     /// The group's priority for the cluster autoscaler's priority expander
     /// (`eksynth autoscaler-priorities`).

@@ -245,6 +245,20 @@ fn field(object: &str, name: &str) -> Option<Value> {
             "A public IPv4 address on each node's primary interface (internet-reachable nodes)",
         ),
         ("nodeGroup", "keyName") => string("An EC2 key pair (SSH is off unless set)"),
+        ("nodeGroup", "ssh") => object_of(
+            "ssh",
+            "Who may reach the nodes on port 22 (needs `keyName`; not on Windows)",
+        ),
+        ("ssh", "sourceSecurityGroups") => json!({
+            "description": "Security groups allowed in on port 22: IDs, `{parameter: Name}` or `{import: ExportName}`",
+            "type": "array",
+            "items": {"anyOf": [{"type": "string", "pattern": "^sg-"}, {"$ref": "#/definitions/source"}]},
+        }),
+        ("ssh", "sourceCidrs") => json!({
+            "description": "IPv4 or IPv6 CIDRs allowed in on port 22 (never the whole internet)",
+            "type": "array",
+            "items": {"type": "string"},
+        }),
         ("nodeGroup", "detailedMonitoring") => boolean("Detailed monitoring"),
         ("nodeGroup", "clusterAutoscaler") => json!({
             "description": "Self-managed: the cluster autoscaler's tags (true or false); any group: `{priority}` for the priority expander (`eksynth autoscaler-priorities`)",
@@ -458,6 +472,7 @@ fn objects() -> Vec<(&'static str, &'static [&'static str])> {
         ("rootVolume", VOLUME_FIELDS),
         ("volume", DATA_VOLUME_FIELDS),
         ("imds", IMDS_FIELDS),
+        ("ssh", SSH_FIELDS),
         ("iam", IAM_FIELDS),
         ("clusterAutoscaler", CLUSTER_AUTOSCALER_FIELDS),
         ("blueprintIam", TOP_IAM_FIELDS),

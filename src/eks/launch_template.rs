@@ -5,7 +5,7 @@
 
 use super::ami;
 use super::inputs::{self, ClusterValues};
-use super::security_group::NODE_SECURITY_GROUP;
+use super::security_group::{NODE_SECURITY_GROUP, ssh_security_group_id};
 use super::storage;
 use super::userdata::{
     self, Bootstrap, EfsMount, ExtraPart, Label, Mode, Share, Signal, Taint, UserDataInput,
@@ -55,6 +55,9 @@ pub fn lower(
     };
 
     let mut security_groups = vec![Expr::reference(NODE_SECURITY_GROUP)];
+    if group.ssh.is_some() {
+        security_groups.push(Expr::reference(ssh_security_group_id(group)));
+    }
     security_groups.extend(group.security_groups.iter().map(|source| {
         inputs::value(
             template,

@@ -121,6 +121,7 @@ pub fn lower(blueprint: &Blueprint) -> Result<Lowered, Error> {
                 Resource::new("AWS::EC2::PlacementGroup").prop("Strategy", "cluster"),
             );
         }
+        security_group::lower_ssh(&mut template, &cluster, group);
         let (launch_template, oversized) = launch_template::lower(
             &mut template,
             group,

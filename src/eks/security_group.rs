@@ -3,7 +3,8 @@
 //! the control plane reaches kubelets and pods on 1025-65535 and 443, and
 //! nodes reach the API server on 443.
 
-use super::inputs::ClusterValues;
+use super::inputs::{self, ClusterValues};
+use crate::blueprint::NodeGroup;
 use crate::cfn::{Expr, Resource, Template};
 
 pub const NODE_SECURITY_GROUP: &str = "NodeSecurityGroup";
@@ -140,4 +141,56 @@ pub fn lower(template: &mut Template, cluster: &ClusterValues, cluster_tag_key: 
             ),
         );
     }
+}
+
+/// The logical ID of the security group that lets a group's SSH sources in.
+pub fn ssh_security_group_id(group: &NodeGroup) -> String {
+    format!("{}SshSecurityGroup", group.logical_id)
+}
+
+/// A group with `ssh` sources gets a security group of its own with one
+/// port 22 rule per source, added to its nodes' groups.
+pub fn lower_ssh(template: &mut Template, cluster: &ClusterValues, group: &NodeGroup) {
+    let Some(ssh) = &group.ssh else {
+        return;
+    };
+    let ssh_rule = |peer_key: &str, peer: Expr| {
+        let mut rule = vec![
+            ("Description", Expr::str("Allow SSH to the nodes")),
+            ("FromPort", Expr::Int(22)),
+            ("IpProtocol", Expr::str("tcp")),
+            (peer_key, peer),
+            ("ToPort", Expr::Int(22)),
+        ];
+        rule.sort_by_key(|(key, _)| *key);
+        Expr::map(rule)
+    };
+    let mut rules = Vec::new();
+    for source in &ssh.source_security_groups {
+        let peer = inputs::value(
+            template,
+            &source.value,
+            inputs::Kind::SecurityGroupId,
+            "A security group that may reach the nodes over SSH",
+        );
+        rules.push(ssh_rule("SourceSecurityGroupId", peer));
+    }
+    for cidr in &ssh.source_cidrs {
+        let key = if cidr.contains(':') {
+            "CidrIpv6"
+        } else {
+            "CidrIp"
+        };
+        rules.push(ssh_rule(key, Expr::str(cidr)));
+    }
+    template.resources.insert(
+        ssh_security_group_id(group),
+        Resource::new("AWS::EC2::SecurityGroup")
+            .prop(
+                "GroupDescription",
+                format!("SSH to the nodes of group {}", group.name.value),
+            )
+            .prop("SecurityGroupIngress", Expr::List(rules))
+            .prop("VpcId", cluster.vpc.clone()),
+    );
 }

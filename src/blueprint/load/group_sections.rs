@@ -319,9 +319,18 @@ pub(super) fn decode_subnets(d: &mut Decoder, node: &Node) -> Opt<Subnets> {
 /// `AWS::EC2::SecurityGroup::Id` parameter) or `{import: ExportName}` (an
 /// export holding one ID).
 pub(super) fn decode_security_groups(d: &mut Decoder, node: &Node) -> Opt<Vec<Located<Source>>> {
+    decode_security_group_list(d, "securityGroups", node)
+}
+
+/// A list of security groups, each an ID or a value source.
+pub(super) fn decode_security_group_list(
+    d: &mut Decoder,
+    field: &str,
+    node: &Node,
+) -> Opt<Vec<Located<Source>>> {
     let Value::Seq(items) = &node.value else {
         d.wrong_type(
-            "securityGroups",
+            field,
             node,
             "a list of security group IDs, `{parameter: Name}` or `{import: ExportName}`",
         );
@@ -330,9 +339,9 @@ pub(super) fn decode_security_groups(d: &mut Decoder, node: &Node) -> Opt<Vec<Lo
     let mut groups = Vec::new();
     for item in items {
         let source = match &item.value {
-            Value::Map(_) => decode_source(d, "securityGroups", item),
+            Value::Map(_) => decode_source(d, field, item),
             _ => d
-                .string("securityGroups", item)
+                .string(field, item)
                 .map(|s| Located::new(Source::Literal(s.value), s.span)),
         };
         let Some(source) = source else { continue };

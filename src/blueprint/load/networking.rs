@@ -1,8 +1,14 @@
 //! The rules of a node group's networking fields that depend on other
-//! fields: instance tags in IMDS, public addresses.
+//! fields: instance tags in IMDS, public addresses, SSH sources.
 
+use std::net::IpAddr;
+
+use super::Opt;
+use super::group_sections::decode_security_group_list;
 use super::node_group::GroupSpec;
-use crate::blueprint::decode::Decoder;
+use crate::blueprint::decode::{Decoder, Located};
+use crate::blueprint::{AmiFamily, Source, Ssh};
+use crate::syntax::Node;
 
 /// Whether the instance's tags are readable from IMDS
 /// (`imds.instanceTags`). EC2 then refuses to launch an instance with a tag
@@ -69,4 +75,102 @@ pub(super) fn check_public_ip(d: &mut Decoder, spec: &GroupSpec) -> bool {
         "only the security groups stand between the nodes and the internet; prefer private subnets with a NAT gateway".into(),
     );
     true
+}
+
+pub(in crate::blueprint) const SSH_FIELDS: &[&str] = &["sourceSecurityGroups", "sourceCidrs"];
+
+#[derive(Clone)]
+pub(super) struct SshSpec {
+    source_security_groups: Vec<Located<Source>>,
+    source_cidrs: Vec<Located<String>>,
+}
+
+pub(super) fn decode_ssh(d: &mut Decoder, node: &Node) -> Opt<SshSpec> {
+    let mut f = d.fields("ssh", node, SSH_FIELDS)?;
+    let groups = f
+        .get("sourceSecurityGroups")
+        .and_then(|n| decode_security_group_list(d, "ssh.sourceSecurityGroups", n));
+    let cidrs = f
+        .get("sourceCidrs")
+        .and_then(|n| d.string_list("ssh.sourceCidrs", n));
+    f.finish(d, "`ssh`");
+    let failed = (groups.is_none() && f.given("sourceSecurityGroups"))
+        || (cidrs.is_none() && f.given("sourceCidrs"));
+    if failed {
+        return None;
+    }
+    let spec = SshSpec {
+        source_security_groups: groups.map(|g| g.value).unwrap_or_default(),
+        source_cidrs: cidrs.unwrap_or_default(),
+    };
+    if spec.source_security_groups.is_empty() && spec.source_cidrs.is_empty() {
+        d.error(node.span, "`ssh` names no source").help =
+            Some("list `sourceSecurityGroups` or `sourceCidrs` (a bastion or VPN range)".into());
+        return None;
+    }
+    let mut ok = true;
+    for cidr in &spec.source_cidrs {
+        if let Some(problem) = cidr_problem(&cidr.value) {
+            ok = false;
+            let message = format!("`ssh.sourceCidrs` `{}` {problem}", cidr.value);
+            d.error(cidr.span, message).help =
+                Some("write an IPv4 or IPv6 CIDR such as `10.0.0.0/16`".into());
+        } else if is_whole_internet(&cidr.value) {
+            ok = false;
+            // The rule the template would hold is finding E5005.
+            let message = format!(
+                "`ssh.sourceCidrs` `{}` opens SSH (port 22) to the whole internet",
+                cidr.value
+            );
+            d.error(cidr.span, message).help = Some(
+                "allow SSH only from a bastion or VPN range, or use SSM Session Manager".into(),
+            );
+        }
+    }
+    ok.then(|| Located::new(spec, node.span))
+}
+
+fn cidr_problem(text: &str) -> Option<&'static str> {
+    let Some((address, length)) = text.split_once('/') else {
+        return Some("is not a CIDR (no `/`)");
+    };
+    let Ok(length) = length.parse::<u8>() else {
+        return Some("has no valid prefix length");
+    };
+    let max = match address.parse::<IpAddr>() {
+        Ok(IpAddr::V4(_)) => 32,
+        Ok(IpAddr::V6(_)) => 128,
+        Err(_) => return Some("is not a CIDR (bad address)"),
+    };
+    (length > max).then_some("has a prefix length too long for its address")
+}
+
+/// Any CIDR of prefix length 0 covers every address.
+fn is_whole_internet(cidr: &str) -> bool {
+    cidr.ends_with("/0")
+}
+
+/// The SSH sources of a group, which need `keyName` (the only way in), and
+/// an SSH server: EKS Windows images run none.
+pub(super) fn check_ssh(d: &mut Decoder, spec: &GroupSpec, family: AmiFamily) -> Option<Ssh> {
+    let ssh = spec.ssh.as_ref()?;
+    if spec.key_name.is_none() {
+        d.error(ssh.span, "`ssh` needs `keyName`").help =
+            Some("set `keyName` to the EC2 key pair the nodes accept".into());
+        return None;
+    }
+    if let AmiFamily::Windows(_) = family {
+        d.error(ssh.span, "`ssh` is not available on Windows nodes")
+            .help = Some("EKS Windows images run no SSH server; use SSM Session Manager".into());
+        return None;
+    }
+    Some(Ssh {
+        source_security_groups: ssh.value.source_security_groups.clone(),
+        source_cidrs: ssh
+            .value
+            .source_cidrs
+            .iter()
+            .map(|c| c.value.clone())
+            .collect(),
+    })
 }

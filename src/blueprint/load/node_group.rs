@@ -55,6 +55,7 @@ pub(in crate::blueprint) const GROUP_FIELDS: &[&str] = &[
     "securityGroups",
     "associatePublicIpAddress",
     "keyName",
+    "ssh",
     "detailedMonitoring",
     "clusterAutoscaler",
     "updatePolicy",
@@ -149,6 +150,7 @@ pub(super) struct GroupSpec {
     pub(super) key_name: Opt<String>,
     pub(super) detailed_monitoring: Opt<bool>,
     pub(super) associate_public_ip: Opt<bool>,
+    pub(super) ssh: Opt<super::networking::SshSpec>,
     pub(super) cluster_autoscaler: Opt<bool>,
     /// `clusterAutoscaler.priority`: the group's priority for the
     /// autoscaler's priority expander.
@@ -286,6 +288,7 @@ impl GroupSpec {
             key_name: self.key_name.or(d.key_name),
             detailed_monitoring: self.detailed_monitoring.or(d.detailed_monitoring),
             associate_public_ip: self.associate_public_ip.or(d.associate_public_ip),
+            ssh: self.ssh.or(d.ssh),
             cluster_autoscaler: self.cluster_autoscaler.or(d.cluster_autoscaler),
             // A group the autoscaler does not discover takes no priority
             // from `defaults`.
@@ -440,6 +443,9 @@ pub(super) fn decode_group_spec(d: &mut Decoder, node: &Node, context: &str) -> 
         .get("securityGroups")
         .and_then(|n| decode_security_groups(d, n));
     spec.key_name = opt_string(d, &mut f, "", "keyName");
+    spec.ssh = f
+        .get("ssh")
+        .and_then(|n| super::networking::decode_ssh(d, n));
     spec.detailed_monitoring = opt_bool(d, &mut f, "", "detailedMonitoring");
     spec.associate_public_ip = opt_bool(d, &mut f, "", "associatePublicIpAddress");
     if let Some(n) = f.get("clusterAutoscaler") {

@@ -124,7 +124,8 @@ pub(super) fn check_parameters(d: &mut Decoder, cluster: &Cluster, groups: &[Nod
         }
     }
     for group in groups {
-        for source in &group.security_groups {
+        let ssh = group.ssh.iter().flat_map(|s| &s.source_security_groups);
+        for source in group.security_groups.iter().chain(ssh) {
             if let Source::Parameter { name, .. } = &source.value {
                 uses.push((name.clone(), "AWS::EC2::SecurityGroup::Id", source.span));
             }
