@@ -64,7 +64,10 @@ impl Blueprint {
             &cluster.service_ipv4_cidr,
             &cluster.control_plane_security_group,
             &cluster.vpc,
-        ] {
+        ]
+        .into_iter()
+        .chain(&cluster.cluster_security_group)
+        {
             if let Source::Parameter { name, .. } = &value.value {
                 written.push((name, value.span));
             }
@@ -166,6 +169,9 @@ pub struct Cluster {
     pub certificate_authority: Located<Source>,
     pub service_ipv4_cidr: Located<Source>,
     pub control_plane_security_group: Located<Source>,
+    /// The security group EKS made for the cluster, for groups that use it
+    /// instead of the shared node security group.
+    pub cluster_security_group: Option<Located<Source>>,
     pub vpc: Located<Source>,
     pub authentication_mode: AuthenticationMode,
     /// How self-managed nodes are authorized on the cluster.
@@ -421,6 +427,18 @@ pub struct Imds {
     pub block_pods: bool,
     /// `InstanceMetadataTags: enabled`: the instance's tags in IMDS.
     pub instance_tags: bool,
+}
+
+/// The security group that lets a group's nodes talk to each other and to
+/// the control plane.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NodeSecurityGroup {
+    /// The stack's `NodeSecurityGroup`, with the rules of the official
+    /// node group template.
+    Shared,
+    /// The cluster security group EKS made (`cluster.clusterSecurityGroup`),
+    /// which already allows all of that.
+    Cluster,
 }
 
 /// The sources of SSH to a group's nodes: a security group of its own with
@@ -743,6 +761,9 @@ pub struct NodeGroup {
     pub security_groups: Vec<Located<Source>>,
     pub key_name: Option<String>,
     pub detailed_monitoring: bool,
+    /// The security group the nodes share: the stack's own, or the
+    /// cluster's.
+    pub node_security_group: NodeSecurityGroup,
     /// A public IPv4 address on the primary network interface.
     pub associate_public_ip: bool,
     /// Who may reach the nodes on port 22 (with `keyName`).

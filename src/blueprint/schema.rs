@@ -85,6 +85,9 @@ fn field(object: &str, name: &str) -> Option<Value> {
         ("cluster", "certificateAuthority") => source("The certificate authority data (base64)"),
         ("cluster", "serviceIpv4Cidr") => source("The Kubernetes service CIDR"),
         ("cluster", "controlPlaneSecurityGroup") => source("The control plane security group"),
+        ("cluster", "clusterSecurityGroup") => source(
+            "The cluster security group EKS made, for groups with `nodeSecurityGroup: cluster`",
+        ),
         ("cluster", "vpc") => source("The VPC"),
         ("cluster", "authenticationMode") => one_of(AUTHENTICATION_MODES),
         ("cluster", "nodeAccess") => one_of(NODE_ACCESS),
@@ -241,6 +244,7 @@ fn field(object: &str, name: &str) -> Option<Value> {
             "type": "array",
             "items": {"anyOf": [{"type": "string", "pattern": "^sg-"}, {"$ref": "#/definitions/source"}]},
         }),
+        ("nodeGroup", "nodeSecurityGroup") => one_of(NODE_SECURITY_GROUPS),
         ("nodeGroup", "associatePublicIpAddress") => boolean(
             "A public IPv4 address on each node's primary interface (internet-reachable nodes)",
         ),

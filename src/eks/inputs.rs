@@ -83,6 +83,8 @@ pub struct ClusterValues {
     pub service_ipv4_cidr: Expr,
     pub dns_cluster_ip: Expr,
     pub control_plane_security_group: Expr,
+    /// The cluster security group, when the blueprint names it.
+    pub cluster_security_group: Option<Expr>,
     pub vpc: Expr,
 }
 
@@ -132,6 +134,14 @@ impl ClusterValues {
                 Kind::VpcId,
                 "The VPC of the cluster",
             ),
+            cluster_security_group: cluster.cluster_security_group.as_ref().map(|source| {
+                value(
+                    template,
+                    &source.value,
+                    Kind::SecurityGroupId,
+                    "The cluster security group EKS made",
+                )
+            }),
         }
     }
 }

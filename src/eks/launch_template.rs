@@ -12,8 +12,8 @@ use super::userdata::{
 };
 use crate::blueprint::tags::{NAME, user_name};
 use crate::blueprint::{
-    Ami, AmiFamily, Blueprint, CapacityReservation, InstanceStore, NodeGroup, PlacementGroup,
-    SignalClient,
+    Ami, AmiFamily, Blueprint, CapacityReservation, InstanceStore, NodeGroup, NodeSecurityGroup,
+    PlacementGroup, SignalClient,
 };
 use crate::cfn::sub::SubBuilder;
 use crate::cfn::{Expr, Pseudo, Resource, Template};
@@ -54,7 +54,14 @@ pub fn lower(
         )),
     };
 
-    let mut security_groups = vec![Expr::reference(NODE_SECURITY_GROUP)];
+    let shared = match (
+        group.node_security_group,
+        &context.cluster.cluster_security_group,
+    ) {
+        (NodeSecurityGroup::Cluster, Some(cluster)) => cluster.clone(),
+        _ => Expr::reference(NODE_SECURITY_GROUP),
+    };
+    let mut security_groups = vec![shared];
     if group.ssh.is_some() {
         security_groups.push(Expr::reference(ssh_security_group_id(group)));
     }

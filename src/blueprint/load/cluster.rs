@@ -19,6 +19,7 @@ pub(in crate::blueprint) const CLUSTER_FIELDS: &[&str] = &[
     "certificateAuthority",
     "serviceIpv4Cidr",
     "controlPlaneSecurityGroup",
+    "clusterSecurityGroup",
     "vpc",
     "authenticationMode",
     "prefixDelegation",
@@ -64,6 +65,9 @@ pub(super) fn decode_cluster(d: &mut Decoder, node: &Node, at: Span) -> Option<C
         "the control plane security group ID, e.g. `controlPlaneSecurityGroup: sg-0123456789abcdef0`",
     );
     let vpc = required(d, "vpc", "the VPC ID, e.g. `vpc: vpc-0123456789abcdef0`");
+    let cluster_security_group = fields
+        .get("clusterSecurityGroup")
+        .and_then(|n| decode_source(d, "cluster.clusterSecurityGroup", n));
     let version = match fields.get("kubernetesVersion") {
         Some(value) => decode_version(d, value),
         None => {
@@ -93,6 +97,11 @@ pub(super) fn decode_cluster(d: &mut Decoder, node: &Node, at: Span) -> Option<C
     if let Some(endpoint) = &endpoint {
         check_literal(d, endpoint, "cluster.endpoint", |v| {
             (!v.starts_with("https://")).then(|| "must be an https:// URL".to_string())
+        });
+    }
+    if let Some(group) = &cluster_security_group {
+        check_literal(d, group, "cluster.clusterSecurityGroup", |v| {
+            (!v.starts_with("sg-")).then(|| "is not a security group ID".to_string())
         });
     }
     if let Some(cidr) = &service_ipv4_cidr {
@@ -134,6 +143,7 @@ pub(super) fn decode_cluster(d: &mut Decoder, node: &Node, at: Span) -> Option<C
         certificate_authority,
         service_ipv4_cidr,
         control_plane_security_group: control_plane_security_group?,
+        cluster_security_group,
         vpc: vpc?,
         authentication_mode: authentication_mode?,
         node_access: node_access?,

@@ -313,6 +313,7 @@ pub(super) fn resolve_group(
     check_autoscaler(d, &spec, is_managed);
     let associate_public_ip = super::networking::check_public_ip(d, &spec);
     let ssh = super::networking::check_ssh(d, &spec, ami_family);
+    let node_security_group = super::networking::check_node_security_group(d, &spec, cluster);
     let imds = Imds {
         tokens_required: spec.imds.tokens_required.as_ref().is_none_or(|t| t.value),
         hop_limit: spec.imds.hop_limit.as_ref().map_or(1, |h| h.value),
@@ -525,6 +526,7 @@ pub(super) fn resolve_group(
         key_name: spec.key_name.map(|k| k.value),
         detailed_monitoring: spec.detailed_monitoring.is_some_and(|v| v.value),
         associate_public_ip,
+        node_security_group,
         ssh,
         cluster_autoscaler: spec.cluster_autoscaler.is_none_or(|v| v.value),
         autoscaler_priority: spec.autoscaler_priority.map(|p| p.value),

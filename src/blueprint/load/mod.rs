@@ -60,7 +60,7 @@ pub(super) use instances::{
     MAX_WEIGHT, ON_DEMAND_ALLOCATION_STRATEGIES, RANGE_FIELDS, REQUIREMENTS_FIELDS,
 };
 pub(super) use kubelet::{CPU_MANAGER_POLICIES, GENERATED as KUBELET_GENERATED, KUBELET_FIELDS};
-pub(super) use networking::SSH_FIELDS;
+pub(super) use networking::{NODE_SECURITY_GROUPS, SSH_FIELDS};
 pub(super) use node_group::{
     CAPACITY_TYPES, CLUSTER_AUTOSCALER_FIELDS, GROUP_FIELDS, SIGNAL_CLIENTS,
 };

@@ -7,7 +7,7 @@ use super::Opt;
 use super::group_sections::decode_security_group_list;
 use super::node_group::GroupSpec;
 use crate::blueprint::decode::{Decoder, Located};
-use crate::blueprint::{AmiFamily, Source, Ssh};
+use crate::blueprint::{AmiFamily, Cluster, NodeSecurityGroup, Source, Ssh};
 use crate::syntax::Node;
 
 /// Whether the instance's tags are readable from IMDS
@@ -173,4 +173,32 @@ pub(super) fn check_ssh(d: &mut Decoder, spec: &GroupSpec, family: AmiFamily) ->
             .map(|c| c.value.clone())
             .collect(),
     })
+}
+
+/// The values of `nodeSecurityGroup`, shared by the loader and the JSON
+/// Schema.
+pub(in crate::blueprint) const NODE_SECURITY_GROUPS: &[(&str, NodeSecurityGroup)] = &[
+    ("shared", NodeSecurityGroup::Shared),
+    ("cluster", NodeSecurityGroup::Cluster),
+];
+
+/// `nodeSecurityGroup: cluster` needs the cluster security group's ID.
+pub(super) fn check_node_security_group(
+    d: &mut Decoder,
+    spec: &GroupSpec,
+    cluster: &Cluster,
+) -> NodeSecurityGroup {
+    let Some(choice) = &spec.node_security_group else {
+        return NodeSecurityGroup::Shared;
+    };
+    if choice.value == NodeSecurityGroup::Cluster && cluster.cluster_security_group.is_none() {
+        d.error(
+            choice.span,
+            "`nodeSecurityGroup: cluster` needs `cluster.clusterSecurityGroup`",
+        )
+        .help = Some(
+            "set `cluster.clusterSecurityGroup` to the cluster security group's ID (`aws eks describe-cluster --query cluster.resourcesVpcConfig.clusterSecurityGroupId`)".into(),
+        );
+    }
+    choice.value
 }

@@ -53,6 +53,7 @@ pub(in crate::blueprint) const GROUP_FIELDS: &[&str] = &[
     "tags",
     "iam",
     "securityGroups",
+    "nodeSecurityGroup",
     "associatePublicIpAddress",
     "keyName",
     "ssh",
@@ -150,6 +151,7 @@ pub(super) struct GroupSpec {
     pub(super) key_name: Opt<String>,
     pub(super) detailed_monitoring: Opt<bool>,
     pub(super) associate_public_ip: Opt<bool>,
+    pub(super) node_security_group: Opt<NodeSecurityGroup>,
     pub(super) ssh: Opt<super::networking::SshSpec>,
     pub(super) cluster_autoscaler: Opt<bool>,
     /// `clusterAutoscaler.priority`: the group's priority for the
@@ -288,6 +290,7 @@ impl GroupSpec {
             key_name: self.key_name.or(d.key_name),
             detailed_monitoring: self.detailed_monitoring.or(d.detailed_monitoring),
             associate_public_ip: self.associate_public_ip.or(d.associate_public_ip),
+            node_security_group: self.node_security_group.or(d.node_security_group),
             ssh: self.ssh.or(d.ssh),
             cluster_autoscaler: self.cluster_autoscaler.or(d.cluster_autoscaler),
             // A group the autoscaler does not discover takes no priority
@@ -448,6 +451,13 @@ pub(super) fn decode_group_spec(d: &mut Decoder, node: &Node, context: &str) -> 
         .and_then(|n| super::networking::decode_ssh(d, n));
     spec.detailed_monitoring = opt_bool(d, &mut f, "", "detailedMonitoring");
     spec.associate_public_ip = opt_bool(d, &mut f, "", "associatePublicIpAddress");
+    spec.node_security_group = f.get("nodeSecurityGroup").and_then(|n| {
+        d.choice(
+            "nodeSecurityGroup",
+            n,
+            super::networking::NODE_SECURITY_GROUPS,
+        )
+    });
     if let Some(n) = f.get("clusterAutoscaler") {
         (spec.cluster_autoscaler, spec.autoscaler_priority) = decode_cluster_autoscaler(d, n);
     }

@@ -104,7 +104,14 @@ pub(super) fn check_parameters(d: &mut Decoder, cluster: &Cluster, groups: &[Nod
             "AWS::EC2::SecurityGroup::Id",
         ),
         (&cluster.vpc, "AWS::EC2::VPC::Id"),
-    ] {
+    ]
+    .into_iter()
+    .chain(
+        cluster
+            .cluster_security_group
+            .iter()
+            .map(|s| (s, "AWS::EC2::SecurityGroup::Id")),
+    ) {
         if let Source::Parameter { name, .. } = &source.value {
             uses.push((name.clone(), kind, source.span));
         }
