@@ -66,6 +66,7 @@ impl Blueprint {
             &cluster.vpc,
         ]
         .into_iter()
+        .chain(&cluster.service_ipv6_cidr)
         .chain(&cluster.cluster_security_group)
         {
             if let Source::Parameter { name, .. } = &value.value {
@@ -168,6 +169,11 @@ pub struct Cluster {
     pub endpoint: Located<Source>,
     pub certificate_authority: Located<Source>,
     pub service_ipv4_cidr: Located<Source>,
+    /// `cluster.ipFamily` and where it is written; IPv4 when not.
+    pub ip_family: Option<(IpFamily, Span)>,
+    /// An IPv6 cluster's service CIDR, which then takes the place of
+    /// `service_ipv4_cidr` on the nodes.
+    pub service_ipv6_cidr: Option<Located<Source>>,
     pub control_plane_security_group: Located<Source>,
     /// The security group EKS made for the cluster, for groups that use it
     /// instead of the shared node security group.
@@ -427,6 +433,13 @@ pub struct Imds {
     pub block_pods: bool,
     /// `InstanceMetadataTags: enabled`: the instance's tags in IMDS.
     pub instance_tags: bool,
+}
+
+/// The address family of a cluster's pods and services.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IpFamily {
+    Ipv4,
+    Ipv6,
 }
 
 /// The security group that lets a group's nodes talk to each other and to

@@ -85,6 +85,10 @@ fn field(object: &str, name: &str) -> Option<Value> {
         ("cluster", "certificateAuthority") => source("The certificate authority data (base64)"),
         ("cluster", "serviceIpv4Cidr") => source("The Kubernetes service CIDR"),
         ("cluster", "controlPlaneSecurityGroup") => source("The control plane security group"),
+        ("cluster", "ipFamily") => one_of(IP_FAMILIES),
+        ("cluster", "serviceIpv6Cidr") => source(
+            "An IPv6 cluster's service CIDR (`kubernetesNetworkConfig.serviceIpv6Cidr`); needs `ipFamily: ipv6`",
+        ),
         ("cluster", "clusterSecurityGroup") => source(
             "The cluster security group EKS made, for groups with `nodeSecurityGroup: cluster`",
         ),

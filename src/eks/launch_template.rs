@@ -291,6 +291,10 @@ fn user_data(
         certificate_authority: sub
             .placeholder("CertificateAuthority", &cluster.certificate_authority),
         service_ipv4_cidr: sub.placeholder("ServiceIpv4Cidr", &cluster.service_ipv4_cidr),
+        service_ipv6_cidr: cluster
+            .service_ipv6_cidr
+            .as_ref()
+            .map(|cidr| sub.placeholder("ServiceIpv6Cidr", cidr)),
         dns_cluster_ip: sub.placeholder("DnsClusterIp", &cluster.dns_cluster_ip),
         labels,
         taints,

@@ -103,7 +103,8 @@ pub fn lower(blueprint: &Blueprint) -> Result<Lowered, Error> {
         .collect();
     if !shared.is_empty() {
         let efa = shared.iter().any(|g| g.efa);
-        security_group::lower(&mut template, &cluster, &cluster_tag_key, efa);
+        let ipv6 = blueprint.cluster.service_ipv6_cidr.is_some();
+        security_group::lower(&mut template, &cluster, &cluster_tag_key, efa, ipv6);
     }
     record_origins(&template, &mut origins, blueprint.cluster.name.span);
     access::lower_shared(&mut template, blueprint, &cluster.name);

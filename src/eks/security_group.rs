@@ -12,7 +12,18 @@ pub const NODE_SECURITY_GROUP: &str = "NodeSecurityGroup";
 /// `efa`: some group has an Elastic Fabric Adapter, which needs all
 /// traffic to and from the group itself allowed, outbound too
 /// (<https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa-start.html>).
-pub fn lower(template: &mut Template, cluster: &ClusterValues, cluster_tag_key: &Expr, efa: bool) {
+///
+/// `ipv6`: the cluster is IPv6. The rules between security groups hold for
+/// both families, but the egress EC2 gives a new security group allows
+/// IPv4 only, so nodes get all IPv6 out as well (to reach the internet
+/// through an egress-only gateway, and AWS endpoints over IPv6).
+pub fn lower(
+    template: &mut Template,
+    cluster: &ClusterValues,
+    cluster_tag_key: &Expr,
+    efa: bool,
+    ipv6: bool,
+) {
     let node = || Expr::reference(NODE_SECURITY_GROUP);
     let control_plane = || cluster.control_plane_security_group.clone();
     template.resources.insert(
@@ -126,6 +137,16 @@ pub fn lower(template: &mut Template, cluster: &ClusterValues, cluster_tag_key: 
     ];
     for (id, resource) in rules {
         template.resources.insert(id.to_string(), resource);
+    }
+    if ipv6 {
+        template.resources.insert(
+            "NodeSecurityGroupIpv6Egress".to_string(),
+            Resource::new(egress)
+                .prop("CidrIpv6", "::/0")
+                .prop("Description", "Allow all IPv6 traffic out of the nodes")
+                .prop("GroupId", node())
+                .prop("IpProtocol", "-1"),
+        );
     }
     if efa {
         template.resources.insert(

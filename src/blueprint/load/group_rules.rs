@@ -313,6 +313,7 @@ pub(super) fn resolve_group(
     check_autoscaler(d, &spec, is_managed);
     let associate_public_ip = super::networking::check_public_ip(d, &spec);
     let ssh = super::networking::check_ssh(d, &spec, ami_family);
+    super::networking::check_ip_family(d, cluster, ami_family, family_at);
     let node_security_group = super::networking::check_node_security_group(d, &spec, cluster);
     let imds = Imds {
         tokens_required: spec.imds.tokens_required.as_ref().is_none_or(|t| t.value),

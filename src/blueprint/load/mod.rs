@@ -48,7 +48,7 @@ use suppressions::decode_suppressions;
 // The field and value lists, for the JSON Schema.
 pub(super) use access::{NODE_ACCESS, PROVIDER_FIELDS};
 pub(super) use ami::AMI_FIELDS;
-pub(super) use cluster::{AUTHENTICATION_MODES, CLUSTER_FIELDS};
+pub(super) use cluster::{AUTHENTICATION_MODES, CLUSTER_FIELDS, IP_FAMILIES};
 pub(super) use group_sections::{
     DISTRIBUTION_FIELDS, EFS_FIELDS, HTTP_TOKENS, IAM_FIELDS, IMDS_FIELDS, LIFECYCLE_FIELDS,
     SPOT_ALLOCATION_STRATEGIES, TAINT_EFFECTS, TAINT_FIELDS, UPDATE_CONFIG_FIELDS, UPDATE_FIELDS,

@@ -1,5 +1,6 @@
 //! The rules of a node group's networking fields that depend on other
-//! fields: instance tags in IMDS, public addresses, SSH sources.
+//! fields: instance tags in IMDS, public addresses, SSH sources, the
+//! shared security group and the cluster's IP family.
 
 use std::net::IpAddr;
 
@@ -7,7 +8,8 @@ use super::Opt;
 use super::group_sections::decode_security_group_list;
 use super::node_group::GroupSpec;
 use crate::blueprint::decode::{Decoder, Located};
-use crate::blueprint::{AmiFamily, Cluster, NodeSecurityGroup, Source, Ssh};
+use crate::blueprint::{AmiFamily, Cluster, IpFamily, NodeSecurityGroup, Source, Ssh};
+use crate::source::Span;
 use crate::syntax::Node;
 
 /// Whether the instance's tags are readable from IMDS
@@ -201,4 +203,17 @@ pub(super) fn check_node_security_group(
         );
     }
     choice.value
+}
+
+/// EKS Windows nodes do not support IPv6 clusters
+/// (<https://docs.aws.amazon.com/eks/latest/userguide/cni-ipv6.html>).
+pub(super) fn check_ip_family(d: &mut Decoder, cluster: &Cluster, family: AmiFamily, at: Span) {
+    if let (Some((IpFamily::Ipv6, family_at)), AmiFamily::Windows(_)) = (cluster.ip_family, family)
+    {
+        let message = "Windows nodes cannot join an IPv6 cluster";
+        d.error(at, message).help = Some(format!(
+            "EKS supports IPv6 on Linux nodes only (`cluster.ipFamily: ipv6` at line {}); use a Linux family or an IPv4 cluster",
+            family_at.line
+        ));
+    }
 }

@@ -106,6 +106,7 @@ pub(super) fn check_parameters(d: &mut Decoder, cluster: &Cluster, groups: &[Nod
         (&cluster.vpc, "AWS::EC2::VPC::Id"),
     ]
     .into_iter()
+    .chain(cluster.service_ipv6_cidr.iter().map(|s| (s, string)))
     .chain(
         cluster
             .cluster_security_group
