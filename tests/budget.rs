@@ -22,6 +22,7 @@ fn plain_al2023() -> UserDataInput {
         api_server_endpoint: placeholder(1),
         certificate_authority: placeholder(2),
         service_ipv4_cidr: placeholder(3),
+        service_ipv6_cidr: None,
         dns_cluster_ip: placeholder(4),
         labels: vec![],
         taints: vec![],

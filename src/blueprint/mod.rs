@@ -64,7 +64,11 @@ impl Blueprint {
             &cluster.service_ipv4_cidr,
             &cluster.control_plane_security_group,
             &cluster.vpc,
-        ] {
+        ]
+        .into_iter()
+        .chain(&cluster.service_ipv6_cidr)
+        .chain(&cluster.cluster_security_group)
+        {
             if let Source::Parameter { name, .. } = &value.value {
                 written.push((name, value.span));
             }
@@ -81,6 +85,12 @@ impl Blueprint {
             for key in group.kms_keys() {
                 if let Source::Parameter { name, .. } = &key.value {
                     written.push((name, key.span));
+                }
+            }
+            let ssh = group.ssh.iter().flat_map(|s| &s.source_security_groups);
+            for source in group.security_groups.iter().chain(ssh) {
+                if let Source::Parameter { name, .. } = &source.value {
+                    written.push((name, source.span));
                 }
             }
         }
@@ -159,7 +169,15 @@ pub struct Cluster {
     pub endpoint: Located<Source>,
     pub certificate_authority: Located<Source>,
     pub service_ipv4_cidr: Located<Source>,
+    /// `cluster.ipFamily` and where it is written; IPv4 when not.
+    pub ip_family: Option<(IpFamily, Span)>,
+    /// An IPv6 cluster's service CIDR, which then takes the place of
+    /// `service_ipv4_cidr` on the nodes.
+    pub service_ipv6_cidr: Option<Located<Source>>,
     pub control_plane_security_group: Located<Source>,
+    /// The security group EKS made for the cluster, for groups that use it
+    /// instead of the shared node security group.
+    pub cluster_security_group: Option<Located<Source>>,
     pub vpc: Located<Source>,
     pub authentication_mode: AuthenticationMode,
     /// How self-managed nodes are authorized on the cluster.
@@ -413,6 +431,36 @@ pub struct Imds {
     pub hop_limit: u32,
     /// An iptables rule that drops pod traffic to IMDS.
     pub block_pods: bool,
+    /// `InstanceMetadataTags: enabled`: the instance's tags in IMDS.
+    pub instance_tags: bool,
+}
+
+/// The address family of a cluster's pods and services.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IpFamily {
+    Ipv4,
+    Ipv6,
+}
+
+/// The security group that lets a group's nodes talk to each other and to
+/// the control plane.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NodeSecurityGroup {
+    /// The stack's `NodeSecurityGroup`, with the rules of the official
+    /// node group template.
+    Shared,
+    /// The cluster security group EKS made (`cluster.clusterSecurityGroup`),
+    /// which already allows all of that.
+    Cluster,
+}
+
+/// The sources of SSH to a group's nodes: a security group of its own with
+/// one port 22 rule per source.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ssh {
+    pub source_security_groups: Vec<Located<Source>>,
+    /// IPv4 or IPv6 CIDRs, never the whole internet.
+    pub source_cidrs: Vec<String>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -721,9 +769,18 @@ pub struct NodeGroup {
     pub efs_mounts: Vec<EfsMount>,
     pub tags: Vec<(String, String)>,
     pub iam: Iam,
-    pub security_groups: Vec<String>,
+    /// Extra security groups of the nodes: IDs, `AWS::EC2::SecurityGroup::Id`
+    /// parameters or imports of one ID each.
+    pub security_groups: Vec<Located<Source>>,
     pub key_name: Option<String>,
     pub detailed_monitoring: bool,
+    /// The security group the nodes share: the stack's own, or the
+    /// cluster's.
+    pub node_security_group: NodeSecurityGroup,
+    /// A public IPv4 address on the primary network interface.
+    pub associate_public_ip: bool,
+    /// Who may reach the nodes on port 22 (with `keyName`).
+    pub ssh: Option<Ssh>,
     pub cluster_autoscaler: bool,
     /// The group's priority for the cluster autoscaler's priority expander
     /// (`eksynth autoscaler-priorities`).

@@ -85,6 +85,13 @@ fn field(object: &str, name: &str) -> Option<Value> {
         ("cluster", "certificateAuthority") => source("The certificate authority data (base64)"),
         ("cluster", "serviceIpv4Cidr") => source("The Kubernetes service CIDR"),
         ("cluster", "controlPlaneSecurityGroup") => source("The control plane security group"),
+        ("cluster", "ipFamily") => one_of(IP_FAMILIES),
+        ("cluster", "serviceIpv6Cidr") => source(
+            "An IPv6 cluster's service CIDR (`kubernetesNetworkConfig.serviceIpv6Cidr`); needs `ipFamily: ipv6`",
+        ),
+        ("cluster", "clusterSecurityGroup") => source(
+            "The cluster security group EKS made, for groups with `nodeSecurityGroup: cluster`",
+        ),
         ("cluster", "vpc") => source("The VPC"),
         ("cluster", "authenticationMode") => one_of(AUTHENTICATION_MODES),
         ("cluster", "nodeAccess") => one_of(NODE_ACCESS),
@@ -236,8 +243,30 @@ fn field(object: &str, name: &str) -> Option<Value> {
         }
         ("nodeGroup", "tags") => string_map("Extra tags"),
         ("nodeGroup", "iam") => object_of("iam", "The node role"),
-        ("nodeGroup", "securityGroups") => strings("Extra security group IDs"),
+        ("nodeGroup", "securityGroups") => json!({
+            "description": "Extra security groups: IDs, `{parameter: Name}` or `{import: ExportName}`",
+            "type": "array",
+            "items": {"anyOf": [{"type": "string", "pattern": "^sg-"}, {"$ref": "#/definitions/source"}]},
+        }),
+        ("nodeGroup", "nodeSecurityGroup") => one_of(NODE_SECURITY_GROUPS),
+        ("nodeGroup", "associatePublicIpAddress") => boolean(
+            "A public IPv4 address on each node's primary interface (internet-reachable nodes)",
+        ),
         ("nodeGroup", "keyName") => string("An EC2 key pair (SSH is off unless set)"),
+        ("nodeGroup", "ssh") => object_of(
+            "ssh",
+            "Who may reach the nodes on port 22 (needs `keyName`; not on Windows)",
+        ),
+        ("ssh", "sourceSecurityGroups") => json!({
+            "description": "Security groups allowed in on port 22: IDs, `{parameter: Name}` or `{import: ExportName}`",
+            "type": "array",
+            "items": {"anyOf": [{"type": "string", "pattern": "^sg-"}, {"$ref": "#/definitions/source"}]},
+        }),
+        ("ssh", "sourceCidrs") => json!({
+            "description": "IPv4 or IPv6 CIDRs allowed in on port 22 (never the whole internet)",
+            "type": "array",
+            "items": {"type": "string"},
+        }),
         ("nodeGroup", "detailedMonitoring") => boolean("Detailed monitoring"),
         ("nodeGroup", "clusterAutoscaler") => json!({
             "description": "Self-managed: the cluster autoscaler's tags (true or false); any group: `{priority}` for the priority expander (`eksynth autoscaler-priorities`)",
@@ -315,6 +344,9 @@ fn field(object: &str, name: &str) -> Option<Value> {
         ("imds", "httpTokens") => one_of(HTTP_TOKENS),
         ("imds", "hopLimit") => integer(1, 3, "Hop limit"),
         ("imds", "blockPods") => boolean("Drop pod traffic to IMDS"),
+        ("imds", "instanceTags") => boolean(
+            "Self-managed: the instance's tags in IMDS (`InstanceMetadataTags`); tag keys then hold no `/`",
+        ),
         ("iam", "cniUsesIrsa") => boolean("Leave the CNI policy off the node role"),
         ("iam", "ssmManagedInstance") => boolean("Attach AmazonSSMManagedInstanceCore"),
         ("iam", "extraManagedPolicies") => strings("Extra managed policy ARNs"),
@@ -448,6 +480,7 @@ fn objects() -> Vec<(&'static str, &'static [&'static str])> {
         ("rootVolume", VOLUME_FIELDS),
         ("volume", DATA_VOLUME_FIELDS),
         ("imds", IMDS_FIELDS),
+        ("ssh", SSH_FIELDS),
         ("iam", IAM_FIELDS),
         ("clusterAutoscaler", CLUSTER_AUTOSCALER_FIELDS),
         ("blueprintIam", TOP_IAM_FIELDS),

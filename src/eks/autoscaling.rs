@@ -53,7 +53,14 @@ pub fn lower(template: &mut Template, group: &NodeGroup, context: &Context<'_>) 
     let name = user_name(&group.tags).map_or_else(|| context.name_tag.clone(), Expr::str);
     let mut tags = vec![
         tag(Expr::str(NAME), name, true),
-        tag(context.cluster_tag_key.clone(), Expr::str("owned"), true),
+        // EC2 refuses to launch an instance whose tags are in its metadata
+        // when a tag key holds `/`, so the cluster tag then stays on the
+        // group (the loader warns).
+        tag(
+            context.cluster_tag_key.clone(),
+            Expr::str("owned"),
+            !group.imds.instance_tags,
+        ),
     ];
     tags.extend(
         group

@@ -81,8 +81,13 @@ pub struct ClusterValues {
     pub endpoint: Expr,
     pub certificate_authority: Expr,
     pub service_ipv4_cidr: Expr,
+    /// An IPv6 cluster's service CIDR.
+    pub service_ipv6_cidr: Option<Expr>,
+    /// The cluster DNS IP, in the service CIDR of the cluster's IP family.
     pub dns_cluster_ip: Expr,
     pub control_plane_security_group: Expr,
+    /// The cluster security group, when the blueprint names it.
+    pub cluster_security_group: Option<Expr>,
     pub vpc: Expr,
 }
 
@@ -114,11 +119,23 @@ impl ClusterValues {
             Kind::String,
             "The cluster's Kubernetes service IPv4 CIDR",
         );
+        let service_ipv6_cidr = cluster.service_ipv6_cidr.as_ref().map(|cidr| {
+            value(
+                template,
+                &cidr.value,
+                Kind::String,
+                "The cluster's Kubernetes service IPv6 CIDR",
+            )
+        });
         ClusterValues {
             name,
             endpoint,
             certificate_authority,
-            dns_cluster_ip: dns_cluster_ip(&service_ipv4_cidr),
+            dns_cluster_ip: match &service_ipv6_cidr {
+                Some(cidr) => dns_cluster_ipv6(cidr),
+                None => dns_cluster_ip(&service_ipv4_cidr),
+            },
+            service_ipv6_cidr,
             service_ipv4_cidr,
             control_plane_security_group: value(
                 template,
@@ -132,6 +149,14 @@ impl ClusterValues {
                 Kind::VpcId,
                 "The VPC of the cluster",
             ),
+            cluster_security_group: cluster.cluster_security_group.as_ref().map(|source| {
+                value(
+                    template,
+                    &source.value,
+                    Kind::SecurityGroupId,
+                    "The cluster security group EKS made",
+                )
+            }),
         }
     }
 }
@@ -148,4 +173,23 @@ fn dns_cluster_ip(cidr: &Expr) -> Expr {
     }
     let octet = |i| Expr::select(i, Expr::split(".", cidr.clone()));
     Expr::join(".", vec![octet(0), octet(1), octet(2), Expr::str("10")])
+}
+
+/// An IPv6 cluster's DNS IP is the service CIDR's address followed by `a`
+/// (`fd00:ab12::/108` gives `fd00:ab12::a`): the rule of nodeadm
+/// (`nodeadm/internal/api/net.go`, `GetClusterDns`) and of the AL2
+/// `bootstrap.sh`, for EKS's CoreDNS add-on.
+fn dns_cluster_ipv6(cidr: &Expr) -> Expr {
+    if let Some(text) = cidr.as_str()
+        && let Some((address, _)) = text.split_once('/')
+    {
+        return Expr::str(format!("{address}a"));
+    }
+    Expr::join(
+        "",
+        vec![
+            Expr::select(0, Expr::split("/", cidr.clone())),
+            Expr::str("a"),
+        ],
+    )
 }

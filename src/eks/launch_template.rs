@@ -4,16 +4,16 @@
 //! signals CloudFormation).
 
 use super::ami;
-use super::inputs::ClusterValues;
-use super::security_group::NODE_SECURITY_GROUP;
+use super::inputs::{self, ClusterValues};
+use super::security_group::{NODE_SECURITY_GROUP, ssh_security_group_id};
 use super::storage;
 use super::userdata::{
     self, Bootstrap, EfsMount, ExtraPart, Label, Mode, Share, Signal, Taint, UserDataInput,
 };
 use crate::blueprint::tags::{NAME, user_name};
 use crate::blueprint::{
-    Ami, AmiFamily, Blueprint, CapacityReservation, InstanceStore, NodeGroup, PlacementGroup,
-    SignalClient,
+    Ami, AmiFamily, Blueprint, CapacityReservation, InstanceStore, NodeGroup, NodeSecurityGroup,
+    PlacementGroup, SignalClient,
 };
 use crate::cfn::sub::SubBuilder;
 use crate::cfn::{Expr, Pseudo, Resource, Template};
@@ -54,8 +54,25 @@ pub fn lower(
         )),
     };
 
-    let mut security_groups = vec![Expr::reference(NODE_SECURITY_GROUP)];
-    security_groups.extend(group.security_groups.iter().map(Expr::str));
+    let shared = match (
+        group.node_security_group,
+        &context.cluster.cluster_security_group,
+    ) {
+        (NodeSecurityGroup::Cluster, Some(cluster)) => cluster.clone(),
+        _ => Expr::reference(NODE_SECURITY_GROUP),
+    };
+    let mut security_groups = vec![shared];
+    if group.ssh.is_some() {
+        security_groups.push(Expr::reference(ssh_security_group_id(group)));
+    }
+    security_groups.extend(group.security_groups.iter().map(|source| {
+        inputs::value(
+            template,
+            &source.value,
+            inputs::Kind::SecurityGroupId,
+            "An extra security group of the nodes",
+        )
+    }));
 
     // The user's tags, the generated `Name` first unless the user names
     // the nodes.
@@ -83,7 +100,7 @@ pub fn lower(
         ("Tags", Expr::List(tags)),
     ]));
 
-    let metadata = Expr::map([
+    let mut metadata = vec![
         ("HttpEndpoint", Expr::str("enabled")),
         (
             "HttpTokens",
@@ -94,7 +111,11 @@ pub fn lower(
             }),
         ),
         ("HttpPutResponseHopLimit", Expr::from(group.imds.hop_limit)),
-    ]);
+    ];
+    if group.imds.instance_tags {
+        metadata.push(("InstanceMetadataTags", Expr::str("enabled")));
+    }
+    let metadata = Expr::map(metadata);
 
     // A managed group on a capacity block launches into its reservation
     // with the `capacity-block` market type, and EKS takes its one instance
@@ -123,15 +144,22 @@ pub fn lower(
         };
         Expr::map([("GroupName", name)])
     });
-    // An EFA is the primary interface, which then carries the security
-    // groups: EC2 refuses `SecurityGroupIds` beside network interfaces.
-    let network_interfaces = group.efa.then(|| {
-        Expr::list([Expr::map([
-            ("DeleteOnTermination", Expr::Bool(true)),
-            ("DeviceIndex", Expr::Int(0)),
-            ("Groups", Expr::List(security_groups.clone())),
-            ("InterfaceType", Expr::str("efa")),
-        ])])
+    // An EFA or a public address is set on the primary interface, which
+    // then carries the security groups: EC2 refuses `SecurityGroupIds`
+    // beside network interfaces.
+    let interface = group.efa || group.associate_public_ip;
+    let network_interfaces = interface.then(|| {
+        let mut entry = Vec::new();
+        if group.associate_public_ip {
+            entry.push(("AssociatePublicIpAddress", Expr::Bool(true)));
+        }
+        entry.push(("DeleteOnTermination", Expr::Bool(true)));
+        entry.push(("DeviceIndex", Expr::Int(0)));
+        entry.push(("Groups", Expr::List(security_groups.clone())));
+        if group.efa {
+            entry.push(("InterfaceType", Expr::str("efa")));
+        }
+        Expr::list([Expr::map(entry)])
     });
     // A managed group lists its instance types itself; a self-managed group
     // with several types or a spot mix lists them in its mixed instances
@@ -173,7 +201,7 @@ pub fn lower(
         .prop_opt("Placement", placement)
         .prop_opt(
             "SecurityGroupIds",
-            (!group.efa).then_some(Expr::List(security_groups)),
+            (!interface).then_some(Expr::List(security_groups)),
         )
         .prop("TagSpecifications", Expr::List(tag_specifications))
         .prop_opt("UserData", user_data.map(Expr::base64));
@@ -263,6 +291,10 @@ fn user_data(
         certificate_authority: sub
             .placeholder("CertificateAuthority", &cluster.certificate_authority),
         service_ipv4_cidr: sub.placeholder("ServiceIpv4Cidr", &cluster.service_ipv4_cidr),
+        service_ipv6_cidr: cluster
+            .service_ipv6_cidr
+            .as_ref()
+            .map(|cidr| sub.placeholder("ServiceIpv6Cidr", cidr)),
         dns_cluster_ip: sub.placeholder("DnsClusterIp", &cluster.dns_cluster_ip),
         labels,
         taints,

@@ -24,7 +24,9 @@ pub mod userdata;
 
 use indexmap::IndexMap;
 
-use crate::blueprint::{AuthenticationMode, Blueprint, PlacementGroup};
+use crate::blueprint::{
+    AuthenticationMode, Blueprint, NodeGroup, NodeSecurityGroup, PlacementGroup,
+};
 use crate::cfn::sub::SubBuilder;
 use crate::cfn::{Expr, Output, Resource, Template};
 use crate::source::Span;
@@ -92,8 +94,18 @@ pub fn lower(blueprint: &Blueprint) -> Result<Lowered, Error> {
         ("k8s.io/cluster-autoscaler/", None),
         ("ClusterName", Some(&cluster.name)),
     ]);
-    let efa = blueprint.node_groups.iter().any(|g| g.efa);
-    security_group::lower(&mut template, &cluster, &cluster_tag_key, efa);
+    // The shared node security group exists only for the groups that use
+    // it; groups on the cluster security group need none of its rules.
+    let shared: Vec<&NodeGroup> = blueprint
+        .node_groups
+        .iter()
+        .filter(|g| g.node_security_group == NodeSecurityGroup::Shared)
+        .collect();
+    if !shared.is_empty() {
+        let efa = shared.iter().any(|g| g.efa);
+        let ipv6 = blueprint.cluster.service_ipv6_cidr.is_some();
+        security_group::lower(&mut template, &cluster, &cluster_tag_key, efa, ipv6);
+    }
     record_origins(&template, &mut origins, blueprint.cluster.name.span);
     access::lower_shared(&mut template, blueprint, &cluster.name);
     record_origins(&template, &mut origins, blueprint.cluster.node_access_span);
@@ -121,6 +133,7 @@ pub fn lower(blueprint: &Blueprint) -> Result<Lowered, Error> {
                 Resource::new("AWS::EC2::PlacementGroup").prop("Strategy", "cluster"),
             );
         }
+        security_group::lower_ssh(&mut template, &cluster, group);
         let (launch_template, oversized) = launch_template::lower(
             &mut template,
             group,
@@ -217,12 +230,14 @@ pub fn lower(blueprint: &Blueprint) -> Result<Lowered, Error> {
         };
         output(&mut template, "AwsAuthProviderRoleArn", description, arn);
     }
-    output(
-        &mut template,
-        "NodeSecurityGroupId",
-        "The security group shared by all nodes of the stack",
-        Expr::reference(security_group::NODE_SECURITY_GROUP),
-    );
+    if !shared.is_empty() {
+        output(
+            &mut template,
+            "NodeSecurityGroupId",
+            "The security group shared by all nodes of the stack",
+            Expr::reference(security_group::NODE_SECURITY_GROUP),
+        );
+    }
     tidy_parameters(&mut template);
     record_stack(&template, &mut resource_stacks, &mut output_stacks, 0);
     Ok(Lowered {

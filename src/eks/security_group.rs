@@ -3,7 +3,8 @@
 //! the control plane reaches kubelets and pods on 1025-65535 and 443, and
 //! nodes reach the API server on 443.
 
-use super::inputs::ClusterValues;
+use super::inputs::{self, ClusterValues};
+use crate::blueprint::NodeGroup;
 use crate::cfn::{Expr, Resource, Template};
 
 pub const NODE_SECURITY_GROUP: &str = "NodeSecurityGroup";
@@ -11,7 +12,18 @@ pub const NODE_SECURITY_GROUP: &str = "NodeSecurityGroup";
 /// `efa`: some group has an Elastic Fabric Adapter, which needs all
 /// traffic to and from the group itself allowed, outbound too
 /// (<https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/efa-start.html>).
-pub fn lower(template: &mut Template, cluster: &ClusterValues, cluster_tag_key: &Expr, efa: bool) {
+///
+/// `ipv6`: the cluster is IPv6. The rules between security groups hold for
+/// both families, but the egress EC2 gives a new security group allows
+/// IPv4 only, so nodes get all IPv6 out as well (to reach the internet
+/// through an egress-only gateway, and AWS endpoints over IPv6).
+pub fn lower(
+    template: &mut Template,
+    cluster: &ClusterValues,
+    cluster_tag_key: &Expr,
+    efa: bool,
+    ipv6: bool,
+) {
     let node = || Expr::reference(NODE_SECURITY_GROUP);
     let control_plane = || cluster.control_plane_security_group.clone();
     template.resources.insert(
@@ -126,6 +138,16 @@ pub fn lower(template: &mut Template, cluster: &ClusterValues, cluster_tag_key: 
     for (id, resource) in rules {
         template.resources.insert(id.to_string(), resource);
     }
+    if ipv6 {
+        template.resources.insert(
+            "NodeSecurityGroupIpv6Egress".to_string(),
+            Resource::new(egress)
+                .prop("CidrIpv6", "::/0")
+                .prop("Description", "Allow all IPv6 traffic out of the nodes")
+                .prop("GroupId", node())
+                .prop("IpProtocol", "-1"),
+        );
+    }
     if efa {
         template.resources.insert(
             "NodeSecurityGroupEfaEgress".to_string(),
@@ -140,4 +162,56 @@ pub fn lower(template: &mut Template, cluster: &ClusterValues, cluster_tag_key: 
             ),
         );
     }
+}
+
+/// The logical ID of the security group that lets a group's SSH sources in.
+pub fn ssh_security_group_id(group: &NodeGroup) -> String {
+    format!("{}SshSecurityGroup", group.logical_id)
+}
+
+/// A group with `ssh` sources gets a security group of its own with one
+/// port 22 rule per source, added to its nodes' groups.
+pub fn lower_ssh(template: &mut Template, cluster: &ClusterValues, group: &NodeGroup) {
+    let Some(ssh) = &group.ssh else {
+        return;
+    };
+    let ssh_rule = |peer_key: &str, peer: Expr| {
+        let mut rule = vec![
+            ("Description", Expr::str("Allow SSH to the nodes")),
+            ("FromPort", Expr::Int(22)),
+            ("IpProtocol", Expr::str("tcp")),
+            (peer_key, peer),
+            ("ToPort", Expr::Int(22)),
+        ];
+        rule.sort_by_key(|(key, _)| *key);
+        Expr::map(rule)
+    };
+    let mut rules = Vec::new();
+    for source in &ssh.source_security_groups {
+        let peer = inputs::value(
+            template,
+            &source.value,
+            inputs::Kind::SecurityGroupId,
+            "A security group that may reach the nodes over SSH",
+        );
+        rules.push(ssh_rule("SourceSecurityGroupId", peer));
+    }
+    for cidr in &ssh.source_cidrs {
+        let key = if cidr.contains(':') {
+            "CidrIpv6"
+        } else {
+            "CidrIp"
+        };
+        rules.push(ssh_rule(key, Expr::str(cidr)));
+    }
+    template.resources.insert(
+        ssh_security_group_id(group),
+        Resource::new("AWS::EC2::SecurityGroup")
+            .prop(
+                "GroupDescription",
+                format!("SSH to the nodes of group {}", group.name.value),
+            )
+            .prop("SecurityGroupIngress", Expr::List(rules))
+            .prop("VpcId", cluster.vpc.clone()),
+    );
 }

@@ -18,7 +18,10 @@ pub(in crate::blueprint) const CLUSTER_FIELDS: &[&str] = &[
     "endpoint",
     "certificateAuthority",
     "serviceIpv4Cidr",
+    "ipFamily",
+    "serviceIpv6Cidr",
     "controlPlaneSecurityGroup",
+    "clusterSecurityGroup",
     "vpc",
     "authenticationMode",
     "prefixDelegation",
@@ -30,6 +33,11 @@ pub(in crate::blueprint) const AUTHENTICATION_MODES: &[(&str, AuthenticationMode
     ("API_AND_CONFIG_MAP", AuthenticationMode::ApiAndConfigMap),
     ("CONFIG_MAP", AuthenticationMode::ConfigMap),
 ];
+
+/// The values of `cluster.ipFamily`, shared by the loader and the JSON
+/// Schema.
+pub(in crate::blueprint) const IP_FAMILIES: &[(&str, IpFamily)] =
+    &[("ipv4", IpFamily::Ipv4), ("ipv6", IpFamily::Ipv6)];
 
 pub(super) fn decode_cluster(d: &mut Decoder, node: &Node, at: Span) -> Option<Cluster> {
     let mut fields = d.fields("cluster", node, CLUSTER_FIELDS)?;
@@ -64,6 +72,15 @@ pub(super) fn decode_cluster(d: &mut Decoder, node: &Node, at: Span) -> Option<C
         "the control plane security group ID, e.g. `controlPlaneSecurityGroup: sg-0123456789abcdef0`",
     );
     let vpc = required(d, "vpc", "the VPC ID, e.g. `vpc: vpc-0123456789abcdef0`");
+    let cluster_security_group = fields
+        .get("clusterSecurityGroup")
+        .and_then(|n| decode_source(d, "cluster.clusterSecurityGroup", n));
+    let ip_family = fields
+        .get("ipFamily")
+        .and_then(|n| d.choice("cluster.ipFamily", n, IP_FAMILIES));
+    let service_ipv6_cidr = fields
+        .get("serviceIpv6Cidr")
+        .and_then(|n| decode_source(d, "cluster.serviceIpv6Cidr", n));
     let version = match fields.get("kubernetesVersion") {
         Some(value) => decode_version(d, value),
         None => {
@@ -94,6 +111,39 @@ pub(super) fn decode_cluster(d: &mut Decoder, node: &Node, at: Span) -> Option<C
         check_literal(d, endpoint, "cluster.endpoint", |v| {
             (!v.starts_with("https://")).then(|| "must be an https:// URL".to_string())
         });
+    }
+    if let Some(group) = &cluster_security_group {
+        check_literal(d, group, "cluster.clusterSecurityGroup", |v| {
+            (!v.starts_with("sg-")).then(|| "is not a security group ID".to_string())
+        });
+    }
+    if let Some(cidr) = &service_ipv6_cidr {
+        check_literal(d, cidr, "cluster.serviceIpv6Cidr", |v| {
+            let ok = v.split_once('/').is_some_and(|(address, length)| {
+                address.parse::<std::net::Ipv6Addr>().is_ok()
+                    && length.parse::<u8>().is_ok_and(|l| l <= 128)
+            });
+            (!ok).then(|| "is not an IPv6 CIDR such as `fd00:ab12::/108`".to_string())
+        });
+    }
+    let ipv6 = ip_family
+        .as_ref()
+        .is_some_and(|f| f.value == IpFamily::Ipv6);
+    match (&ip_family, &service_ipv6_cidr) {
+        (Some(family), None) if ipv6 => {
+            d.error(family.span, "`cluster.ipFamily: ipv6` needs `cluster.serviceIpv6Cidr`")
+                .help = Some(
+                "the cluster's service IPv6 CIDR (`aws eks describe-cluster --query cluster.kubernetesNetworkConfig.serviceIpv6Cidr`)".into(),
+            );
+        }
+        (_, Some(cidr)) if !ipv6 => {
+            d.error(
+                cidr.span,
+                "`cluster.serviceIpv6Cidr` needs `cluster.ipFamily: ipv6`",
+            )
+            .help = Some("an IPv4 cluster's services have IPv4 addresses only".into());
+        }
+        _ => {}
     }
     if let Some(cidr) = &service_ipv4_cidr {
         check_literal(d, cidr, "cluster.serviceIpv4Cidr", |v| {
@@ -133,7 +183,10 @@ pub(super) fn decode_cluster(d: &mut Decoder, node: &Node, at: Span) -> Option<C
         endpoint,
         certificate_authority,
         service_ipv4_cidr,
+        ip_family: ip_family.map(|f| (f.value, f.span)),
+        service_ipv6_cidr: service_ipv6_cidr.filter(|_| ipv6),
         control_plane_security_group: control_plane_security_group?,
+        cluster_security_group,
         vpc: vpc?,
         authentication_mode: authentication_mode?,
         node_access: node_access?,

@@ -311,10 +311,15 @@ pub(super) fn resolve_group(
     super::iam::check_created_role(d, &spec.iam, existing.is_some(), is_managed);
 
     check_autoscaler(d, &spec, is_managed);
+    let associate_public_ip = super::networking::check_public_ip(d, &spec);
+    let ssh = super::networking::check_ssh(d, &spec, ami_family);
+    super::networking::check_ip_family(d, cluster, ami_family, family_at);
+    let node_security_group = super::networking::check_node_security_group(d, &spec, cluster);
     let imds = Imds {
         tokens_required: spec.imds.tokens_required.as_ref().is_none_or(|t| t.value),
         hop_limit: spec.imds.hop_limit.as_ref().map_or(1, |h| h.value),
         block_pods: spec.imds.block_pods.as_ref().is_some_and(|b| b.value),
+        instance_tags: super::networking::check_instance_tags(d, &spec, is_managed),
     };
 
     // The Auto Scaling group carries the Name and cluster tags, the user's
@@ -521,6 +526,9 @@ pub(super) fn resolve_group(
         security_groups: spec.security_groups.map(|s| s.value).unwrap_or_default(),
         key_name: spec.key_name.map(|k| k.value),
         detailed_monitoring: spec.detailed_monitoring.is_some_and(|v| v.value),
+        associate_public_ip,
+        node_security_group,
+        ssh,
         cluster_autoscaler: spec.cluster_autoscaler.is_none_or(|v| v.value),
         autoscaler_priority: spec.autoscaler_priority.map(|p| p.value),
         auto_scaling_group_name: spec.auto_scaling_group_name,

@@ -42,7 +42,8 @@ pub(in crate::blueprint) const UPDATE_STRATEGIES: &[(&str, UpdateStrategy)] = &[
     ("MINIMAL", UpdateStrategy::Minimal),
 ];
 
-pub(in crate::blueprint) const IMDS_FIELDS: &[&str] = &["httpTokens", "hopLimit", "blockPods"];
+pub(in crate::blueprint) const IMDS_FIELDS: &[&str] =
+    &["httpTokens", "hopLimit", "blockPods", "instanceTags"];
 pub(in crate::blueprint) const IAM_FIELDS: &[&str] = &[
     "cniUsesIrsa",
     "ssmManagedInstance",
@@ -96,6 +97,7 @@ pub(super) struct ImdsSpec {
     pub(super) tokens_required: Opt<bool>,
     pub(super) hop_limit: Opt<u32>,
     pub(super) block_pods: Opt<bool>,
+    pub(super) instance_tags: Opt<bool>,
 }
 
 #[derive(Clone, Default)]
@@ -313,6 +315,50 @@ pub(super) fn decode_subnets(d: &mut Decoder, node: &Node) -> Opt<Subnets> {
     }
 }
 
+/// Extra security groups: each an ID, `{parameter: Name}` (an
+/// `AWS::EC2::SecurityGroup::Id` parameter) or `{import: ExportName}` (an
+/// export holding one ID).
+pub(super) fn decode_security_groups(d: &mut Decoder, node: &Node) -> Opt<Vec<Located<Source>>> {
+    decode_security_group_list(d, "securityGroups", node)
+}
+
+/// A list of security groups, each an ID or a value source.
+pub(super) fn decode_security_group_list(
+    d: &mut Decoder,
+    field: &str,
+    node: &Node,
+) -> Opt<Vec<Located<Source>>> {
+    let Value::Seq(items) = &node.value else {
+        d.wrong_type(
+            field,
+            node,
+            "a list of security group IDs, `{parameter: Name}` or `{import: ExportName}`",
+        );
+        return None;
+    };
+    let mut groups = Vec::new();
+    for item in items {
+        let source = match &item.value {
+            Value::Map(_) => decode_source(d, field, item),
+            _ => d
+                .string(field, item)
+                .map(|s| Located::new(Source::Literal(s.value), s.span)),
+        };
+        let Some(source) = source else { continue };
+        if let Source::Literal(id) = &source.value
+            && !id.starts_with("sg-")
+        {
+            d.error(source.span, format!("`{id}` is not a security group ID"))
+                .help = Some(
+                "security group IDs look like `sg-0123456789abcdef0`; or write `{parameter: Name}` or `{import: ExportName}`".into(),
+            );
+            continue;
+        }
+        groups.push(source);
+    }
+    Some(Located::new(groups, node.span))
+}
+
 pub(super) fn check_label(d: &mut Decoder, key: &Located<String>, value: &Located<String>) {
     if let Some(problem) = rules::label_key_problem(&key.value) {
         let message = format!(
@@ -427,6 +473,7 @@ pub(super) fn decode_imds(d: &mut Decoder, node: &Node) -> ImdsSpec {
         tokens_required: tokens,
         hop_limit,
         block_pods: opt_bool(d, &mut f, "imds.", "blockPods"),
+        instance_tags: opt_bool(d, &mut f, "imds.", "instanceTags"),
     };
     f.finish(d, "`imds`");
     spec

@@ -17,6 +17,7 @@ mod group_sections;
 mod iam;
 mod instances;
 mod kubelet;
+mod networking;
 mod node_config;
 mod node_group;
 mod node_repair;
@@ -47,7 +48,7 @@ use suppressions::decode_suppressions;
 // The field and value lists, for the JSON Schema.
 pub(super) use access::{NODE_ACCESS, PROVIDER_FIELDS};
 pub(super) use ami::AMI_FIELDS;
-pub(super) use cluster::{AUTHENTICATION_MODES, CLUSTER_FIELDS};
+pub(super) use cluster::{AUTHENTICATION_MODES, CLUSTER_FIELDS, IP_FAMILIES};
 pub(super) use group_sections::{
     DISTRIBUTION_FIELDS, EFS_FIELDS, HTTP_TOKENS, IAM_FIELDS, IMDS_FIELDS, LIFECYCLE_FIELDS,
     SPOT_ALLOCATION_STRATEGIES, TAINT_EFFECTS, TAINT_FIELDS, UPDATE_CONFIG_FIELDS, UPDATE_FIELDS,
@@ -59,6 +60,7 @@ pub(super) use instances::{
     MAX_WEIGHT, ON_DEMAND_ALLOCATION_STRATEGIES, RANGE_FIELDS, REQUIREMENTS_FIELDS,
 };
 pub(super) use kubelet::{CPU_MANAGER_POLICIES, GENERATED as KUBELET_GENERATED, KUBELET_FIELDS};
+pub(super) use networking::{NODE_SECURITY_GROUPS, SSH_FIELDS};
 pub(super) use node_group::{
     CAPACITY_TYPES, CLUSTER_AUTOSCALER_FIELDS, GROUP_FIELDS, SIGNAL_CLIENTS,
 };

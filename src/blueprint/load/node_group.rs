@@ -4,8 +4,8 @@
 use super::ami::decode_ami;
 use super::group_sections::{
     DistributionSpec, IamSpec, ImdsSpec, UpdateSpec, check_label, decode_distribution, decode_efs,
-    decode_iam, decode_imds, decode_lifecycle, decode_subnets, decode_taint, decode_update,
-    decode_update_config,
+    decode_iam, decode_imds, decode_lifecycle, decode_security_groups, decode_subnets,
+    decode_taint, decode_update, decode_update_config,
 };
 use super::instances::{
     TypeSpec, check_placement_group_name, decode_capacity_reservation, decode_instance_types,
@@ -53,7 +53,10 @@ pub(in crate::blueprint) const GROUP_FIELDS: &[&str] = &[
     "tags",
     "iam",
     "securityGroups",
+    "nodeSecurityGroup",
+    "associatePublicIpAddress",
     "keyName",
+    "ssh",
     "detailedMonitoring",
     "clusterAutoscaler",
     "updatePolicy",
@@ -144,9 +147,12 @@ pub(super) struct GroupSpec {
     pub(super) efs_mounts: Opt<Vec<EfsMount>>,
     pub(super) tags: Vec<(Located<String>, Located<String>)>,
     pub(super) iam: IamSpec,
-    pub(super) security_groups: Opt<Vec<String>>,
+    pub(super) security_groups: Opt<Vec<Located<Source>>>,
     pub(super) key_name: Opt<String>,
     pub(super) detailed_monitoring: Opt<bool>,
+    pub(super) associate_public_ip: Opt<bool>,
+    pub(super) node_security_group: Opt<NodeSecurityGroup>,
+    pub(super) ssh: Opt<super::networking::SshSpec>,
     pub(super) cluster_autoscaler: Opt<bool>,
     /// `clusterAutoscaler.priority`: the group's priority for the
     /// autoscaler's priority expander.
@@ -256,6 +262,7 @@ impl GroupSpec {
                 tokens_required: self.imds.tokens_required.or(d.imds.tokens_required),
                 hop_limit: self.imds.hop_limit.or(d.imds.hop_limit),
                 block_pods: self.imds.block_pods.or(d.imds.block_pods),
+                instance_tags: self.imds.instance_tags.or(d.imds.instance_tags),
             },
             pre_bootstrap_commands: self.pre_bootstrap_commands.or(d.pre_bootstrap_commands),
             hatches: self.hatches.over(&d.hatches),
@@ -282,6 +289,9 @@ impl GroupSpec {
             security_groups: self.security_groups.or(d.security_groups),
             key_name: self.key_name.or(d.key_name),
             detailed_monitoring: self.detailed_monitoring.or(d.detailed_monitoring),
+            associate_public_ip: self.associate_public_ip.or(d.associate_public_ip),
+            node_security_group: self.node_security_group.or(d.node_security_group),
+            ssh: self.ssh.or(d.ssh),
             cluster_autoscaler: self.cluster_autoscaler.or(d.cluster_autoscaler),
             // A group the autoscaler does not discover takes no priority
             // from `defaults`.
@@ -432,9 +442,22 @@ pub(super) fn decode_group_spec(d: &mut Decoder, node: &Node, context: &str) -> 
             spec.iam.created_role_name = None;
         }
     }
-    spec.security_groups = opt_strings(d, &mut f, "", "securityGroups");
+    spec.security_groups = f
+        .get("securityGroups")
+        .and_then(|n| decode_security_groups(d, n));
     spec.key_name = opt_string(d, &mut f, "", "keyName");
+    spec.ssh = f
+        .get("ssh")
+        .and_then(|n| super::networking::decode_ssh(d, n));
     spec.detailed_monitoring = opt_bool(d, &mut f, "", "detailedMonitoring");
+    spec.associate_public_ip = opt_bool(d, &mut f, "", "associatePublicIpAddress");
+    spec.node_security_group = f.get("nodeSecurityGroup").and_then(|n| {
+        d.choice(
+            "nodeSecurityGroup",
+            n,
+            super::networking::NODE_SECURITY_GROUPS,
+        )
+    });
     if let Some(n) = f.get("clusterAutoscaler") {
         (spec.cluster_autoscaler, spec.autoscaler_priority) = decode_cluster_autoscaler(d, n);
     }

@@ -104,7 +104,15 @@ pub(super) fn check_parameters(d: &mut Decoder, cluster: &Cluster, groups: &[Nod
             "AWS::EC2::SecurityGroup::Id",
         ),
         (&cluster.vpc, "AWS::EC2::VPC::Id"),
-    ] {
+    ]
+    .into_iter()
+    .chain(cluster.service_ipv6_cidr.iter().map(|s| (s, string)))
+    .chain(
+        cluster
+            .cluster_security_group
+            .iter()
+            .map(|s| (s, "AWS::EC2::SecurityGroup::Id")),
+    ) {
         if let Source::Parameter { name, .. } = &source.value {
             uses.push((name.clone(), kind, source.span));
         }
@@ -120,6 +128,14 @@ pub(super) fn check_parameters(d: &mut Decoder, cluster: &Cluster, groups: &[Nod
         for key in group.kms_keys() {
             if let Source::Parameter { name, .. } = &key.value {
                 uses.push((name.clone(), string, key.span));
+            }
+        }
+    }
+    for group in groups {
+        let ssh = group.ssh.iter().flat_map(|s| &s.source_security_groups);
+        for source in group.security_groups.iter().chain(ssh) {
+            if let Source::Parameter { name, .. } = &source.value {
+                uses.push((name.clone(), "AWS::EC2::SecurityGroup::Id", source.span));
             }
         }
     }

@@ -56,6 +56,7 @@ fn al2_bootstrap_data(input: &UserDataInput, prepared: &Prepared) -> Result<Valu
         "certificateAuthority": input.certificate_authority,
         "apiServerEndpoint": input.api_server_endpoint,
         "dnsClusterIp": input.dns_cluster_ip,
+        "serviceIpv6Cidr": input.service_ipv6_cidr,
         "maxPodsFlag": prepared.max_pods.is_some(),
         "kubeletExtraArgs": args.join(" "),
         "kubeletConfigJson": config_json,

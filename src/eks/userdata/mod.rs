@@ -74,6 +74,9 @@ pub struct UserDataInput {
     /// Base64 certificate authority data.
     pub certificate_authority: String,
     pub service_ipv4_cidr: String,
+    /// An IPv6 cluster's service CIDR, which AL2023 and AL2 then take in
+    /// place of the IPv4 one.
+    pub service_ipv6_cidr: Option<String>,
     /// The cluster DNS IP (the service CIDR's `.10` address), for AL2,
     /// Bottlerocket and Windows.
     pub dns_cluster_ip: String,

@@ -1,0 +1,219 @@
+//! The rules of a node group's networking fields that depend on other
+//! fields: instance tags in IMDS, public addresses, SSH sources, the
+//! shared security group and the cluster's IP family.
+
+use std::net::IpAddr;
+
+use super::Opt;
+use super::group_sections::decode_security_group_list;
+use super::node_group::GroupSpec;
+use crate::blueprint::decode::{Decoder, Located};
+use crate::blueprint::{AmiFamily, Cluster, IpFamily, NodeSecurityGroup, Source, Ssh};
+use crate::source::Span;
+use crate::syntax::Node;
+
+/// Whether the instance's tags are readable from IMDS
+/// (`imds.instanceTags`). EC2 then refuses to launch an instance with a tag
+/// key outside `[0-9a-zA-Z\-_+=,.@:]{1,255}` or named `.`, `..` or `_index`
+/// (the key is a path segment of `/latest/meta-data/tags/instance/`).
+pub(super) fn check_instance_tags(d: &mut Decoder, spec: &GroupSpec, is_managed: bool) -> bool {
+    let Some(flag) = spec.imds.instance_tags.as_ref().filter(|f| f.value) else {
+        return false;
+    };
+    if is_managed {
+        // EKS copies the launch template into its own and does not carry
+        // the option over; its instances carry `k8s.io/...` tags anyway.
+        d.error(flag.span, "`imds.instanceTags` is not available on a managed node group")
+            .help = Some(
+            "EKS tags a managed group's instances with keys that hold `/`, which instance tags in IMDS cannot carry; use a self-managed group".into(),
+        );
+        return false;
+    }
+    let mut ok = true;
+    for (key, _) in &spec.tags {
+        if !imds_tag_key_ok(&key.value) {
+            ok = false;
+            let message = format!(
+                "tag key `{}` cannot be read from IMDS, and EC2 refuses to launch an instance with it when `imds.instanceTags` is on",
+                key.value
+            );
+            d.error(key.span, message).help = Some(
+                "use letters, digits and `-_+=,.@:` only (no `/` or spaces), or turn `imds.instanceTags` off".into(),
+            );
+        }
+    }
+    if ok {
+        d.warning(
+            flag.span,
+            "with `imds.instanceTags`, the nodes do not get the `kubernetes.io/cluster/<name>` tag (EC2 refuses tag keys with `/` then); it stays on the Auto Scaling group",
+        )
+        .help = Some(
+            "tools that find the cluster's instances by that tag (such as the in-tree AWS cloud provider's classic load balancers) do not see these nodes".into(),
+        );
+    }
+    ok
+}
+
+fn imds_tag_key_ok(key: &str) -> bool {
+    !key.is_empty()
+        && key.len() <= 255
+        && !matches!(key, "." | ".." | "_index")
+        && key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_+=,.@:".contains(c))
+}
+
+/// Whether the nodes get a public IPv4 address
+/// (`associatePublicIpAddress`), with a warning when they do.
+pub(super) fn check_public_ip(d: &mut Decoder, spec: &GroupSpec) -> bool {
+    let Some(flag) = spec.associate_public_ip.as_ref().filter(|f| f.value) else {
+        return false;
+    };
+    d.warning(
+        flag.span,
+        "`associatePublicIpAddress: true` gives every node an internet-reachable address",
+    )
+    .help = Some(
+        "only the security groups stand between the nodes and the internet; prefer private subnets with a NAT gateway".into(),
+    );
+    true
+}
+
+pub(in crate::blueprint) const SSH_FIELDS: &[&str] = &["sourceSecurityGroups", "sourceCidrs"];
+
+#[derive(Clone)]
+pub(super) struct SshSpec {
+    source_security_groups: Vec<Located<Source>>,
+    source_cidrs: Vec<Located<String>>,
+}
+
+pub(super) fn decode_ssh(d: &mut Decoder, node: &Node) -> Opt<SshSpec> {
+    let mut f = d.fields("ssh", node, SSH_FIELDS)?;
+    let groups = f
+        .get("sourceSecurityGroups")
+        .and_then(|n| decode_security_group_list(d, "ssh.sourceSecurityGroups", n));
+    let cidrs = f
+        .get("sourceCidrs")
+        .and_then(|n| d.string_list("ssh.sourceCidrs", n));
+    f.finish(d, "`ssh`");
+    let failed = (groups.is_none() && f.given("sourceSecurityGroups"))
+        || (cidrs.is_none() && f.given("sourceCidrs"));
+    if failed {
+        return None;
+    }
+    let spec = SshSpec {
+        source_security_groups: groups.map(|g| g.value).unwrap_or_default(),
+        source_cidrs: cidrs.unwrap_or_default(),
+    };
+    if spec.source_security_groups.is_empty() && spec.source_cidrs.is_empty() {
+        d.error(node.span, "`ssh` names no source").help =
+            Some("list `sourceSecurityGroups` or `sourceCidrs` (a bastion or VPN range)".into());
+        return None;
+    }
+    let mut ok = true;
+    for cidr in &spec.source_cidrs {
+        if let Some(problem) = cidr_problem(&cidr.value) {
+            ok = false;
+            let message = format!("`ssh.sourceCidrs` `{}` {problem}", cidr.value);
+            d.error(cidr.span, message).help =
+                Some("write an IPv4 or IPv6 CIDR such as `10.0.0.0/16`".into());
+        } else if is_whole_internet(&cidr.value) {
+            ok = false;
+            // The rule the template would hold is finding E5005.
+            let message = format!(
+                "`ssh.sourceCidrs` `{}` opens SSH (port 22) to the whole internet",
+                cidr.value
+            );
+            d.error(cidr.span, message).help = Some(
+                "allow SSH only from a bastion or VPN range, or use SSM Session Manager".into(),
+            );
+        }
+    }
+    ok.then(|| Located::new(spec, node.span))
+}
+
+fn cidr_problem(text: &str) -> Option<&'static str> {
+    let Some((address, length)) = text.split_once('/') else {
+        return Some("is not a CIDR (no `/`)");
+    };
+    let Ok(length) = length.parse::<u8>() else {
+        return Some("has no valid prefix length");
+    };
+    let max = match address.parse::<IpAddr>() {
+        Ok(IpAddr::V4(_)) => 32,
+        Ok(IpAddr::V6(_)) => 128,
+        Err(_) => return Some("is not a CIDR (bad address)"),
+    };
+    (length > max).then_some("has a prefix length too long for its address")
+}
+
+/// Any CIDR of prefix length 0 covers every address.
+fn is_whole_internet(cidr: &str) -> bool {
+    cidr.ends_with("/0")
+}
+
+/// The SSH sources of a group, which need `keyName` (the only way in), and
+/// an SSH server: EKS Windows images run none.
+pub(super) fn check_ssh(d: &mut Decoder, spec: &GroupSpec, family: AmiFamily) -> Option<Ssh> {
+    let ssh = spec.ssh.as_ref()?;
+    if spec.key_name.is_none() {
+        d.error(ssh.span, "`ssh` needs `keyName`").help =
+            Some("set `keyName` to the EC2 key pair the nodes accept".into());
+        return None;
+    }
+    if let AmiFamily::Windows(_) = family {
+        d.error(ssh.span, "`ssh` is not available on Windows nodes")
+            .help = Some("EKS Windows images run no SSH server; use SSM Session Manager".into());
+        return None;
+    }
+    Some(Ssh {
+        source_security_groups: ssh.value.source_security_groups.clone(),
+        source_cidrs: ssh
+            .value
+            .source_cidrs
+            .iter()
+            .map(|c| c.value.clone())
+            .collect(),
+    })
+}
+
+/// The values of `nodeSecurityGroup`, shared by the loader and the JSON
+/// Schema.
+pub(in crate::blueprint) const NODE_SECURITY_GROUPS: &[(&str, NodeSecurityGroup)] = &[
+    ("shared", NodeSecurityGroup::Shared),
+    ("cluster", NodeSecurityGroup::Cluster),
+];
+
+/// `nodeSecurityGroup: cluster` needs the cluster security group's ID.
+pub(super) fn check_node_security_group(
+    d: &mut Decoder,
+    spec: &GroupSpec,
+    cluster: &Cluster,
+) -> NodeSecurityGroup {
+    let Some(choice) = &spec.node_security_group else {
+        return NodeSecurityGroup::Shared;
+    };
+    if choice.value == NodeSecurityGroup::Cluster && cluster.cluster_security_group.is_none() {
+        d.error(
+            choice.span,
+            "`nodeSecurityGroup: cluster` needs `cluster.clusterSecurityGroup`",
+        )
+        .help = Some(
+            "set `cluster.clusterSecurityGroup` to the cluster security group's ID (`aws eks describe-cluster --query cluster.resourcesVpcConfig.clusterSecurityGroupId`)".into(),
+        );
+    }
+    choice.value
+}
+
+/// EKS Windows nodes do not support IPv6 clusters
+/// (<https://docs.aws.amazon.com/eks/latest/userguide/cni-ipv6.html>).
+pub(super) fn check_ip_family(d: &mut Decoder, cluster: &Cluster, family: AmiFamily, at: Span) {
+    if let (Some((IpFamily::Ipv6, family_at)), AmiFamily::Windows(_)) = (cluster.ip_family, family)
+    {
+        let message = "Windows nodes cannot join an IPv6 cluster";
+        d.error(at, message).help = Some(format!(
+            "EKS supports IPv6 on Linux nodes only (`cluster.ipFamily: ipv6` at line {}); use a Linux family or an IPv4 cluster",
+            family_at.line
+        ));
+    }
+}
