@@ -23,6 +23,46 @@ fn managed_policy(name: &str) -> Expr {
 }
 
 /// The inline policy that lets a node signal this stack and nothing else.
+/// The VPC CNI's IPv6 permissions, as the CNI's own documentation lists
+/// them for IPv6 mode (aws/amazon-vpc-cni-k8s, `docs/iam-policy.md`) and the
+/// EKS user guide for `AmazonEKS_CNI_IPv6_Policy`: assign IPv6 addresses,
+/// describe what the CNI reads, and tag the network interfaces it creates.
+fn cni_ipv6_policy_document() -> Expr {
+    Expr::map([
+        ("Version", Expr::str("2012-10-17")),
+        (
+            "Statement",
+            Expr::list([
+                Expr::map([
+                    ("Effect", Expr::str("Allow")),
+                    (
+                        "Action",
+                        Expr::list(
+                            [
+                                "ec2:AssignIpv6Addresses",
+                                "ec2:DescribeInstances",
+                                "ec2:DescribeTags",
+                                "ec2:DescribeNetworkInterfaces",
+                                "ec2:DescribeInstanceTypes",
+                            ]
+                            .map(Expr::str),
+                        ),
+                    ),
+                    ("Resource", Expr::str("*")),
+                ]),
+                Expr::map([
+                    ("Effect", Expr::str("Allow")),
+                    ("Action", Expr::str("ec2:CreateTags")),
+                    (
+                        "Resource",
+                        Expr::sub("arn:${AWS::Partition}:ec2:*:*:network-interface/*"),
+                    ),
+                ]),
+            ]),
+        ),
+    ])
+}
+
 fn signal_policy_document() -> Expr {
     Expr::map([
         ("Version", Expr::str("2012-10-17")),
@@ -43,7 +83,7 @@ fn signal_policy_document() -> Expr {
     ])
 }
 
-pub fn lower(template: &mut Template, group: &NodeGroup) -> NodeIdentity {
+pub fn lower(template: &mut Template, group: &NodeGroup, ipv6: bool) -> NodeIdentity {
     let id = &group.identity;
     let managed = group.managed.is_some();
     if let Some(existing) = &group.iam.existing {
@@ -150,6 +190,16 @@ pub fn lower(template: &mut Template, group: &NodeGroup) -> NodeIdentity {
         inline.push(Expr::map([
             ("PolicyName", Expr::str("signal-cloudformation")),
             ("PolicyDocument", signal_policy_document()),
+        ]));
+    }
+    // `AmazonEKS_CNI_Policy` grants IPv4 addresses only; on an IPv6 cluster
+    // the VPC CNI assigns IPv6 addresses, with the permissions AWS documents
+    // for its own `AmazonEKS_CNI_IPv6_Policy` (a policy each account creates
+    // itself, so it cannot be referred to by ARN).
+    if ipv6 && !group.iam.cni_uses_irsa {
+        inline.push(Expr::map([
+            ("PolicyName", Expr::str("vpc-cni-ipv6")),
+            ("PolicyDocument", cni_ipv6_policy_document()),
         ]));
     }
     if !group.iam.policy_statements.is_empty() {

@@ -116,7 +116,8 @@ pub fn lower(blueprint: &Blueprint) -> Result<Lowered, Error> {
     let mut oversized_user_data = IndexMap::new();
     for (index, group) in blueprint.node_groups.iter().enumerate() {
         let id = &group.logical_id;
-        let identity = iam::lower(&mut template, group);
+        let ipv6 = blueprint.cluster.service_ipv6_cidr.is_some();
+        let identity = iam::lower(&mut template, group, ipv6);
         let name_tag = text(&[
             ("ClusterName", Some(&cluster.name)),
             (&format!("-{}-Node", group.name.value), None),
