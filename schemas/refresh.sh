@@ -10,7 +10,7 @@
 # manifest.txt. Types not listed here are never copied.
 #
 # After a refresh: update the version in README.md, keep the include_str!
-# table in src/validate/schema.rs in step with TYPES, and run
+# table in src/validate/schema/mod.rs in step with TYPES, and run
 # `cargo test --test schema`.
 set -euo pipefail
 

@@ -1,0 +1,99 @@
+//! What a schema says about a type beyond its properties' shapes: the
+//! attributes `Fn::GetAtt` may read, the read-only properties, and the
+//! properties whose change replaces the resource.
+
+use serde_json::Value;
+
+use super::{SchemaSet, unescape};
+
+impl SchemaSet {
+    /// Attribute names `Fn::GetAtt` may use (the schema's `readOnlyProperties`,
+    /// dotted: `LatestVersionNumber`, `Endpoint.Address`), in schema order,
+    /// then the [`SETTABLE_ATTRIBUTES`] of the type. Paths through arrays
+    /// (`*`) are left out: they cannot be read with `Fn::GetAtt`. Worked out
+    /// once per type.
+    pub fn attributes(&self, resource_type: &str) -> Option<&[String]> {
+        let entry = self.entries.get(resource_type)?;
+        let paths = self.property_paths(resource_type, "readOnlyProperties")?;
+        let names = entry.attributes.get_or_init(|| {
+            let mut names = Vec::new();
+            for path in paths {
+                if path.iter().any(|segment| segment == "*") {
+                    continue;
+                }
+                push_unique(&mut names, path.join("."));
+            }
+            for (kind, name) in SETTABLE_ATTRIBUTES {
+                if *kind == resource_type {
+                    push_unique(&mut names, name.to_string());
+                }
+            }
+            names
+        });
+        Some(names)
+    }
+
+    /// Top-level property names that are read-only and so cannot be set.
+    /// Worked out once per type.
+    pub fn read_only_properties(&self, resource_type: &str) -> Option<&[String]> {
+        let entry = self.entries.get(resource_type)?;
+        let paths = self.property_paths(resource_type, "readOnlyProperties")?;
+        let names = entry.read_only.get_or_init(|| {
+            let mut names = Vec::new();
+            for path in paths {
+                if let Some(first) = path.into_iter().next() {
+                    push_unique(&mut names, first);
+                }
+            }
+            names
+        });
+        Some(names)
+    }
+
+    /// Property paths whose change replaces the resource (`createOnlyProperties`),
+    /// in schema order: the schema's pointer below `/properties/`, segments
+    /// unescaped and joined with `/`, `*` standing for any array item
+    /// (`LaunchTemplateName`, `SecurityGroupIngress/*/FromPort`).
+    pub fn create_only_properties(&self, resource_type: &str) -> Option<Vec<String>> {
+        let paths = self.property_paths(resource_type, "createOnlyProperties")?;
+        let mut names = Vec::new();
+        for path in paths {
+            push_unique(&mut names, path.join("/"));
+        }
+        Some(names)
+    }
+
+    /// The `/properties/...` pointers listed under `key`, as unescaped
+    /// segments below `properties`; anything else is ignored.
+    fn property_paths(&self, resource_type: &str, key: &str) -> Option<Vec<Vec<String>>> {
+        let document = self.entries.get(resource_type)?.document()?;
+        let listed = document.get(key).and_then(Value::as_array);
+        Some(
+            listed
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .filter_map(|pointer| pointer.strip_prefix("/properties/"))
+                .filter(|rest| !rest.is_empty())
+                .map(|rest| rest.split('/').map(unescape).collect())
+                .collect(),
+        )
+    }
+}
+
+/// Attributes `Fn::GetAtt` reads that are not read-only properties, so that
+/// the schemas do not list them: settable properties CloudFormation also
+/// returns as attributes.
+const SETTABLE_ATTRIBUTES: &[(&str, &str)] = &[
+    ("AWS::EC2::SecurityGroup", "VpcId"),
+    ("AWS::SSM::Parameter", "Type"),
+    ("AWS::SSM::Parameter", "Value"),
+    ("AWS::EKS::Nodegroup", "ClusterName"),
+    ("AWS::EKS::Nodegroup", "NodegroupName"),
+];
+
+fn push_unique(list: &mut Vec<String>, item: String) {
+    if !list.contains(&item) {
+        list.push(item);
+    }
+}

@@ -1,0 +1,354 @@
+//! CloudFormation resource provider schemas: embedded in the binary (or
+//! read from a directory), compiled lazily once per resource type, and made
+//! intrinsic-aware so that a `!Ref` where a string is expected passes while a
+//! real error keeps its exact path.
+//!
+//! How a schema is rewritten before it is compiled is in `rewrite.rs`;
+//! how `jsonschema`'s errors become messages, in `errors.rs`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::{LazyLock, OnceLock};
+
+use jsonschema::Validator;
+use serde_json::Value;
+
+mod attributes;
+mod cfn_type;
+mod errors;
+mod rewrite;
+
+use errors::report;
+use rewrite::compile;
+
+/// One schema violation inside a resource's `Properties`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SchemaError {
+    /// JSON pointer below `Properties`, e.g. `/LaunchTemplateData/BlockDeviceMappings/0/Ebs/VolumeType`.
+    /// `""` is `Properties` itself. A missing required property is reported
+    /// at the object that lacks it; an unknown property at the property.
+    pub pointer: String,
+    pub message: String,
+    /// The JSON Schema keyword that failed (`enum`, `type`, `required`,
+    /// `additionalProperties`...), for finding IDs. `schema` means the
+    /// schema itself could not be compiled.
+    pub keyword: String,
+}
+
+/// The intrinsic functions a property value may be instead of a literal.
+const INTRINSICS: &[&str] = &[
+    "Ref",
+    "Fn::GetAtt",
+    "Fn::Sub",
+    "Fn::Join",
+    "Fn::If",
+    "Fn::Select",
+    "Fn::Split",
+    "Fn::Base64",
+    "Fn::ImportValue",
+    "Fn::FindInMap",
+    "Fn::GetAZs",
+    "Fn::Cidr",
+    "Fn::Length",
+    "Fn::ToJsonString",
+    "Fn::Transform",
+];
+
+/// The vendored schemas, one per type; `schemas/refresh.sh` lists the same
+/// types and `tests/schema.rs` checks the two agree with `manifest.txt`.
+const EMBEDDED: &[(&str, &str)] = &[
+    (
+        "AWS::AutoScaling::AutoScalingGroup",
+        include_str!("../../../schemas/resources/aws_autoscaling_autoscalinggroup.json"),
+    ),
+    (
+        "AWS::AutoScaling::LifecycleHook",
+        include_str!("../../../schemas/resources/aws_autoscaling_lifecyclehook.json"),
+    ),
+    (
+        "AWS::AutoScaling::ScheduledAction",
+        include_str!("../../../schemas/resources/aws_autoscaling_scheduledaction.json"),
+    ),
+    (
+        "AWS::AutoScaling::WarmPool",
+        include_str!("../../../schemas/resources/aws_autoscaling_warmpool.json"),
+    ),
+    (
+        "AWS::CloudFormation::CustomResource",
+        include_str!("../../../schemas/resources/aws_cloudformation_customresource.json"),
+    ),
+    (
+        "AWS::EC2::LaunchTemplate",
+        include_str!("../../../schemas/resources/aws_ec2_launchtemplate.json"),
+    ),
+    (
+        "AWS::EC2::PlacementGroup",
+        include_str!("../../../schemas/resources/aws_ec2_placementgroup.json"),
+    ),
+    (
+        "AWS::EC2::SecurityGroup",
+        include_str!("../../../schemas/resources/aws_ec2_securitygroup.json"),
+    ),
+    (
+        "AWS::EC2::SecurityGroupEgress",
+        include_str!("../../../schemas/resources/aws_ec2_securitygroupegress.json"),
+    ),
+    (
+        "AWS::EC2::SecurityGroupIngress",
+        include_str!("../../../schemas/resources/aws_ec2_securitygroupingress.json"),
+    ),
+    (
+        "AWS::EC2::Volume",
+        include_str!("../../../schemas/resources/aws_ec2_volume.json"),
+    ),
+    (
+        "AWS::EKS::AccessEntry",
+        include_str!("../../../schemas/resources/aws_eks_accessentry.json"),
+    ),
+    (
+        "AWS::EKS::Nodegroup",
+        include_str!("../../../schemas/resources/aws_eks_nodegroup.json"),
+    ),
+    (
+        "AWS::IAM::InstanceProfile",
+        include_str!("../../../schemas/resources/aws_iam_instanceprofile.json"),
+    ),
+    (
+        "AWS::IAM::ManagedPolicy",
+        include_str!("../../../schemas/resources/aws_iam_managedpolicy.json"),
+    ),
+    (
+        "AWS::IAM::Policy",
+        include_str!("../../../schemas/resources/aws_iam_policy.json"),
+    ),
+    (
+        "AWS::IAM::Role",
+        include_str!("../../../schemas/resources/aws_iam_role.json"),
+    ),
+    (
+        "AWS::IAM::RolePolicy",
+        include_str!("../../../schemas/resources/aws_iam_rolepolicy.json"),
+    ),
+    (
+        "AWS::Lambda::Function",
+        include_str!("../../../schemas/resources/aws_lambda_function.json"),
+    ),
+    (
+        "AWS::Lambda::Permission",
+        include_str!("../../../schemas/resources/aws_lambda_permission.json"),
+    ),
+    (
+        "AWS::Logs::LogGroup",
+        include_str!("../../../schemas/resources/aws_logs_loggroup.json"),
+    ),
+    (
+        "AWS::SSM::Parameter",
+        include_str!("../../../schemas/resources/aws_ssm_parameter.json"),
+    ),
+];
+
+/// One type's schema. Text is parsed and compiled on first use only: most
+/// runs touch five types out of the twenty (or out of ~1900 with a cfn-lint
+/// directory).
+struct Entry {
+    text: Text,
+    document: OnceLock<Option<Value>>,
+    compiled: OnceLock<Result<Validator, String>>,
+    /// [`SchemaSet::attributes`], worked out on first use.
+    attributes: OnceLock<Vec<String>>,
+    /// [`SchemaSet::read_only_properties`], worked out on first use.
+    read_only: OnceLock<Vec<String>>,
+}
+
+enum Text {
+    Static(&'static str),
+    Owned(String),
+}
+
+impl Entry {
+    fn new(text: Text) -> Entry {
+        Entry {
+            text,
+            document: OnceLock::new(),
+            compiled: OnceLock::new(),
+            attributes: OnceLock::new(),
+            read_only: OnceLock::new(),
+        }
+    }
+
+    fn document(&self) -> Option<&Value> {
+        self.document
+            .get_or_init(|| {
+                let text = match &self.text {
+                    Text::Static(text) => text,
+                    Text::Owned(text) => text.as_str(),
+                };
+                serde_json::from_str(text).ok().filter(Value::is_object)
+            })
+            .as_ref()
+    }
+
+    fn validator(&self) -> &Result<Validator, String> {
+        self.compiled.get_or_init(|| match self.document() {
+            Some(document) => compile(document),
+            None => Err("the schema is not a JSON object".to_string()),
+        })
+    }
+}
+
+/// The schemas eksynth validates against.
+pub struct SchemaSet {
+    entries: BTreeMap<String, Entry>,
+}
+
+impl SchemaSet {
+    /// The schemas vendored in `schemas/` and embedded at build time.
+    pub fn embedded() -> &'static SchemaSet {
+        static SET: LazyLock<SchemaSet> = LazyLock::new(|| SchemaSet {
+            entries: EMBEDDED
+                .iter()
+                .map(|(name, text)| (name.to_string(), Entry::new(Text::Static(text))))
+                .collect(),
+        });
+        &SET
+    }
+
+    /// Reads every `*.json` file of `dir` whose `typeName` names a resource
+    /// type: our `schemas/resources`, cfn-lint's `data/schemas/resources`
+    /// (or `data/schemas`, whose `resources/` is used), or any folder of
+    /// provider schemas whatever their file names. Other JSON files
+    /// (indexes, manifests) are skipped. Two files for one type, a file that
+    /// is not JSON, or no schema at all are errors.
+    pub fn from_dir(dir: &Path) -> Result<SchemaSet, String> {
+        let mut entries = read_dir_schemas(dir)?;
+        if entries.is_empty() && dir.join("resources").is_dir() {
+            entries = read_dir_schemas(&dir.join("resources"))?;
+        }
+        if entries.is_empty() {
+            return Err(
+                "no resource provider schema (a JSON file with a `typeName`) found".to_string(),
+            );
+        }
+        Ok(SchemaSet { entries })
+    }
+
+    /// The resource types with a schema, sorted.
+    pub fn types(&self) -> impl Iterator<Item = &str> {
+        self.entries.keys().map(String::as_str)
+    }
+
+    /// Whether a schema exists for the type.
+    pub fn has(&self, resource_type: &str) -> bool {
+        self.entries.contains_key(resource_type)
+    }
+
+    /// Compiles the type's schema now (if not done already); `Err` says why
+    /// it cannot be compiled. `None` when there is no schema for the type.
+    pub fn check(&self, resource_type: &str) -> Option<Result<(), String>> {
+        let entry = self.entries.get(resource_type)?;
+        Some(entry.validator().as_ref().map(|_| ()).map_err(Clone::clone))
+    }
+
+    /// Validates a resource's `Properties` (long-form intrinsics). `None`
+    /// when there is no schema for the type. The errors are sorted by
+    /// pointer, then message. A schema that cannot be compiled gives one
+    /// error with keyword `schema` rather than silently passing.
+    pub fn validate(&self, resource_type: &str, properties: &Value) -> Option<Vec<SchemaError>> {
+        let entry = self.entries.get(resource_type)?;
+        let validator = match entry.validator() {
+            Ok(validator) => validator,
+            Err(reason) => {
+                return Some(vec![SchemaError {
+                    pointer: String::new(),
+                    message: format!("the schema for `{resource_type}` cannot be used: {reason}"),
+                    keyword: "schema".to_string(),
+                }]);
+            }
+        };
+        // `Properties: !If [...]` is as legitimate as any intrinsic value.
+        if is_intrinsic(properties) {
+            return Some(Vec::new());
+        }
+        let mut errors = Vec::new();
+        for error in validator.iter_errors(properties) {
+            report(error.to_owned(), &mut errors);
+        }
+        errors.sort_by(|a, b| {
+            (&a.pointer, &a.message, &a.keyword).cmp(&(&b.pointer, &b.message, &b.keyword))
+        });
+        errors.dedup();
+        Some(errors)
+    }
+}
+
+/// Lists the types; the schemas themselves are too long to be useful here.
+impl std::fmt::Debug for SchemaSet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SchemaSet")
+            .field("types", &self.entries.keys().collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+/// The provider schemas among the `*.json` files of `dir`, by type.
+fn read_dir_schemas(dir: &Path) -> Result<BTreeMap<String, Entry>, String> {
+    let read = std::fs::read_dir(dir).map_err(|error| error.to_string())?;
+    let mut files = Vec::new();
+    for entry in read {
+        let path = entry.map_err(|error| error.to_string())?.path();
+        if path.is_file()
+            && path
+                .extension()
+                .is_some_and(|extension| extension == "json")
+        {
+            files.push(path);
+        }
+    }
+    // Sorted so that which file is "first" in an error does not depend on
+    // the file system.
+    files.sort();
+    /// Only the name is read eagerly; the rest is parsed on first use.
+    #[derive(serde::Deserialize)]
+    struct Head {
+        #[serde(rename = "typeName")]
+        type_name: Option<Value>,
+    }
+    let mut entries = BTreeMap::new();
+    let mut origin: BTreeMap<String, PathBuf> = BTreeMap::new();
+    for file in files {
+        let text = std::fs::read_to_string(&file)
+            .map_err(|error| format!("{}: {error}", file.display()))?;
+        // Any JSON file may sit here (an index, a manifest): only an object
+        // with a string `typeName` is a schema.
+        let head: Head = match serde_json::from_str(&text) {
+            Ok(head) => head,
+            // Valid JSON of another shape.
+            Err(error) if error.classify() == serde_json::error::Category::Data => continue,
+            Err(error) => return Err(format!("{}: {error}", file.display())),
+        };
+        let Some(Value::String(type_name)) = head.type_name else {
+            continue;
+        };
+        if let Some(first) = origin.get(&type_name) {
+            return Err(format!(
+                "{} and {} both define `{type_name}`",
+                first.display(),
+                file.display()
+            ));
+        }
+        origin.insert(type_name.clone(), file);
+        entries.insert(type_name, Entry::new(Text::Owned(text)));
+    }
+    Ok(entries)
+}
+
+fn unescape(segment: &str) -> String {
+    segment.replace("~1", "/").replace("~0", "~")
+}
+
+fn is_intrinsic(value: &Value) -> bool {
+    match value.as_object() {
+        Some(map) if map.len() == 1 => map.keys().all(|key| INTRINSICS.contains(&key.as_str())),
+        _ => false,
+    }
+}

@@ -1,0 +1,304 @@
+//! The intrinsic-tolerant rewrite of a provider schema, and its compiling.
+//!
+//! # How a provider schema is prepared
+//!
+//! The vendored files (see `schemas/README.md`) are kept byte for byte as
+//! cfn-lint ships them. When a type is first validated its schema is
+//! rewritten, then compiled with `jsonschema` as draft 7 (the files name a
+//! meta-schema the crate does not know), offline:
+//!
+//! - Every position that describes a property *value* (each entry of
+//!   `properties`, `patternProperties` and `definitions`, `items`,
+//!   `additionalItems`, and `additionalProperties` when it is a schema)
+//!   becomes `{"if": <an intrinsic>, "then": true, "else": <original>}`.
+//!   An intrinsic is an object with exactly one key among the intrinsic
+//!   function names. Because `else` reports the original's own errors, a bad
+//!   enum deep inside keeps its pointer.
+//! - `type` becomes the custom keyword `cfnType`, which accepts what
+//!   CloudFormation converts: numbers where a string is expected, numeric
+//!   strings where a number is, `"true"`/`"false"` where a boolean is. A
+//!   boolean where a string is expected is still an error: CloudFormation
+//!   would turn it into `"true"`, which is almost never what was meant.
+//!   (The other keywords still apply by JSON type: `"100"` passes as an
+//!   integer but is not compared with `minimum`.)
+//! - Patterns written for Java/Python get `\A`/`\Z` as `^`/`$`; a pattern
+//!   the ECMA 262 dialect cannot express is dropped rather than failing the
+//!   whole type.
+//! - Array-form `dependencies` and draft 2019's `dependentRequired` (which
+//!   draft 7 ignores) become `dependencies` with `{"required": [...]}`
+//!   subschemas, so an error can name the property that needs the missing
+//!   one.
+//! - `$ref`s are kept local: `resource-schema.json#/...` means this same
+//!   document, any other external reference is dropped (nothing is ever
+//!   fetched), and pointers are adjusted for the `else` the rewrite inserts.
+//! - Only the validation part of the document is compiled: `handlers`,
+//!   `tagging`, `$schema` and cfn-lint's own keywords (`requiredXor`,
+//!   `dependentExcluded`, ...) are left out or inert. `format` is not
+//!   asserted: cfn-lint's formats (`AWS::EC2::VPC.Id`...) are its own.
+
+use std::sync::LazyLock;
+
+use jsonschema::Validator;
+use serde_json::{Map, Value, json};
+
+use super::INTRINSICS;
+use super::cfn_type::CfnType;
+
+pub(super) fn compile(document: &Value) -> Result<Validator, String> {
+    let schema = prepare(document);
+    jsonschema::options()
+        .with_draft(jsonschema::Draft::Draft7)
+        .offline()
+        .should_validate_formats(false)
+        .with_keyword("cfnType", |_, value, _| Ok(Box::new(CfnType::new(value))))
+        .build(&schema)
+        .map_err(|error| error.to_string())
+}
+
+/// The keywords of the provider schema's root that matter for `Properties`;
+/// the rest (`handlers`, `tagging`, `primaryIdentifier`...) is metadata.
+const ROOT_KEYWORDS: &[&str] = &[
+    "properties",
+    "patternProperties",
+    "additionalProperties",
+    "required",
+    "definitions",
+    "dependencies",
+    "dependentRequired",
+    "dependentSchemas",
+    "anyOf",
+    "oneOf",
+    "allOf",
+    "not",
+    "if",
+    "then",
+    "else",
+    "minProperties",
+    "maxProperties",
+    "propertyNames",
+];
+
+/// The provider schema rewritten for validating a resource's `Properties`.
+fn prepare(document: &Value) -> Value {
+    let mut root = Map::new();
+    root.insert("type".to_string(), json!("object"));
+    if let Value::Object(map) = document {
+        for key in ROOT_KEYWORDS {
+            if let Some(value) = map.get(*key) {
+                root.insert((*key).to_string(), value.clone());
+            }
+        }
+    }
+    rewrite(&Value::Object(root))
+}
+
+/// The schema an intrinsic function call matches: one key, an intrinsic's name.
+fn intrinsic_schema() -> Value {
+    json!({
+        "type": "object",
+        "minProperties": 1,
+        "maxProperties": 1,
+        "propertyNames": { "enum": INTRINSICS },
+    })
+}
+
+/// A value position: an intrinsic passes, anything else meets the original.
+fn wrap(schema: Value) -> Value {
+    match schema {
+        // `true` accepts intrinsics already; `false` rejects them too.
+        Value::Bool(_) => schema,
+        _ => json!({ "if": intrinsic_schema(), "then": true, "else": schema }),
+    }
+}
+
+fn rewrite_map(value: &Value, wrapped: bool) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(key, schema)| {
+                    let schema = rewrite(schema);
+                    (key.clone(), if wrapped { wrap(schema) } else { schema })
+                })
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+fn rewrite_list(value: &Value, wrapped: bool) -> Value {
+    match value {
+        Value::Array(items) => Value::Array(
+            items
+                .iter()
+                .map(|schema| {
+                    let schema = rewrite(schema);
+                    if wrapped { wrap(schema) } else { schema }
+                })
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// Rewrites one subschema and, recursively, every subschema in it (see the
+/// module documentation). Keywords that hold no subschema are copied.
+fn rewrite(schema: &Value) -> Value {
+    let Value::Object(map) = schema else {
+        return schema.clone();
+    };
+    let mut out = Map::new();
+    let mut dependencies = Map::new();
+    for (key, value) in map {
+        match key.as_str() {
+            "properties" | "definitions" => {
+                out.insert(key.clone(), rewrite_map(value, true));
+            }
+            "patternProperties" => {
+                let Value::Object(entries) = rewrite_map(value, true) else {
+                    continue;
+                };
+                // A key pattern that cannot be used matches any name rather
+                // than losing the whole schema.
+                let entries = entries
+                    .into_iter()
+                    .map(|(pattern, schema)| {
+                        (
+                            usable_pattern(&pattern).unwrap_or_else(|| ".*".to_string()),
+                            schema,
+                        )
+                    })
+                    .collect();
+                out.insert(key.clone(), Value::Object(entries));
+            }
+            "additionalProperties" | "additionalItems" => {
+                out.insert(key.clone(), wrap(rewrite(value)));
+            }
+            "items" => {
+                let items = match value {
+                    Value::Array(_) => rewrite_list(value, true),
+                    _ => wrap(rewrite(value)),
+                };
+                out.insert(key.clone(), items);
+            }
+            "anyOf" | "oneOf" | "allOf" => {
+                out.insert(key.clone(), rewrite_list(value, false));
+            }
+            "not" | "if" | "then" | "else" | "contains" | "propertyNames" => {
+                out.insert(key.clone(), rewrite(value));
+            }
+            "dependencies" | "dependentRequired" | "dependentSchemas" => {
+                let Value::Object(entries) = value else {
+                    continue;
+                };
+                for (property, dependency) in entries {
+                    let dependency = match dependency {
+                        Value::Array(_) => json!({ "required": dependency }),
+                        _ => rewrite(dependency),
+                    };
+                    dependencies.insert(property.clone(), dependency);
+                }
+            }
+            "type" => {
+                out.insert("cfnType".to_string(), value.clone());
+            }
+            "pattern" => {
+                if let Some(pattern) = value.as_str().and_then(usable_pattern) {
+                    out.insert(key.clone(), Value::String(pattern));
+                }
+            }
+            "$ref" => {
+                if let Some(reference) = value.as_str().and_then(local_reference) {
+                    out.insert(key.clone(), Value::String(reference));
+                }
+            }
+            // Nothing is fetched, and the document's own meta-schema is not
+            // one draft 7 knows.
+            "$schema" | "$id" => {}
+            _ => {
+                out.insert(key.clone(), value.clone());
+            }
+        }
+    }
+    if !dependencies.is_empty() {
+        out.insert("dependencies".to_string(), Value::Object(dependencies));
+    }
+    Value::Object(out)
+}
+
+/// A `pattern` in the regex dialect `jsonschema` accepts (ECMA 262), or
+/// `None` if it cannot be. The schemas come from Java and Python tooling:
+/// their `\A` and `\Z` (start and end of text) are `^` and `$` here, as no
+/// pattern is multi-line. A pattern that still does not compile is left
+/// out: one bad pattern should not cost the whole type its checks.
+fn usable_pattern(pattern: &str) -> Option<String> {
+    let mut translated = String::with_capacity(pattern.len());
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            translated.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('A') => translated.push('^'),
+            Some('Z') => translated.push('$'),
+            Some(next) => {
+                translated.push('\\');
+                translated.push(next);
+            }
+            None => translated.push('\\'),
+        }
+    }
+    static CHECK: LazyLock<jsonschema::ValidationOptions> = LazyLock::new(|| {
+        jsonschema::options()
+            .with_draft(jsonschema::Draft::Draft7)
+            .offline()
+    });
+    CHECK
+        .build(&json!({ "pattern": translated }))
+        .is_ok()
+        .then_some(translated)
+}
+
+/// A `$ref` as a pointer into the rewritten document, or `None` for a
+/// reference to another document (left unchecked rather than fetched).
+fn local_reference(reference: &str) -> Option<String> {
+    let (document, fragment) = reference.split_once('#').unwrap_or((reference, ""));
+    if !(document.is_empty() || document == "resource-schema.json") {
+        return None;
+    }
+    let segments: Vec<&str> = fragment.split('/').skip(1).collect();
+    if fragment.is_empty() || !fragment.starts_with('/') {
+        return Some("#".to_string() + fragment);
+    }
+    // Below every wrapped position the original now sits under `else`.
+    let mut out: Vec<&str> = Vec::new();
+    let mut index = 0;
+    while index < segments.len() {
+        let segment = segments[index];
+        out.push(segment);
+        index += 1;
+        let wrapped = match segment {
+            "properties" | "patternProperties" | "definitions" if index < segments.len() => {
+                out.push(segments[index]);
+                index += 1;
+                true
+            }
+            "items" => {
+                if segments
+                    .get(index)
+                    .is_some_and(|next| next.parse::<usize>().is_ok())
+                {
+                    out.push(segments[index]);
+                    index += 1;
+                }
+                true
+            }
+            "additionalProperties" | "additionalItems" => true,
+            _ => false,
+        };
+        if wrapped && index < segments.len() {
+            out.push("else");
+        }
+    }
+    Some(format!("#/{}", out.join("/")))
+}
