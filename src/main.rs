@@ -94,6 +94,9 @@ enum Command {
         /// The blueprint file; `-` reads standard input.
         blueprint: String,
     },
+    /// Write a blueprint from another tool's configuration.
+    #[command(subcommand)]
+    Import(ImportSource),
     /// Validate blueprints and CloudFormation templates offline.
     ///
     /// A blueprint is compiled and its template validated; any other file is
@@ -118,6 +121,30 @@ enum Command {
         /// instead of the embedded ones.
         #[arg(long, value_name = "DIR")]
         schemas: Option<PathBuf>,
+    },
+}
+
+#[derive(Subcommand)]
+enum ImportSource {
+    /// Write a blueprint from an eksctl `ClusterConfig` (eksctl.io/v1alpha5).
+    ///
+    /// Every `nodeGroups` and `managedNodeGroups` entry becomes a node group
+    /// with each field eksynth has an equivalent for; every other field is
+    /// a warning on stderr at its line and column, and is not carried.
+    /// Cluster values come from `--cluster-json`, else from the eksctl file,
+    /// else become template parameters. Exit code 0 when the blueprint was
+    /// written (warnings included), 1 when the eksctl file has errors, 2
+    /// when a file cannot be read or written.
+    Eksctl {
+        /// The eksctl config file; `-` reads standard input.
+        config: String,
+        /// The output of `aws eks describe-cluster --name NAME --output json`,
+        /// for the cluster's endpoint, CA, service CIDR, VPC and security groups.
+        #[arg(long, value_name = "DESCRIBE.json")]
+        cluster_json: Option<String>,
+        /// Write the blueprint to OUT instead of stdout.
+        #[arg(short, long, value_name = "OUT")]
+        output: Option<PathBuf>,
     },
 }
 
@@ -208,6 +235,11 @@ fn main() -> ExitCode {
             stack,
             format,
         } => diff(&old, &new, stack.as_deref(), format),
+        Command::Import(ImportSource::Eksctl {
+            config,
+            cluster_json,
+            output,
+        }) => import_eksctl(&config, cluster_json.as_deref(), output.as_deref()),
         Command::Validate {
             files,
             format,
@@ -632,6 +664,41 @@ fn autoscaler_priorities(path: &str) -> ExitCode {
         }
         write_stdout(&priorities.config_map)?;
         Ok(ExitCode::SUCCESS)
+    })())
+}
+
+fn import_eksctl(
+    config: &str,
+    cluster_json: Option<&str>,
+    output: Option<&std::path::Path>,
+) -> ExitCode {
+    finish((|| {
+        let file = read(config)?;
+        let cluster = cluster_json.map(read).transpose()?;
+        match eksynth::import::eksctl::import(&file, cluster.as_ref()) {
+            Ok(imported) => {
+                report(&imported.warnings);
+                match output {
+                    None => write_stdout(&imported.text)?,
+                    Some(path) => {
+                        if let Err(error) = std::fs::write(path, &imported.text) {
+                            eprintln!("error: cannot write `{}`: {error}", path.display());
+                            return Err(ExitCode::from(USAGE_OR_IO));
+                        }
+                    }
+                }
+                Ok(ExitCode::SUCCESS)
+            }
+            Err(diagnostics) => {
+                report(&diagnostics);
+                eprintln!(
+                    "error: `{}` has {}; no blueprint was written",
+                    file.name,
+                    plural(diagnostics.iter().filter(|d| d.is_error()).count(), "error")
+                );
+                Err(ExitCode::from(FINDINGS))
+            }
+        }
     })())
 }
 
