@@ -173,6 +173,9 @@ enum DiffFormat {
     Human,
     /// One JSON document.
     Json,
+    /// GitHub-flavoured Markdown for a pull-request comment: replacements
+    /// first (CRITICAL flagged), rolling updates, then the other changes.
+    Markdown,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -561,13 +564,21 @@ fn template_of(path: &str, stack: Option<&str>) -> Result<cfn::Template, ExitCod
     cfn::read::read_parsed(&file, &root).map_err(not_a_template)
 }
 
-fn diff(old: &str, new: &str, stack: Option<&str>, format: DiffFormat) -> ExitCode {
+fn diff(old_path: &str, new_path: &str, stack: Option<&str>, format: DiffFormat) -> ExitCode {
     finish((|| {
-        let (old, new) = (template_of(old, stack)?, template_of(new, stack)?);
+        let old = template_of(old_path, stack)?;
+        let new = template_of(new_path, stack)?;
         let diff = eksynth::diff::diff(&old, &new, SchemaSet::embedded());
         write_stdout(&match format {
             DiffFormat::Human => eksynth::diff::render_human(&diff),
             DiffFormat::Json => eksynth::diff::render_json(&diff),
+            DiffFormat::Markdown => {
+                let side = |path: &str| match stack {
+                    Some(stack) => format!("{path} (stack {stack})"),
+                    None => path.to_string(),
+                };
+                eksynth::diff::render_markdown(&diff, &side(old_path), &side(new_path))
+            }
         })?;
         Ok(if diff.has_changes() {
             ExitCode::from(FINDINGS)
