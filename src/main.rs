@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 
 use eksynth::cfn;
 use eksynth::check::{Report, check_file};
@@ -119,6 +119,23 @@ enum Command {
         #[arg(long, value_name = "DIR")]
         schemas: Option<PathBuf>,
     },
+    /// Print the completion script of a shell for this command line.
+    ///
+    /// bash: `eksynth completions bash > ~/.local/share/bash-completion/completions/eksynth`;
+    /// zsh: `eksynth completions zsh > _eksynth` in a directory of `$fpath`;
+    /// fish: `eksynth completions fish > ~/.config/fish/completions/eksynth.fish`.
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page eksynth(1) in roff (`eksynth man | man -l -`),
+    /// or write it and one page per subcommand to DIR.
+    Man {
+        /// Write eksynth.1 and eksynth-<subcommand>.1 to DIR (created when
+        /// missing) instead.
+        #[arg(long, value_name = "DIR")]
+        out_dir: Option<PathBuf>,
+    },
 }
 
 #[derive(clap::Args)]
@@ -211,6 +228,8 @@ fn main() -> ExitCode {
             stack,
             format,
         } => diff(&old, &new, stack.as_deref(), format),
+        Command::Completions { shell } => completions(shell),
+        Command::Man { out_dir } => man(out_dir.as_deref()),
         Command::Validate {
             files,
             format,
@@ -585,6 +604,58 @@ fn diff(old_path: &str, new_path: &str, stack: Option<&str>, format: DiffFormat)
         } else {
             ExitCode::SUCCESS
         })
+    })())
+}
+
+fn completions(shell: clap_complete::Shell) -> ExitCode {
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut Cli::command(), "eksynth", &mut script);
+    finish(write_stdout(&String::from_utf8_lossy(&script)).map(|()| ExitCode::SUCCESS))
+}
+
+/// The manual pages, generated from the command line's definitions:
+/// eksynth(1) first, then one per subcommand, as (file name, roff).
+fn man_pages() -> Vec<(String, Vec<u8>)> {
+    let mut cli = Cli::command().disable_help_subcommand(true);
+    cli.build();
+    let page = |command: clap::Command| {
+        let man = clap_mangen::Man::new(command);
+        let mut roff = Vec::new();
+        // Rendering into memory cannot fail.
+        let _ = man.render(&mut roff);
+        (man.get_filename(), roff)
+    };
+    let mut pages = vec![page(cli.clone())];
+    pages.extend(
+        cli.get_subcommands()
+            .filter(|command| !command.is_hide_set())
+            .map(|command| page(command.clone())),
+    );
+    pages
+}
+
+fn man(out_dir: Option<&std::path::Path>) -> ExitCode {
+    finish((|| {
+        let pages = man_pages();
+        let Some(dir) = out_dir else {
+            let (_, roff) = &pages[0];
+            write_stdout(&String::from_utf8_lossy(roff))?;
+            return Ok(ExitCode::SUCCESS);
+        };
+        let fail = |error: output::OutputError| {
+            eprintln!("error: {error}");
+            ExitCode::from(USAGE_OR_IO)
+        };
+        output::prepare_out_dir(dir).map_err(fail)?;
+        for (file_name, roff) in &pages {
+            let outcome = output::write_atomically(dir, file_name, roff).map_err(fail)?;
+            let verb = match outcome {
+                output::WriteOutcome::Written => "wrote",
+                output::WriteOutcome::Unchanged => "unchanged",
+            };
+            eprintln!("{verb} {}", dir.join(file_name).display());
+        }
+        Ok(ExitCode::SUCCESS)
     })())
 }
 
