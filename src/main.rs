@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 
 use eksynth::cfn;
 use eksynth::check::{Report, check_file};
@@ -122,6 +122,23 @@ enum Command {
         #[arg(long, value_name = "DIR")]
         schemas: Option<PathBuf>,
     },
+    /// Print the completion script of a shell for this command line.
+    ///
+    /// bash: `eksynth completions bash > ~/.local/share/bash-completion/completions/eksynth`;
+    /// zsh: `eksynth completions zsh > _eksynth` in a directory of `$fpath`;
+    /// fish: `eksynth completions fish > ~/.config/fish/completions/eksynth.fish`.
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page eksynth(1) in roff (`eksynth man | man -l -`),
+    /// or write it and one page per subcommand to DIR.
+    Man {
+        /// Write eksynth.1 and eksynth-<subcommand>.1 to DIR (created when
+        /// missing) instead.
+        #[arg(long, value_name = "DIR")]
+        out_dir: Option<PathBuf>,
+    },
 }
 
 #[derive(Subcommand)]
@@ -200,6 +217,9 @@ enum DiffFormat {
     Human,
     /// One JSON document.
     Json,
+    /// GitHub-flavoured Markdown for a pull-request comment: replacements
+    /// first (CRITICAL flagged), rolling updates, then the other changes.
+    Markdown,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -240,6 +260,8 @@ fn main() -> ExitCode {
             cluster_json,
             output,
         }) => import_eksctl(&config, cluster_json.as_deref(), output.as_deref()),
+        Command::Completions { shell } => completions(shell),
+        Command::Man { out_dir } => man(out_dir.as_deref()),
         Command::Validate {
             files,
             format,
@@ -593,19 +615,79 @@ fn template_of(path: &str, stack: Option<&str>) -> Result<cfn::Template, ExitCod
     cfn::read::read_parsed(&file, &root).map_err(not_a_template)
 }
 
-fn diff(old: &str, new: &str, stack: Option<&str>, format: DiffFormat) -> ExitCode {
+fn diff(old_path: &str, new_path: &str, stack: Option<&str>, format: DiffFormat) -> ExitCode {
     finish((|| {
-        let (old, new) = (template_of(old, stack)?, template_of(new, stack)?);
+        let old = template_of(old_path, stack)?;
+        let new = template_of(new_path, stack)?;
         let diff = eksynth::diff::diff(&old, &new, SchemaSet::embedded());
         write_stdout(&match format {
             DiffFormat::Human => eksynth::diff::render_human(&diff),
             DiffFormat::Json => eksynth::diff::render_json(&diff),
+            DiffFormat::Markdown => {
+                let side = |path: &str| match stack {
+                    Some(stack) => format!("{path} (stack {stack})"),
+                    None => path.to_string(),
+                };
+                eksynth::diff::render_markdown(&diff, &side(old_path), &side(new_path))
+            }
         })?;
         Ok(if diff.has_changes() {
             ExitCode::from(FINDINGS)
         } else {
             ExitCode::SUCCESS
         })
+    })())
+}
+
+fn completions(shell: clap_complete::Shell) -> ExitCode {
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut Cli::command(), "eksynth", &mut script);
+    finish(write_stdout(&String::from_utf8_lossy(&script)).map(|()| ExitCode::SUCCESS))
+}
+
+/// The manual pages, generated from the command line's definitions:
+/// eksynth(1) first, then one per subcommand, as (file name, roff).
+fn man_pages() -> Vec<(String, Vec<u8>)> {
+    let mut cli = Cli::command().disable_help_subcommand(true);
+    cli.build();
+    let page = |command: clap::Command| {
+        let man = clap_mangen::Man::new(command);
+        let mut roff = Vec::new();
+        // Rendering into memory cannot fail.
+        let _ = man.render(&mut roff);
+        (man.get_filename(), roff)
+    };
+    let mut pages = vec![page(cli.clone())];
+    pages.extend(
+        cli.get_subcommands()
+            .filter(|command| !command.is_hide_set())
+            .map(|command| page(command.clone())),
+    );
+    pages
+}
+
+fn man(out_dir: Option<&std::path::Path>) -> ExitCode {
+    finish((|| {
+        let pages = man_pages();
+        let Some(dir) = out_dir else {
+            let (_, roff) = &pages[0];
+            write_stdout(&String::from_utf8_lossy(roff))?;
+            return Ok(ExitCode::SUCCESS);
+        };
+        let fail = |error: output::OutputError| {
+            eprintln!("error: {error}");
+            ExitCode::from(USAGE_OR_IO)
+        };
+        output::prepare_out_dir(dir).map_err(fail)?;
+        for (file_name, roff) in &pages {
+            let outcome = output::write_atomically(dir, file_name, roff).map_err(fail)?;
+            let verb = match outcome {
+                output::WriteOutcome::Written => "wrote",
+                output::WriteOutcome::Unchanged => "unchanged",
+            };
+            eprintln!("{verb} {}", dir.join(file_name).display());
+        }
+        Ok(ExitCode::SUCCESS)
     })())
 }
 

@@ -100,14 +100,33 @@ fn every_example_template_is_what_its_blueprint_synthesizes() {
             rendered.join("\n")
         );
         // Exactly the stacks' templates sit beside the blueprint, named
-        // after the stacks, each as `synth` writes it.
+        // after the stacks, each as `synth` writes it; with their parameters
+        // files when the example has any (`synth --parameters-file`).
+        let parameters_files = std::fs::read_dir(&dir).expect("example dir").any(|entry| {
+            entry
+                .expect("entry")
+                .file_name()
+                .to_string_lossy()
+                .ends_with(".parameters.json")
+        });
         let expected: Vec<(String, String)> = compiled
             .stacks
             .iter()
-            .map(|stack| {
-                (
-                    output::stack_file_name(&stack.name, "yaml"),
-                    stack.text.clone(),
+            .flat_map(|stack| {
+                let parameters: Vec<(String, String)> = stack
+                    .template
+                    .parameters
+                    .iter()
+                    .map(|(name, parameter)| {
+                        let default = parameter.default.as_ref().and_then(|d| d.as_str());
+                        (name.clone(), default.unwrap_or_default().to_string())
+                    })
+                    .collect();
+                output::stack_files(
+                    &stack.name,
+                    "yaml",
+                    &stack.text,
+                    parameters_files.then_some(parameters.as_slice()),
                 )
             })
             .collect();

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use eksynth::cfn::{Expr, Template};
 use eksynth::diff::{
     Because, ChangeKind, Diff, EntryKind, ReplacementCause, ResourceDiff, Rollout, RolloutKind,
-    Section, diff, render_human, render_json,
+    Section, diff, render_human, render_json, render_markdown,
 };
 use eksynth::source::SourceFile;
 use eksynth::validate::SchemaSet;
@@ -823,6 +823,90 @@ fn mixed_change_human() {
 #[test]
 fn mixed_change_json() {
     insta::assert_snapshot!(render_json(&mixed()));
+}
+
+#[test]
+fn mixed_change_markdown() {
+    insta::assert_snapshot!(render_markdown(&mixed(), "old.yaml", "new.yaml"));
+}
+
+/// The line numbers of the lines of `text` that start with `prefix`.
+fn lines_starting(text: &str, prefix: &str) -> Vec<usize> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, line)| line.starts_with(prefix))
+        .map(|(n, _)| n)
+        .collect()
+}
+
+#[test]
+fn markdown_puts_replacements_first_critical_ones_leading_then_rollouts_then_the_rest() {
+    let markdown = render_markdown(&mixed(), "old.yaml", "new.yaml");
+    let heading = |title: &str| {
+        let found = lines_starting(&markdown, &format!("#### {title}"));
+        assert_eq!(found.len(), 1, "one {title} heading in\n{markdown}");
+        found[0]
+    };
+    let (replacements, rollouts, others) = (
+        heading("Replacements"),
+        heading("Rolling updates"),
+        heading("Other changes"),
+    );
+    assert!(replacements < rollouts && rollouts < others, "{markdown}");
+    let caution = lines_starting(&markdown, "> [!CAUTION]");
+    assert!(
+        caution.len() == 1 && caution[0] < replacements,
+        "{markdown}"
+    );
+
+    // Top-level items of the replacements: the critical ones lead.
+    let items: Vec<&str> = markdown
+        .lines()
+        .skip(replacements)
+        .take(rollouts - replacements)
+        .filter(|line| line.starts_with("- "))
+        .collect();
+    assert_eq!(items.len(), 3, "{markdown}");
+    assert!(items[0].starts_with("- **CRITICAL** `BatchNodeRole`"));
+    assert!(items[1].starts_with("- **CRITICAL** `GeneralAccessEntry`"));
+    assert!(items[2].starts_with("- `JobQueue`"));
+
+    // Every changed resource is named once as an item.
+    for resource in &mixed().resources {
+        let named = markdown
+            .lines()
+            .filter(|line| {
+                line.starts_with("- ") && line.contains(&format!("`{}`", resource.logical_id))
+            })
+            .count();
+        assert_eq!(named, 1, "{} in\n{markdown}", resource.logical_id);
+    }
+    assert!(markdown.ends_with("`\n") && !markdown.ends_with("\n\n"));
+}
+
+#[test]
+fn markdown_of_no_change_says_so() {
+    let same = quickstart();
+    let markdown = render_markdown(&diff_texts(&same, &same), "a.yaml", "a.yaml");
+    assert_eq!(
+        markdown,
+        "### eksynth diff: `a.yaml` → `a.yaml`\n\nNo changes.\n"
+    );
+}
+
+#[test]
+fn markdown_fences_hold_backticks_of_the_text() {
+    let new = replace_once(
+        &quickstart(),
+        "            MIME-Version: 1.0\n",
+        "            MIME-Version: 1.0\n            X-Note: ```\n",
+    );
+    let markdown = render_markdown(&diff_texts(&quickstart(), &new), "a", "b");
+    assert!(markdown.contains("    ````diff\n"), "{markdown}");
+    assert!(
+        markdown.contains("    +X-Note: ```\n    ````\n"),
+        "{markdown}"
+    );
 }
 
 /// The template a blueprint's text synthesizes to.

@@ -85,6 +85,18 @@ def domain(region):
   return "amazonaws.com.cn" if region.startswith("cn-") else "amazonaws.com"
 
 
+def eks_endpoint(region):
+  """EKS's endpoint as every AWS SDK reads it: AWS_ENDPOINT_URL_EKS, then
+  AWS_ENDPOINT_URL, unless AWS_IGNORE_CONFIGURED_ENDPOINT_URLS is true; else
+  the region's public endpoint."""
+  env = os.environ.get
+  if env("AWS_IGNORE_CONFIGURED_ENDPOINT_URLS", "").strip().lower() != "true":
+    for name in ("AWS_ENDPOINT_URL_EKS", "AWS_ENDPOINT_URL"):
+      if env(name, "").strip():
+        return env(name).strip().rstrip("/")
+  return "https://eks.%s.%s" % (region, domain(region))
+
+
 def eks_token(cluster, region, creds, now):
   """EKS's bearer token: a presigned STS GetCallerIdentity URL that signs
   the header x-k8s-aws-id: <cluster>."""
@@ -135,8 +147,7 @@ class Invocation:
     self.creds = (env("AWS_ACCESS_KEY_ID"), env("AWS_SECRET_ACCESS_KEY"), env("AWS_SESSION_TOKEN"))
     if not (all(self.creds[:2]) and self.region):
       raise Failure("no AWS credentials or region in the environment")
-    base = env("EKSYNTH_EKS_ENDPOINT") or "https://eks.%s.%s" % (self.region, domain(self.region))
-    url, hdrs = sigv4("GET", base.rstrip("/") + "/clusters/" + name, self.creds, self.region, "eks", utcnow())
+    url, hdrs = sigv4("GET", eks_endpoint(self.region) + "/clusters/" + name, self.creds, self.region, "eks", utcnow())
     status, raw = http("GET", url, hdrs, timeout=self.timeout())
     log("eks:DescribeCluster %s -> %d" % (name, status))
     if status == 404:

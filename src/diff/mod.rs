@@ -32,8 +32,10 @@
 //! name, changes follow the template's order.
 //!
 //! The resources are compared in `resources`, values and what they refer
-//! to in `values`; `render` prints a diff for people or as JSON.
+//! to in `values`; `render` prints a diff for people or as JSON, `markdown`
+//! for a pull request.
 
+mod markdown;
 mod render;
 mod resources;
 mod values;
@@ -45,6 +47,7 @@ use indexmap::IndexMap;
 use crate::cfn::{Expr, Output, Parameter, Template};
 use crate::validate::SchemaSet;
 
+pub use markdown::render_markdown;
 use render::compact;
 pub use render::{render_human, render_json};
 use resources::{Resources, critical_impact};

@@ -20,7 +20,7 @@ const HUMAN_VALUE_LIMIT: usize = 100;
 const HUMAN_TEXT_LINES: usize = 24;
 
 /// A value for human eyes: compact JSON, shortened when long.
-fn human_value(value: Option<&Expr>) -> String {
+pub(super) fn human_value(value: Option<&Expr>) -> String {
     let Some(value) = value else {
         return "(absent)".to_string();
     };
@@ -43,41 +43,33 @@ fn text_of(value: &Expr) -> Option<&str> {
     }
 }
 
-/// One changed value: `path: old → new`, or for multi-line text (user
-/// data), the changed lines.
-fn human_change(
-    out: &mut String,
-    path: &str,
-    old: Option<&Expr>,
-    new: Option<&Expr>,
-    suffix: &str,
-) {
-    let texts = old.and_then(text_of).zip(new.and_then(text_of));
-    if let Some((a, b)) = texts.filter(|(a, b)| a != b && (a.contains('\n') || b.contains('\n'))) {
-        let (a, b): (Vec<&str>, Vec<&str>) = (a.lines().collect(), b.lines().collect());
-        let _ = writeln!(
-            out,
-            "    {path}: text changed ({} → {} lines){suffix}",
-            a.len(),
-            b.len()
-        );
-        text_hunks(out, &a, &b);
-        return;
-    }
-    let _ = writeln!(
-        out,
-        "    {path}: {} → {}{suffix}",
-        human_value(old),
-        human_value(new)
-    );
+/// A change of multi-line text (user data), shown as its changed lines.
+pub(super) struct TextChange {
+    pub(super) old_lines: usize,
+    pub(super) new_lines: usize,
+    /// `@@ -old +new @@` hunks without context, each followed by its `-`
+    /// and `+` lines, at most `HUMAN_TEXT_LINES` changed lines in all.
+    pub(super) hunks: Vec<String>,
+    /// The changed lines left out.
+    pub(super) hidden: usize,
 }
 
-/// The changed lines of two texts as `@@ -old +new @@` hunks without
-/// context, at most `HUMAN_TEXT_LINES` lines.
-fn text_hunks(out: &mut String, a: &[&str], b: &[&str]) {
-    let anchors = align(a, b, 4_000_000);
+/// The text change between two values, when both are text, differ, and
+/// one of them has several lines.
+pub(super) fn text_change(old: Option<&Expr>, new: Option<&Expr>) -> Option<TextChange> {
+    let (a, b) = old.and_then(text_of).zip(new.and_then(text_of))?;
+    if a == b || !(a.contains('\n') || b.contains('\n')) {
+        return None;
+    }
+    let (a, b): (Vec<&str>, Vec<&str>) = (a.lines().collect(), b.lines().collect());
+    let anchors = align(&a, &b, 4_000_000);
+    let mut change = TextChange {
+        old_lines: a.len(),
+        new_lines: b.len(),
+        hunks: Vec::new(),
+        hidden: 0,
+    };
     let mut shown = 0;
-    let mut hidden = 0;
     let (mut i, mut j) = (0, 0);
     for (ai, aj) in anchors.into_iter().chain([(a.len(), b.len())]) {
         if ai > i || aj > j {
@@ -87,20 +79,47 @@ fn text_hunks(out: &mut String, a: &[&str], b: &[&str]) {
                 .chain(b[j..aj].iter().map(|line| format!("+{line}")))
                 .collect();
             if shown + lines.len() <= HUMAN_TEXT_LINES {
-                let _ = writeln!(out, "      @@ -{} +{} @@", i + 1, j + 1);
-                for line in &lines {
-                    let _ = writeln!(out, "      {line}");
-                }
                 shown += lines.len();
+                change.hunks.push(format!("@@ -{} +{} @@", i + 1, j + 1));
+                change.hunks.extend(lines);
             } else {
-                hidden += lines.len();
+                change.hidden += lines.len();
             }
         }
         (i, j) = (ai + 1, aj + 1);
     }
-    if hidden > 0 {
-        let _ = writeln!(out, "      … {hidden} more changed lines");
+    Some(change)
+}
+
+/// One changed value: `path: old → new`, or for multi-line text (user
+/// data), the changed lines.
+fn human_change(
+    out: &mut String,
+    path: &str,
+    old: Option<&Expr>,
+    new: Option<&Expr>,
+    suffix: &str,
+) {
+    if let Some(text) = text_change(old, new) {
+        let _ = writeln!(
+            out,
+            "    {path}: text changed ({} → {} lines){suffix}",
+            text.old_lines, text.new_lines
+        );
+        for line in &text.hunks {
+            let _ = writeln!(out, "      {line}");
+        }
+        if text.hidden > 0 {
+            let _ = writeln!(out, "      … {} more changed lines", text.hidden);
+        }
+        return;
     }
+    let _ = writeln!(
+        out,
+        "    {path}: {} → {}{suffix}",
+        human_value(old),
+        human_value(new)
+    );
 }
 
 fn kind_mark(kind: &ChangeKind) -> char {
@@ -119,21 +138,28 @@ fn entry_mark(kind: EntryKind) -> char {
     }
 }
 
-/// The critical line of a resource, for the banner and its own block.
-fn critical_line(resource: &ResourceDiff) -> Option<String> {
-    let impact = resource.impact()?;
-    let what = match &resource.kind {
+/// What happens to a removed or replaced resource: `is removed`, `is
+/// replaced`, `replaces OldId (logical ID changed)`.
+pub(super) fn fate(resource: &ResourceDiff) -> String {
+    match &resource.kind {
         ChangeKind::Removed => "is removed".to_string(),
         ChangeKind::Renamed { from } => format!("replaces {from} (logical ID changed)"),
         _ => "is replaced".to_string(),
-    };
+    }
+}
+
+/// The critical line of a resource, for the banner and its own block.
+fn critical_line(resource: &ResourceDiff) -> Option<String> {
+    let impact = resource.impact()?;
     Some(format!(
-        "{} ({}) {what}: {impact}",
-        resource.logical_id, resource.resource_type
+        "{} ({}) {}: {impact}",
+        resource.logical_id,
+        resource.resource_type,
+        fate(resource)
     ))
 }
 
-fn rollout_line(rollout: &Rollout) -> String {
+pub(super) fn rollout_line(rollout: &Rollout) -> String {
     let reasons = rollout.reasons.join("; ");
     match rollout.kind {
         RolloutKind::RollingUpdate => format!("rolling update of {} ({reasons})", rollout.resource),
@@ -151,7 +177,8 @@ fn rollout_line(rollout: &Rollout) -> String {
     }
 }
 
-fn indirect_line(indirect: &Indirect) -> String {
+/// `changes with Target.Attribute (Target is replaced)`.
+pub(super) fn indirect_text(indirect: &Indirect) -> String {
     let target = match &indirect.attribute {
         Some(attribute) => format!("{}.{attribute}", indirect.target),
         None => indirect.target.clone(),
@@ -161,15 +188,16 @@ fn indirect_line(indirect: &Indirect) -> String {
         Because::Modified => format!("{} is modified", indirect.target),
         Because::ParameterChanged => format!("parameter {} changed", indirect.target),
     };
+    format!("changes with {target} ({why})")
+}
+
+fn indirect_line(indirect: &Indirect) -> String {
     let suffix = if indirect.replaces {
         "  (requires replacement)"
     } else {
         ""
     };
-    format!(
-        "    {}: changes with {target} ({why}){suffix}",
-        indirect.path
-    )
+    format!("    {}: {}{suffix}", indirect.path, indirect_text(indirect))
 }
 
 /// The diff for people: critical changes first, then resources (`+` added,
@@ -278,10 +306,15 @@ pub fn render_human(diff: &Diff) -> String {
         }
     }
 
+    let _ = writeln!(out, "\n{}", summary_line(diff));
+    out
+}
+
+/// `15 resources changed: 3 added, ...; 0 rollouts; 0 parameters, 6 outputs changed`.
+pub(super) fn summary_line(diff: &Diff) -> String {
     let summary = diff.summary();
-    let _ = writeln!(
-        out,
-        "\n{} changed: {} added, {} removed, {} modified, {} renamed; {} replaced, {} critical; {}; {}, {} changed",
+    format!(
+        "{} changed: {} added, {} removed, {} modified, {} renamed; {} replaced, {} critical; {}; {}, {} changed",
         counted(diff.resources.len(), "resource"),
         summary.added,
         summary.removed,
@@ -292,12 +325,11 @@ pub fn render_human(diff: &Diff) -> String {
         counted(summary.rollouts, "rollout"),
         counted(diff.parameters.len(), "parameter"),
         counted(diff.outputs.len(), "output"),
-    );
-    out
+    )
 }
 
 /// `1 rollout`, `2 rollouts`.
-fn counted(count: usize, noun: &str) -> String {
+pub(super) fn counted(count: usize, noun: &str) -> String {
     if count == 1 {
         format!("{count} {noun}")
     } else {

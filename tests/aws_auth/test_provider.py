@@ -247,6 +247,14 @@ ENV = {"AWS_REGION": "us-east-1", "AWS_ACCESS_KEY_ID": ACCESS_KEY, "AWS_SECRET_A
        "AWS_SESSION_TOKEN": SESSION_TOKEN}
 
 
+# Nothing listens on port 1 of loopback: a call there is refused at once.
+UNREACHABLE = "http://127.0.0.1:1"
+
+
+def eks_url():
+    return "http://127.0.0.1:%d" % EKS.server_address[1]
+
+
 def setUpModule():
     global KUBE, EKS, CFN
     import ssl
@@ -264,8 +272,9 @@ def setUpModule():
     CFN = QuietServer(("127.0.0.1", 0), CfnHandler)
     CFN.lock, CFN.responses = threading.Lock(), {}
     start(CFN)
-    env = dict(ENV, EKSYNTH_EKS_ENDPOINT="http://127.0.0.1:%d" % EKS.server_address[1])
-    for key in list(env) + ["AWS_DEFAULT_REGION", "HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"]:
+    env = dict(ENV, AWS_ENDPOINT_URL_EKS=eks_url())
+    for key in list(env) + ["AWS_DEFAULT_REGION", "HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy",
+                            "AWS_ENDPOINT_URL", "AWS_IGNORE_CONFIGURED_ENDPOINT_URLS"]:
         SAVED_ENV[key] = os.environ.pop(key, None)
     os.environ.update(env)
 
@@ -557,6 +566,23 @@ class ProviderTest(unittest.TestCase):
         self.assertFailed(event("Create", role("nodes"), cluster="wrong-ca"), "CERTIFICATE_VERIFY_FAILED")
         self.assertEqual(KUBE.state.requests, [])
 
+    # ------------------------------------------------ the SDKs' endpoint settings
+
+    def test_the_global_endpoint_setting_reaches_eks_without_the_eks_one(self):
+        with mock.patch.dict(os.environ, {"AWS_ENDPOINT_URL": eks_url()}):
+            del os.environ["AWS_ENDPOINT_URL_EKS"]
+            self.assertSuccess(event("Create", role("nodes")))
+
+    def test_the_eks_endpoint_setting_wins_over_the_global_one(self):
+        with mock.patch.dict(os.environ, {"AWS_ENDPOINT_URL": UNREACHABLE}):
+            self.assertSuccess(event("Create", role("nodes")))
+
+    def test_the_global_endpoint_setting_alone_is_used(self):
+        with mock.patch.dict(os.environ, {"AWS_ENDPOINT_URL": UNREACHABLE}):
+            del os.environ["AWS_ENDPOINT_URL_EKS"]
+            self.assertFailed(event("Create", role("nodes")), "Connection refused")
+        self.assertEqual(KUBE.state.requests, [])
+
     def test_unexpected_exception_still_answers(self):
         with mock.patch.object(provider, "edit_map_roles", side_effect=RuntimeError("boom")):
             self.assertFailed(event("Create", role("nodes")), "RuntimeError: boom")
@@ -763,6 +789,42 @@ class SigningTest(unittest.TestCase):
         url = base64.urlsafe_b64decode(encoded + "=" * (-len(encoded) % 4)).decode()
         self.assertTrue(url.startswith("https://sts.cn-north-1.amazonaws.com.cn/?"))
         self.assertNotIn("X-Amz-Security-Token", url)
+
+
+class EndpointTest(unittest.TestCase):
+    """The EKS endpoint, from the settings every AWS SDK reads."""
+
+    def endpoint(self, region="us-east-1", **env):
+        names = ("AWS_ENDPOINT_URL_EKS", "AWS_ENDPOINT_URL", "AWS_IGNORE_CONFIGURED_ENDPOINT_URLS")
+        with mock.patch.dict(os.environ, env):
+            for name in set(names) - set(env):
+                os.environ.pop(name, None)
+            return provider.eks_endpoint(region)
+
+    def test_without_settings_the_regional_endpoint(self):
+        self.assertEqual(self.endpoint(), "https://eks.us-east-1.amazonaws.com")
+        self.assertEqual(self.endpoint("cn-northwest-1"), "https://eks.cn-northwest-1.amazonaws.com.cn")
+
+    def test_the_service_specific_setting_overrides_the_global_one(self):
+        got = self.endpoint(AWS_ENDPOINT_URL_EKS="https://eks.example/", AWS_ENDPOINT_URL="https://all.example")
+        self.assertEqual(got, "https://eks.example")
+
+    def test_the_global_setting_applies_when_the_service_one_is_unset_or_empty(self):
+        self.assertEqual(self.endpoint(AWS_ENDPOINT_URL="https://all.example/base"), "https://all.example/base")
+        got = self.endpoint(AWS_ENDPOINT_URL_EKS="", AWS_ENDPOINT_URL="https://all.example")
+        self.assertEqual(got, "https://all.example")
+
+    def test_ignore_configured_endpoint_urls_restores_the_regional_endpoint(self):
+        for value in ("true", "TRUE"):
+            got = self.endpoint(AWS_ENDPOINT_URL_EKS="https://eks.example", AWS_ENDPOINT_URL="https://all.example",
+                                AWS_IGNORE_CONFIGURED_ENDPOINT_URLS=value)
+            self.assertEqual(got, "https://eks.us-east-1.amazonaws.com")
+        got = self.endpoint(AWS_ENDPOINT_URL_EKS="https://eks.example", AWS_IGNORE_CONFIGURED_ENDPOINT_URLS="false")
+        self.assertEqual(got, "https://eks.example")
+
+    def test_a_variable_of_its_own_is_not_read(self):
+        self.assertEqual(self.endpoint(EKSYNTH_EKS_ENDPOINT="https://mine.example"),
+                         "https://eks.us-east-1.amazonaws.com")
 
 
 PINNED_TOKEN_SHA256 = "1db29339cd670586bb1156f5eb5ad0f681431c3d926fb326b9a85d42d75c0fd0"

@@ -1,0 +1,208 @@
+//! `eksynth completions SHELL` and `eksynth man`: generated from the command
+//! line's definitions, they name every subcommand, the scripts parse in
+//! their shells and the manual pages are roff that groff reads without a
+//! warning.
+//!
+//! zsh, fish and groff are needed for the syntax checks; a machine without
+//! one skips that check with a note, except under CI (`CI` set), where
+//! `.ci/run` installs them and a missing one fails.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+fn eksynth(args: &[&str]) -> Output {
+    let output = Command::new(env!("CARGO_BIN_EXE_eksynth"))
+        .args(args)
+        .output()
+        .expect("run eksynth");
+    assert!(
+        output.status.success(),
+        "eksynth {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
+/// The subcommands `eksynth --help` lists, but `help`.
+fn subcommands() -> Vec<String> {
+    let help = String::from_utf8(eksynth(&["--help"]).stdout).expect("UTF-8 help");
+    let commands: Vec<String> = help
+        .lines()
+        .skip_while(|line| *line != "Commands:")
+        .skip(1)
+        .take_while(|line| line.starts_with("  "))
+        .filter_map(|line| line.split_whitespace().next())
+        .filter(|name| *name != "help")
+        .map(str::to_string)
+        .collect();
+    assert!(commands.len() >= 9, "subcommands in --help: {commands:?}");
+    assert!(commands.iter().any(|c| c == "completions") && commands.iter().any(|c| c == "man"));
+    commands
+}
+
+/// Runs `program args` with `input` on stdin, or says why it cannot: the
+/// program is missing. Under CI a missing program fails.
+fn run_tool(program: &str, args: &[&str], input: &[u8]) -> Option<Output> {
+    let child = Command::new(program)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn();
+    let mut child = match child {
+        Ok(child) => child,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "{program} is not installed (.ci/run installs it)"
+            );
+            eprintln!("note: {program} is not installed; its check is skipped");
+            return None;
+        }
+        Err(error) => panic!("cannot run {program}: {error}"),
+    };
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input)
+        .expect("write stdin");
+    Some(child.wait_with_output().expect("wait"))
+}
+
+/// The shell's syntax check of a script on stdin.
+fn syntax_check(shell: &str) -> (&'static str, &'static [&'static str]) {
+    match shell {
+        "bash" => ("bash", &["-n"]),
+        "zsh" => ("zsh", &["-n"]),
+        "fish" => ("fish", &["--no-execute"]),
+        _ => unreachable!("no syntax check for {shell}"),
+    }
+}
+
+#[test]
+fn completions_of_bash_zsh_and_fish_name_every_subcommand_and_parse() {
+    let subcommands = subcommands();
+    for shell in ["bash", "zsh", "fish"] {
+        let script = eksynth(&["completions", shell]).stdout;
+        let text = String::from_utf8_lossy(&script);
+        for subcommand in &subcommands {
+            assert!(
+                text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+                    .any(|word| word == subcommand),
+                "{shell} completions do not name `{subcommand}`"
+            );
+        }
+        let (program, args) = syntax_check(shell);
+        if let Some(output) = run_tool(program, args, &script) {
+            assert!(
+                output.status.success() && output.stderr.is_empty(),
+                "{shell} does not parse its completions: {}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+    }
+}
+
+#[test]
+fn the_syntax_checks_catch_a_broken_script() {
+    // The checks above prove something only if they reject broken input.
+    for shell in ["bash", "zsh", "fish"] {
+        let (program, args) = syntax_check(shell);
+        if let Some(output) = run_tool(program, args, b"if true; then\n") {
+            assert!(!output.status.success(), "{shell} accepted a broken script");
+        }
+    }
+}
+
+#[test]
+fn completions_of_an_unknown_shell_are_a_usage_error() {
+    let output = Command::new(env!("CARGO_BIN_EXE_eksynth"))
+        .args(["completions", "tcsh"])
+        .output()
+        .expect("run eksynth");
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("possible values: bash, elvish, fish, powershell, zsh"),
+        "{stderr}"
+    );
+}
+
+/// groff's warnings (all of them, `-ww`) on a manual page; None without
+/// groff.
+fn groff_warnings(roff: &[u8]) -> Option<String> {
+    let output = run_tool("groff", &["-man", "-ww", "-z", "-Tutf8"], roff)?;
+    assert!(output.status.success(), "groff failed");
+    Some(String::from_utf8_lossy(&output.stderr).into_owned())
+}
+
+#[test]
+fn groff_reports_broken_roff() {
+    if let Some(warnings) = groff_warnings(b".TH x 1\n.SH NAME\n.NOSUCHMACRO\n") {
+        assert!(warnings.contains("NOSUCHMACRO"), "{warnings}");
+    }
+}
+
+fn assert_valid_page(name: &str, roff: &[u8]) {
+    let text = String::from_utf8_lossy(roff);
+    assert!(
+        text.lines().any(|line| line.starts_with(".TH ")) && text.contains(".SH NAME\n"),
+        "{name} is not a manual page:\n{text}"
+    );
+    if let Some(warnings) = groff_warnings(roff) {
+        assert!(warnings.is_empty(), "{name}: groff warns:\n{warnings}");
+    }
+}
+
+#[test]
+fn the_man_page_is_valid_roff_naming_every_subcommand() {
+    let roff = eksynth(&["man"]).stdout;
+    assert_valid_page("eksynth(1)", &roff);
+    let text = String::from_utf8_lossy(&roff);
+    assert!(text.contains(".TH eksynth 1 "), "{text}");
+    for subcommand in subcommands() {
+        // roff writes a hyphen as `\-`.
+        let reference = format!("eksynth\\-{}(1)", subcommand.replace('-', "\\-"));
+        assert!(
+            text.contains(&reference),
+            "eksynth(1) does not name {reference}"
+        );
+    }
+}
+
+#[test]
+fn man_out_dir_writes_a_valid_page_per_subcommand() {
+    let dir = std::env::temp_dir().join(format!("eksynth-man-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    eksynth(&["man", "--out-dir", dir.to_str().expect("UTF-8 path")]);
+    let mut expected: Vec<String> = subcommands()
+        .iter()
+        .map(|s| format!("eksynth-{s}.1"))
+        .chain(["eksynth.1".to_string()])
+        .collect();
+    expected.sort();
+    let mut written: Vec<String> = std::fs::read_dir(&dir)
+        .expect("man dir")
+        .map(|entry| {
+            entry
+                .expect("entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    written.sort();
+    assert_eq!(written, expected);
+    for name in &written {
+        let roff = std::fs::read(Path::new(&dir).join(name)).expect("page");
+        assert_valid_page(name, &roff);
+    }
+    // The page on stdout is the one written as eksynth.1.
+    assert_eq!(
+        std::fs::read(dir.join("eksynth.1")).expect("eksynth.1"),
+        eksynth(&["man"]).stdout
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
