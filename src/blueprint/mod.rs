@@ -435,6 +435,44 @@ pub struct Imds {
     pub instance_tags: bool,
 }
 
+/// Launch template settings EC2 takes as written, checked against the
+/// group's instance types by the loader.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LaunchOptions {
+    /// `EbsOptimized`; EC2's default for the type when `None`.
+    pub ebs_optimized: Option<bool>,
+    pub cpu: Option<CpuOptions>,
+    /// `CreditSpecification.CpuCredits` of burstable (T) instances.
+    pub cpu_credits: Option<CpuCredits>,
+    /// `EnclaveOptions.Enabled`: Nitro Enclaves on the nodes.
+    pub enclave: bool,
+}
+
+/// `CpuOptions`: fewer cores or one thread per core, AMD SEV-SNP.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CpuOptions {
+    pub core_count: Option<u32>,
+    pub threads_per_core: Option<u32>,
+    /// `AmdSevSnp: enabled` (M6a, R6a and C6a types only).
+    pub amd_sev_snp: bool,
+}
+
+/// How a burstable instance spends CPU credits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CpuCredits {
+    Standard,
+    Unlimited,
+}
+
+impl CpuCredits {
+    pub fn name(self) -> &'static str {
+        match self {
+            CpuCredits::Standard => "standard",
+            CpuCredits::Unlimited => "unlimited",
+        }
+    }
+}
+
 /// The address family of a cluster's pods and services.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum IpFamily {
@@ -774,6 +812,9 @@ pub struct NodeGroup {
     pub security_groups: Vec<Located<Source>>,
     pub key_name: Option<String>,
     pub detailed_monitoring: bool,
+    /// `EbsOptimized`, `CpuOptions`, `CreditSpecification` and
+    /// `EnclaveOptions` of the launch template.
+    pub launch_options: LaunchOptions,
     /// The security group the nodes share: the stack's own, or the
     /// cluster's.
     pub node_security_group: NodeSecurityGroup,

@@ -268,6 +268,31 @@ fn field(object: &str, name: &str) -> Option<Value> {
             "items": {"type": "string"},
         }),
         ("nodeGroup", "detailedMonitoring") => boolean("Detailed monitoring"),
+        ("nodeGroup", "ebsOptimized") => boolean(
+            "`EbsOptimized` of the launch template (current types are EBS-optimized by default)",
+        ),
+        ("nodeGroup", "cpuOptions") => object_of(
+            "cpuOptions",
+            "`CpuOptions` of the launch template: core count (one instance type), threads per core, AMD SEV-SNP",
+        ),
+        ("nodeGroup", "cpuCredits") => {
+            let mut credits = one_of(CPU_CREDITS);
+            credits["description"] =
+                json!("CPU credits of burstable instances (T2, T3, T3a, T4g types only)");
+            credits
+        }
+        ("nodeGroup", "enclave") => {
+            boolean("Nitro Enclaves on the nodes (not on burstable types or below 4 vCPUs)")
+        }
+        ("cpuOptions", "coreCount") => {
+            integer(1, 448, "CPU cores (needs exactly one instance type)")
+        }
+        ("cpuOptions", "threadsPerCore") => integer(
+            1,
+            2,
+            "Threads per core: 1 turns simultaneous multithreading off",
+        ),
+        ("cpuOptions", "amdSevSnp") => boolean("AMD SEV-SNP (M6a, R6a and C6a types only)"),
         ("nodeGroup", "clusterAutoscaler") => json!({
             "description": "Self-managed: the cluster autoscaler's tags (true or false); any group: `{priority}` for the priority expander (`eksynth autoscaler-priorities`)",
             "oneOf": [{"type": "boolean"}, {"$ref": "#/definitions/clusterAutoscaler"}],
@@ -480,6 +505,7 @@ fn objects() -> Vec<(&'static str, &'static [&'static str])> {
         ("rootVolume", VOLUME_FIELDS),
         ("volume", DATA_VOLUME_FIELDS),
         ("imds", IMDS_FIELDS),
+        ("cpuOptions", CPU_OPTIONS_FIELDS),
         ("ssh", SSH_FIELDS),
         ("iam", IAM_FIELDS),
         ("clusterAutoscaler", CLUSTER_AUTOSCALER_FIELDS),

@@ -12,8 +12,8 @@ use super::userdata::{
 };
 use crate::blueprint::tags::{NAME, user_name};
 use crate::blueprint::{
-    Ami, AmiFamily, Blueprint, CapacityReservation, InstanceStore, NodeGroup, NodeSecurityGroup,
-    PlacementGroup, SignalClient,
+    Ami, AmiFamily, Blueprint, CapacityReservation, CpuOptions, InstanceStore, NodeGroup,
+    NodeSecurityGroup, PlacementGroup, SignalClient,
 };
 use crate::cfn::sub::SubBuilder;
 use crate::cfn::{Expr, Pseudo, Resource, Template};
@@ -170,6 +170,7 @@ pub fn lower(
         && group.distribution.is_none())
     .then(|| Expr::str(&group.instance_types[0].value));
     let (user_data, oversized) = user_data(group, context)?;
+    let options = &group.launch_options;
 
     let data = Resource::new("")
         .prop(
@@ -177,6 +178,20 @@ pub fn lower(
             storage::block_device_mappings(template, group),
         )
         .prop_opt("CapacityReservationSpecification", capacity_reservation)
+        .prop_opt("CpuOptions", options.cpu.as_ref().map(cpu_options))
+        .prop_opt(
+            "CreditSpecification",
+            options
+                .cpu_credits
+                .map(|credits| Expr::map([("CpuCredits", Expr::str(credits.name()))])),
+        )
+        .prop_opt("EbsOptimized", options.ebs_optimized.map(Expr::Bool))
+        .prop_opt(
+            "EnclaveOptions",
+            options
+                .enclave
+                .then(|| Expr::map([("Enabled", Expr::Bool(true))])),
+        )
         .prop_opt(
             "IamInstanceProfile",
             context
@@ -217,6 +232,21 @@ pub fn lower(
 /// The logical ID of the cluster placement group made for a group.
 pub fn placement_group_id(group: &NodeGroup) -> String {
     format!("{}PlacementGroup", group.logical_id)
+}
+
+/// `CpuOptions` with the fields the blueprint sets.
+fn cpu_options(options: &CpuOptions) -> Expr {
+    let mut entries = Vec::new();
+    if options.amd_sev_snp {
+        entries.push(("AmdSevSnp", Expr::str("enabled")));
+    }
+    if let Some(cores) = options.core_count {
+        entries.push(("CoreCount", Expr::from(cores)));
+    }
+    if let Some(threads) = options.threads_per_core {
+        entries.push(("ThreadsPerCore", Expr::from(threads)));
+    }
+    Expr::map(entries)
 }
 
 fn preference(value: &str) -> Expr {

@@ -312,6 +312,12 @@ pub(super) fn resolve_group(
 
     check_autoscaler(d, &spec, is_managed);
     let associate_public_ip = super::networking::check_public_ip(d, &spec);
+    let launch_options = super::launch_options::check_launch_options(
+        d,
+        &spec,
+        &instance_types,
+        requirements.map(|r| &r.value),
+    );
     let ssh = super::networking::check_ssh(d, &spec, ami_family);
     super::networking::check_ip_family(d, cluster, ami_family, family_at);
     let node_security_group = super::networking::check_node_security_group(d, &spec, cluster);
@@ -526,6 +532,7 @@ pub(super) fn resolve_group(
         security_groups: spec.security_groups.map(|s| s.value).unwrap_or_default(),
         key_name: spec.key_name.map(|k| k.value),
         detailed_monitoring: spec.detailed_monitoring.is_some_and(|v| v.value),
+        launch_options,
         associate_public_ip,
         node_security_group,
         ssh,

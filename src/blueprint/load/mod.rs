@@ -17,6 +17,7 @@ mod group_sections;
 mod iam;
 mod instances;
 mod kubelet;
+mod launch_options;
 mod networking;
 mod node_config;
 mod node_group;
@@ -60,6 +61,7 @@ pub(super) use instances::{
     MAX_WEIGHT, ON_DEMAND_ALLOCATION_STRATEGIES, RANGE_FIELDS, REQUIREMENTS_FIELDS,
 };
 pub(super) use kubelet::{CPU_MANAGER_POLICIES, GENERATED as KUBELET_GENERATED, KUBELET_FIELDS};
+pub(super) use launch_options::{CPU_CREDITS, CPU_OPTIONS_FIELDS};
 pub(super) use networking::{NODE_SECURITY_GROUPS, SSH_FIELDS};
 pub(super) use node_group::{
     CAPACITY_TYPES, CLUSTER_AUTOSCALER_FIELDS, GROUP_FIELDS, SIGNAL_CLIENTS,

@@ -12,6 +12,7 @@ use super::instances::{
     decode_requirements, is_reservation_id,
 };
 use super::kubelet::decode_kubelet;
+use super::launch_options::{CPU_CREDITS, CpuOptionsSpec, decode_cpu_options};
 use super::node_repair::decode_node_repair;
 use super::storage::{
     DataVolumeSpec, INSTANCE_STORE_POLICIES, VolumeSpec, decode_volume, decode_volumes,
@@ -58,6 +59,10 @@ pub(in crate::blueprint) const GROUP_FIELDS: &[&str] = &[
     "keyName",
     "ssh",
     "detailedMonitoring",
+    "ebsOptimized",
+    "cpuOptions",
+    "cpuCredits",
+    "enclave",
     "clusterAutoscaler",
     "updatePolicy",
     "signalTimeout",
@@ -150,6 +155,10 @@ pub(super) struct GroupSpec {
     pub(super) security_groups: Opt<Vec<Located<Source>>>,
     pub(super) key_name: Opt<String>,
     pub(super) detailed_monitoring: Opt<bool>,
+    pub(super) ebs_optimized: Opt<bool>,
+    pub(super) cpu_options: Opt<CpuOptionsSpec>,
+    pub(super) cpu_credits: Opt<CpuCredits>,
+    pub(super) enclave: Opt<bool>,
     pub(super) associate_public_ip: Opt<bool>,
     pub(super) node_security_group: Opt<NodeSecurityGroup>,
     pub(super) ssh: Opt<super::networking::SshSpec>,
@@ -289,6 +298,11 @@ impl GroupSpec {
             security_groups: self.security_groups.or(d.security_groups),
             key_name: self.key_name.or(d.key_name),
             detailed_monitoring: self.detailed_monitoring.or(d.detailed_monitoring),
+            ebs_optimized: self.ebs_optimized.or(d.ebs_optimized),
+            // Replaced whole: a core count belongs with its thread count.
+            cpu_options: self.cpu_options.or(d.cpu_options),
+            cpu_credits: self.cpu_credits.or(d.cpu_credits),
+            enclave: self.enclave.or(d.enclave),
             associate_public_ip: self.associate_public_ip.or(d.associate_public_ip),
             node_security_group: self.node_security_group.or(d.node_security_group),
             ssh: self.ssh.or(d.ssh),
@@ -450,6 +464,15 @@ pub(super) fn decode_group_spec(d: &mut Decoder, node: &Node, context: &str) -> 
         .get("ssh")
         .and_then(|n| super::networking::decode_ssh(d, n));
     spec.detailed_monitoring = opt_bool(d, &mut f, "", "detailedMonitoring");
+    spec.ebs_optimized = opt_bool(d, &mut f, "", "ebsOptimized");
+    spec.cpu_options = f.get("cpuOptions").and_then(|n| {
+        let at = f.key_span("cpuOptions").unwrap_or(n.span);
+        decode_cpu_options(d, n, at)
+    });
+    spec.cpu_credits = f
+        .get("cpuCredits")
+        .and_then(|n| d.choice("cpuCredits", n, CPU_CREDITS));
+    spec.enclave = opt_bool(d, &mut f, "", "enclave");
     spec.associate_public_ip = opt_bool(d, &mut f, "", "associatePublicIpAddress");
     spec.node_security_group = f.get("nodeSecurityGroup").and_then(|n| {
         d.choice(
