@@ -778,6 +778,10 @@ pub struct NodeGroup {
     /// An Elastic Fabric Adapter as the primary network interface, in a
     /// cluster placement group.
     pub efa: bool,
+    /// With `efa`, how many EFA interfaces the launch template attaches,
+    /// one per network card: the fewest network cards of the group's
+    /// instance types.
+    pub efa_cards: u32,
     pub min_size: u32,
     pub max_size: u32,
     pub desired_capacity: Option<u32>,

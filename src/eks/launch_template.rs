@@ -146,20 +146,36 @@ pub fn lower(
     });
     // An EFA or a public address is set on the primary interface, which
     // then carries the security groups: EC2 refuses `SecurityGroupIds`
-    // beside network interfaces.
+    // beside network interfaces. An EFA group gets one EFA per network
+    // card: the primary (device index 0) on card 0, the others at device
+    // index 1 of cards 1 and up, as eksctl builds them
+    // (`pkg/cfn/builder/network_interfaces.go`).
     let interface = group.efa || group.associate_public_ip;
     let network_interfaces = interface.then(|| {
-        let mut entry = Vec::new();
+        let mut primary = Vec::new();
         if group.associate_public_ip {
-            entry.push(("AssociatePublicIpAddress", Expr::Bool(true)));
+            primary.push(("AssociatePublicIpAddress", Expr::Bool(true)));
         }
-        entry.push(("DeleteOnTermination", Expr::Bool(true)));
-        entry.push(("DeviceIndex", Expr::Int(0)));
-        entry.push(("Groups", Expr::List(security_groups.clone())));
+        primary.push(("DeleteOnTermination", Expr::Bool(true)));
+        primary.push(("DeviceIndex", Expr::Int(0)));
+        primary.push(("Groups", Expr::List(security_groups.clone())));
         if group.efa {
-            entry.push(("InterfaceType", Expr::str("efa")));
+            primary.push(("InterfaceType", Expr::str("efa")));
         }
-        Expr::list([Expr::map(entry)])
+        if group.efa_cards > 1 {
+            primary.push(("NetworkCardIndex", Expr::Int(0)));
+        }
+        let mut interfaces = vec![Expr::map(primary)];
+        interfaces.extend((1..group.efa_cards).map(|card| {
+            Expr::map([
+                ("DeleteOnTermination", Expr::Bool(true)),
+                ("DeviceIndex", Expr::Int(1)),
+                ("Groups", Expr::List(security_groups.clone())),
+                ("InterfaceType", Expr::str("efa")),
+                ("NetworkCardIndex", Expr::from(card)),
+            ])
+        }));
+        Expr::List(interfaces)
     });
     // A managed group lists its instance types itself; a self-managed group
     // with several types or a spot mix lists them in its mixed instances

@@ -311,7 +311,7 @@ pub(super) fn resolve_group(
     super::iam::check_created_role(d, &spec.iam, existing.is_some(), is_managed);
 
     check_autoscaler(d, &spec, is_managed);
-    let associate_public_ip = super::networking::check_public_ip(d, &spec);
+    let associate_public_ip = super::networking::check_public_ip(d, &spec, instances.efa_cards);
     let launch_options = super::launch_options::check_launch_options(
         d,
         &spec,
@@ -466,6 +466,7 @@ pub(super) fn resolve_group(
         placement_group: instances.placement_group,
         capacity_reservation: instances.capacity_reservation,
         efa: instances.efa,
+        efa_cards: instances.efa_cards,
         bootstrap_arguments: spec.bootstrap_arguments.map(|b| b.value),
         per_az: spec.per_az.is_some_and(|p| p.value),
         instance_types,

@@ -38,6 +38,21 @@ pub(in crate::blueprint) fn supports_efa(instance_type: &str) -> bool {
     EFA_INSTANCE_TYPES.lines().any(|line| line == instance_type)
 }
 
+/// The network cards of each EFA-capable instance type, `<type> <count>` a
+/// line (vendored in `data/efa/`).
+const EFA_NETWORK_CARDS: &str = include_str!("../../../data/efa/network-cards.txt");
+
+/// How many network cards an EFA-capable type has: each can carry one EFA.
+/// 1 for a type the vendored table does not list.
+pub(in crate::blueprint) fn network_cards(instance_type: &str) -> u32 {
+    EFA_NETWORK_CARDS
+        .lines()
+        .filter_map(|line| line.split_once(' '))
+        .find(|(name, _)| *name == instance_type)
+        .and_then(|(_, count)| count.parse().ok())
+        .unwrap_or(1)
+}
+
 /// One `instanceTypes` item: a type, and its weight when written as
 /// `{type, weight}`.
 #[derive(Clone)]
@@ -336,6 +351,9 @@ pub(super) struct Resolved {
     pub(super) placement_group: Option<PlacementGroup>,
     pub(super) capacity_reservation: Option<CapacityReservation>,
     pub(super) efa: bool,
+    /// The EFA interfaces, one per network card: the fewest cards of the
+    /// group's types (0 without `efa`).
+    pub(super) efa_cards: u32,
 }
 
 /// The rules between the instance fields, the kind of group, its family
@@ -437,6 +455,16 @@ pub(super) fn check_instances(
         placement_group,
         capacity_reservation: capacity_reservation.map(|c| c.value),
         efa: efa.is_some(),
+        // A launch template serves every type of the group, and an
+        // interface on a card a type lacks fails its launch; eksctl takes
+        // the fewest cards of the types too.
+        efa_cards: if efa.is_some() {
+            let mut names: Vec<&str> = types.iter().map(|t| t.name.value.as_str()).collect();
+            names.extend(spec.instance_type.as_ref().map(|t| t.value.as_str()));
+            names.into_iter().map(network_cards).min().unwrap_or(1)
+        } else {
+            0
+        },
     }
 }
 

@@ -64,11 +64,23 @@ fn imds_tag_key_ok(key: &str) -> bool {
 }
 
 /// Whether the nodes get a public IPv4 address
-/// (`associatePublicIpAddress`), with a warning when they do.
-pub(super) fn check_public_ip(d: &mut Decoder, spec: &GroupSpec) -> bool {
+/// (`associatePublicIpAddress`), with a warning when they do. EC2
+/// assigns a public address only to an instance launched with one network
+/// interface, so an EFA group with several network cards (one interface
+/// each) cannot have one.
+pub(super) fn check_public_ip(d: &mut Decoder, spec: &GroupSpec, efa_cards: u32) -> bool {
     let Some(flag) = spec.associate_public_ip.as_ref().filter(|f| f.value) else {
         return false;
     };
+    if efa_cards > 1 {
+        let message = format!(
+            "`associatePublicIpAddress: true` needs one network interface, and this `efa` group attaches {efa_cards} (one per network card)"
+        );
+        d.error(flag.span, message).help = Some(
+            "EC2 gives a public address only to instances launched with a single interface; use private subnets for EFA groups".into(),
+        );
+        return false;
+    }
     d.warning(
         flag.span,
         "`associatePublicIpAddress: true` gives every node an internet-reachable address",
