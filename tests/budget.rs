@@ -21,7 +21,7 @@ fn plain_al2023() -> UserDataInput {
         cluster_name: placeholder(0),
         api_server_endpoint: placeholder(1),
         certificate_authority: placeholder(2),
-        service_ipv4_cidr: placeholder(3),
+        service_ipv4_cidr: Some(placeholder(3)),
         service_ipv6_cidr: None,
         dns_cluster_ip: placeholder(4),
         labels: vec![],

@@ -182,7 +182,7 @@ fn failing_user_data(node: &Node, bootstrap: Bootstrap) -> String {
         cluster_name: "staging".into(),
         api_server_endpoint: "https://example.eks.amazonaws.com".into(),
         certificate_authority: "Q0E=".into(),
-        service_ipv4_cidr: "10.100.0.0/16".into(),
+        service_ipv4_cidr: Some("10.100.0.0/16".into()),
         service_ipv6_cidr: None,
         dns_cluster_ip: "10.100.0.10".into(),
         labels: vec![],

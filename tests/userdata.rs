@@ -39,7 +39,7 @@ fn sample(bootstrap: Bootstrap) -> UserDataInput {
         cluster_name: CLUSTER.into(),
         api_server_endpoint: ENDPOINT.into(),
         certificate_authority: CA.into(),
-        service_ipv4_cidr: "10.100.0.0/16".into(),
+        service_ipv4_cidr: Some("10.100.0.0/16".into()),
         service_ipv6_cidr: None,
         dns_cluster_ip: "10.100.0.10".into(),
         labels: vec![label("env", "staging"), label("unmanaged-node", "true")],

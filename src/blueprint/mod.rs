@@ -61,11 +61,11 @@ impl Blueprint {
             &cluster.name,
             &cluster.endpoint,
             &cluster.certificate_authority,
-            &cluster.service_ipv4_cidr,
-            &cluster.control_plane_security_group,
-            &cluster.vpc,
         ]
         .into_iter()
+        .chain(&cluster.service_ipv4_cidr)
+        .chain(&cluster.control_plane_security_group)
+        .chain(&cluster.vpc)
         .chain(&cluster.service_ipv6_cidr)
         .chain(&cluster.cluster_security_group)
         {
@@ -168,17 +168,28 @@ pub struct Cluster {
     pub kubernetes_version: Located<KubernetesVersion>,
     pub endpoint: Located<Source>,
     pub certificate_authority: Located<Source>,
-    pub service_ipv4_cidr: Located<Source>,
+    /// The IPv4 service CIDR as written: required on an IPv4 cluster,
+    /// unused on an IPv6 one.
+    pub service_ipv4_cidr: Option<Located<Source>>,
+    /// The service CIDR of the cluster's IP family, which the nodes take:
+    /// `service_ipv6_cidr` on an IPv6 cluster, `service_ipv4_cidr` on an
+    /// IPv4 one.
+    pub service_cidr: Located<Source>,
     /// `cluster.ipFamily` and where it is written; IPv4 when not.
     pub ip_family: Option<(IpFamily, Span)>,
     /// An IPv6 cluster's service CIDR, which then takes the place of
     /// `service_ipv4_cidr` on the nodes.
     pub service_ipv6_cidr: Option<Located<Source>>,
-    pub control_plane_security_group: Located<Source>,
+    /// Required when some group uses the shared node security group.
+    pub control_plane_security_group: Option<Located<Source>>,
     /// The security group EKS made for the cluster, for groups that use it
     /// instead of the shared node security group.
     pub cluster_security_group: Option<Located<Source>>,
-    pub vpc: Located<Source>,
+    /// Required when some group uses the shared node security group or
+    /// SSH, whose security groups live in it.
+    pub vpc: Option<Located<Source>>,
+    /// Where `cluster` is written.
+    pub span: Span,
     pub authentication_mode: AuthenticationMode,
     /// How self-managed nodes are authorized on the cluster.
     pub node_access: NodeAccess,

@@ -83,8 +83,12 @@ fn field(object: &str, name: &str) -> Option<Value> {
         }
         ("cluster", "endpoint") => source("The API server endpoint"),
         ("cluster", "certificateAuthority") => source("The certificate authority data (base64)"),
-        ("cluster", "serviceIpv4Cidr") => source("The Kubernetes service CIDR"),
-        ("cluster", "controlPlaneSecurityGroup") => source("The control plane security group"),
+        ("cluster", "serviceIpv4Cidr") => {
+            source("The Kubernetes service IPv4 CIDR (required on an IPv4 cluster)")
+        }
+        ("cluster", "controlPlaneSecurityGroup") => source(
+            "The control plane security group (required when a group shares the node security group)",
+        ),
         ("cluster", "ipFamily") => one_of(IP_FAMILIES),
         ("cluster", "serviceIpv6Cidr") => source(
             "An IPv6 cluster's service CIDR (`kubernetesNetworkConfig.serviceIpv6Cidr`); needs `ipFamily: ipv6`",
@@ -92,7 +96,9 @@ fn field(object: &str, name: &str) -> Option<Value> {
         ("cluster", "clusterSecurityGroup") => source(
             "The cluster security group EKS made, for groups with `nodeSecurityGroup: cluster`",
         ),
-        ("cluster", "vpc") => source("The VPC"),
+        ("cluster", "vpc") => {
+            source("The VPC (required by the shared node security group and `ssh`)")
+        }
         ("cluster", "authenticationMode") => one_of(AUTHENTICATION_MODES),
         ("cluster", "nodeAccess") => one_of(NODE_ACCESS),
         ("cluster", "prefixDelegation") => boolean(

@@ -80,15 +80,19 @@ pub struct ClusterValues {
     pub name: Expr,
     pub endpoint: Expr,
     pub certificate_authority: Expr,
-    pub service_ipv4_cidr: Expr,
+    /// The IPv4 service CIDR, when written (always on an IPv4 cluster).
+    pub service_ipv4_cidr: Option<Expr>,
     /// An IPv6 cluster's service CIDR.
     pub service_ipv6_cidr: Option<Expr>,
     /// The cluster DNS IP, in the service CIDR of the cluster's IP family.
     pub dns_cluster_ip: Expr,
-    pub control_plane_security_group: Expr,
+    /// When written: the shared node security group needs it.
+    pub control_plane_security_group: Option<Expr>,
     /// The cluster security group, when the blueprint names it.
     pub cluster_security_group: Option<Expr>,
-    pub vpc: Expr,
+    /// When written: the shared node security group and SSH security
+    /// groups need it.
+    pub vpc: Option<Expr>,
 }
 
 impl ClusterValues {
@@ -113,12 +117,14 @@ impl ClusterValues {
             Kind::String,
             "The cluster's certificate authority data (base64)",
         );
-        let service_ipv4_cidr = value(
-            template,
-            &cluster.service_ipv4_cidr.value,
-            Kind::String,
-            "The cluster's Kubernetes service IPv4 CIDR",
-        );
+        let service_ipv4_cidr = cluster.service_ipv4_cidr.as_ref().map(|cidr| {
+            value(
+                template,
+                &cidr.value,
+                Kind::String,
+                "The cluster's Kubernetes service IPv4 CIDR",
+            )
+        });
         let service_ipv6_cidr = cluster.service_ipv6_cidr.as_ref().map(|cidr| {
             value(
                 template,
@@ -127,28 +133,38 @@ impl ClusterValues {
                 "The cluster's Kubernetes service IPv6 CIDR",
             )
         });
+        // The CIDR of the cluster's family, declared just above.
+        let service_cidr = value(
+            template,
+            &cluster.service_cidr.value,
+            Kind::String,
+            "The cluster's Kubernetes service CIDR",
+        );
         ClusterValues {
             name,
             endpoint,
             certificate_authority,
-            dns_cluster_ip: match &service_ipv6_cidr {
-                Some(cidr) => dns_cluster_ipv6(cidr),
-                None => dns_cluster_ip(&service_ipv4_cidr),
+            dns_cluster_ip: if service_ipv6_cidr.is_some() {
+                dns_cluster_ipv6(&service_cidr)
+            } else {
+                dns_cluster_ip(&service_cidr)
             },
             service_ipv6_cidr,
             service_ipv4_cidr,
-            control_plane_security_group: value(
-                template,
-                &cluster.control_plane_security_group.value,
-                Kind::SecurityGroupId,
-                "The cluster control plane security group",
+            control_plane_security_group: cluster.control_plane_security_group.as_ref().map(
+                |group| {
+                    value(
+                        template,
+                        &group.value,
+                        Kind::SecurityGroupId,
+                        "The cluster control plane security group",
+                    )
+                },
             ),
-            vpc: value(
-                template,
-                &cluster.vpc.value,
-                Kind::VpcId,
-                "The VPC of the cluster",
-            ),
+            vpc: cluster
+                .vpc
+                .as_ref()
+                .map(|vpc| value(template, &vpc.value, Kind::VpcId, "The VPC of the cluster")),
             cluster_security_group: cluster.cluster_security_group.as_ref().map(|source| {
                 value(
                     template,

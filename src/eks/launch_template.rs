@@ -336,7 +336,10 @@ fn user_data(
         api_server_endpoint: sub.placeholder("ApiServerEndpoint", &cluster.endpoint),
         certificate_authority: sub
             .placeholder("CertificateAuthority", &cluster.certificate_authority),
-        service_ipv4_cidr: sub.placeholder("ServiceIpv4Cidr", &cluster.service_ipv4_cidr),
+        service_ipv4_cidr: cluster
+            .service_ipv4_cidr
+            .as_ref()
+            .map(|cidr| sub.placeholder("ServiceIpv4Cidr", cidr)),
         service_ipv6_cidr: cluster
             .service_ipv6_cidr
             .as_ref()

@@ -101,11 +101,24 @@ pub fn lower(blueprint: &Blueprint) -> Result<Lowered, Error> {
         .iter()
         .filter(|g| g.node_security_group == NodeSecurityGroup::Shared)
         .collect();
-    if !shared.is_empty() {
-        let efa = shared.iter().any(|g| g.efa);
-        let ipv6 = blueprint.cluster.service_ipv6_cidr.is_some();
-        security_group::lower(&mut template, &cluster, &cluster_tag_key, efa, ipv6);
-    }
+    // The loader requires the control plane's security group and the VPC
+    // when some group shares the node security group.
+    let node_security_group = match (&cluster.control_plane_security_group, &cluster.vpc) {
+        (Some(control_plane), Some(vpc)) if !shared.is_empty() => {
+            let efa = shared.iter().any(|g| g.efa);
+            let ipv6 = blueprint.cluster.service_ipv6_cidr.is_some();
+            security_group::lower(
+                &mut template,
+                control_plane,
+                vpc,
+                &cluster_tag_key,
+                efa,
+                ipv6,
+            );
+            true
+        }
+        _ => false,
+    };
     record_origins(&template, &mut origins, blueprint.cluster.name.span);
     access::lower_shared(&mut template, blueprint, &cluster.name);
     record_origins(&template, &mut origins, blueprint.cluster.node_access_span);
@@ -134,7 +147,10 @@ pub fn lower(blueprint: &Blueprint) -> Result<Lowered, Error> {
                 Resource::new("AWS::EC2::PlacementGroup").prop("Strategy", "cluster"),
             );
         }
-        security_group::lower_ssh(&mut template, &cluster, group);
+        // The loader requires the VPC when some group has SSH sources.
+        if let Some(vpc) = &cluster.vpc {
+            security_group::lower_ssh(&mut template, vpc, group);
+        }
         let (launch_template, oversized) = launch_template::lower(
             &mut template,
             group,
@@ -231,11 +247,17 @@ pub fn lower(blueprint: &Blueprint) -> Result<Lowered, Error> {
         };
         output(&mut template, "AwsAuthProviderRoleArn", description, arn);
     }
-    if !shared.is_empty() {
+    if node_security_group {
+        // Groups on the cluster security group do not share it.
+        let description = if shared.len() == blueprint.node_groups.len() {
+            "The security group shared by all nodes of the stack"
+        } else {
+            "The security group shared by the nodes of the groups not on the cluster security group"
+        };
         output(
             &mut template,
             "NodeSecurityGroupId",
-            "The security group shared by all nodes of the stack",
+            description,
             Expr::reference(security_group::NODE_SECURITY_GROUP),
         );
     }

@@ -3,7 +3,7 @@
 //! the control plane reaches kubelets and pods on 1025-65535 and 443, and
 //! nodes reach the API server on 443.
 
-use super::inputs::{self, ClusterValues};
+use super::inputs;
 use crate::blueprint::NodeGroup;
 use crate::cfn::{Expr, Resource, Template};
 
@@ -19,13 +19,14 @@ pub const NODE_SECURITY_GROUP: &str = "NodeSecurityGroup";
 /// through an egress-only gateway, and AWS endpoints over IPv6).
 pub fn lower(
     template: &mut Template,
-    cluster: &ClusterValues,
+    control_plane: &Expr,
+    vpc: &Expr,
     cluster_tag_key: &Expr,
     efa: bool,
     ipv6: bool,
 ) {
     let node = || Expr::reference(NODE_SECURITY_GROUP);
-    let control_plane = || cluster.control_plane_security_group.clone();
+    let control_plane = || control_plane.clone();
     template.resources.insert(
         NODE_SECURITY_GROUP.to_string(),
         Resource::new("AWS::EC2::SecurityGroup")
@@ -33,7 +34,7 @@ pub fn lower(
                 "GroupDescription",
                 "Security group for all nodes in the cluster",
             )
-            .prop("VpcId", cluster.vpc.clone())
+            .prop("VpcId", vpc.clone())
             .prop(
                 "Tags",
                 Expr::list([Expr::map([
@@ -171,7 +172,7 @@ pub fn ssh_security_group_id(group: &NodeGroup) -> String {
 
 /// A group with `ssh` sources gets a security group of its own with one
 /// port 22 rule per source, added to its nodes' groups.
-pub fn lower_ssh(template: &mut Template, cluster: &ClusterValues, group: &NodeGroup) {
+pub fn lower_ssh(template: &mut Template, vpc: &Expr, group: &NodeGroup) {
     let Some(ssh) = &group.ssh else {
         return;
     };
@@ -212,6 +213,6 @@ pub fn lower_ssh(template: &mut Template, cluster: &ClusterValues, group: &NodeG
                 format!("SSH to the nodes of group {}", group.name.value),
             )
             .prop("SecurityGroupIngress", Expr::List(rules))
-            .prop("VpcId", cluster.vpc.clone()),
+            .prop("VpcId", vpc.clone()),
     );
 }

@@ -61,17 +61,18 @@ pub(super) fn decode_cluster(d: &mut Decoder, node: &Node, at: Span) -> Option<C
         "certificateAuthority",
         "the certificate authority data (`aws eks describe-cluster --query cluster.certificateAuthority.data`)",
     );
-    let service_ipv4_cidr = required(
-        d,
-        "serviceIpv4Cidr",
-        "the service CIDR, e.g. `serviceIpv4Cidr: 10.100.0.0/16`",
-    );
-    let control_plane_security_group = required(
-        d,
-        "controlPlaneSecurityGroup",
-        "the control plane security group ID, e.g. `controlPlaneSecurityGroup: sg-0123456789abcdef0`",
-    );
-    let vpc = required(d, "vpc", "the VPC ID, e.g. `vpc: vpc-0123456789abcdef0`");
+    // Required by what uses them: the IPv4 service CIDR on an IPv4
+    // cluster, the others by the shared node security group (see
+    // `check_network_values`).
+    let service_ipv4_cidr = fields
+        .get("serviceIpv4Cidr")
+        .and_then(|n| decode_source(d, "cluster.serviceIpv4Cidr", n));
+    let control_plane_security_group = fields
+        .get("controlPlaneSecurityGroup")
+        .and_then(|n| decode_source(d, "cluster.controlPlaneSecurityGroup", n));
+    let vpc = fields
+        .get("vpc")
+        .and_then(|n| decode_source(d, "cluster.vpc", n));
     let cluster_security_group = fields
         .get("clusterSecurityGroup")
         .and_then(|n| decode_source(d, "cluster.clusterSecurityGroup", n));
@@ -150,10 +151,29 @@ pub(super) fn decode_cluster(d: &mut Decoder, node: &Node, at: Span) -> Option<C
             rules::service_cidr_dns_ip(v).err()
         });
     }
+    // An IPv6 cluster's services have IPv6 addresses only: its nodes take
+    // `serviceIpv6Cidr`, and an IPv4 CIDR is needed only on IPv4.
+    if service_ipv4_cidr.is_none() && !ipv6 && !fields.given("serviceIpv4Cidr") {
+        missing(
+            d,
+            at,
+            "serviceIpv4Cidr",
+            "`cluster`",
+            "the service CIDR, e.g. `serviceIpv4Cidr: 10.100.0.0/16`",
+        );
+    }
     let name = name?;
     let endpoint = endpoint?;
     let certificate_authority = certificate_authority?;
-    let service_ipv4_cidr = service_ipv4_cidr?;
+    // An IPv6 cluster without its CIDR (reported above) is checked on with
+    // the IPv4 one, so that its groups' mistakes are reported too.
+    let service_cidr = if ipv6 {
+        service_ipv6_cidr
+            .clone()
+            .or_else(|| service_ipv4_cidr.clone())?
+    } else {
+        service_ipv4_cidr.clone()?
+    };
     check_literal(d, &name, "cluster.name", |v| {
         let ok = !v.is_empty()
             && v.len() <= 100
@@ -183,11 +203,13 @@ pub(super) fn decode_cluster(d: &mut Decoder, node: &Node, at: Span) -> Option<C
         endpoint,
         certificate_authority,
         service_ipv4_cidr,
+        service_cidr,
         ip_family: ip_family.map(|f| (f.value, f.span)),
         service_ipv6_cidr: service_ipv6_cidr.filter(|_| ipv6),
-        control_plane_security_group: control_plane_security_group?,
+        control_plane_security_group,
         cluster_security_group,
-        vpc: vpc?,
+        vpc,
+        span: at,
         authentication_mode: authentication_mode?,
         node_access: node_access?,
         prefix_delegation,
@@ -214,5 +236,49 @@ fn decode_version(d: &mut Decoder, node: &Node) -> Option<Located<KubernetesVers
                 Some("write it quoted as `major.minor`, e.g. `\"1.33\"`".into());
             None
         }
+    }
+}
+
+/// `controlPlaneSecurityGroup` and `vpc` are required only by what uses
+/// them: the shared node security group (its rules name the control
+/// plane's group, and it lives in the VPC) and a group's SSH security
+/// group (in the VPC). Groups all on the cluster security group without
+/// SSH need neither. `cluster` is the section as written (`at` its key),
+/// so that a missing field is reported even when another field of it
+/// did not decode.
+pub(super) fn check_network_values(
+    d: &mut Decoder,
+    cluster: &Node,
+    at: Span,
+    shared_security_group: bool,
+    ssh: bool,
+) {
+    let written = |field: &str| {
+        cluster
+            .as_map()
+            .is_some_and(|entries| entries.iter().any(|(key, _)| key.name == field))
+    };
+    if shared_security_group && !written("controlPlaneSecurityGroup") {
+        missing(
+            d,
+            at,
+            "controlPlaneSecurityGroup",
+            "`cluster`",
+            "the control plane security group ID, e.g. `controlPlaneSecurityGroup: sg-0123456789abcdef0`, which the shared node security group's rules name (or put every group on the cluster security group with `nodeSecurityGroup: cluster`)",
+        );
+    }
+    if (shared_security_group || ssh) && !written("vpc") {
+        let user = if shared_security_group {
+            "the shared node security group is made"
+        } else {
+            "the SSH security groups are made"
+        };
+        missing(
+            d,
+            at,
+            "vpc",
+            "`cluster`",
+            &format!("the VPC ID, e.g. `vpc: vpc-0123456789abcdef0`, where {user}"),
+        );
     }
 }

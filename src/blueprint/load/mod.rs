@@ -225,6 +225,18 @@ fn decode_blueprint(d: &mut Decoder, root: &Node) -> Option<Blueprint> {
             Some("add at least one node group".into());
     }
 
+    if let Some(node) = top.get("cluster") {
+        let (mut shared_security_group, mut ssh) = (false, false);
+        for (_, spec, _) in &specs {
+            let merged = spec.clone().over(&defaults);
+            shared_security_group |= merged
+                .node_security_group
+                .is_none_or(|n| n.value == NodeSecurityGroup::Shared);
+            ssh |= merged.ssh.is_some();
+        }
+        let at = top.key_span("cluster").unwrap_or(node.span);
+        cluster::check_network_values(d, node, at, shared_security_group, ssh);
+    }
     let cluster = cluster?;
     let entries: Vec<Located<String>> = specs
         .iter()

@@ -98,14 +98,16 @@ pub(super) fn check_parameters(d: &mut Decoder, cluster: &Cluster, groups: &[Nod
         (&cluster.name, string),
         (&cluster.endpoint, string),
         (&cluster.certificate_authority, string),
-        (&cluster.service_ipv4_cidr, string),
-        (
-            &cluster.control_plane_security_group,
-            "AWS::EC2::SecurityGroup::Id",
-        ),
-        (&cluster.vpc, "AWS::EC2::VPC::Id"),
     ]
     .into_iter()
+    .chain(cluster.service_ipv4_cidr.iter().map(|s| (s, string)))
+    .chain(
+        cluster
+            .control_plane_security_group
+            .iter()
+            .map(|s| (s, "AWS::EC2::SecurityGroup::Id")),
+    )
+    .chain(cluster.vpc.iter().map(|s| (s, "AWS::EC2::VPC::Id")))
     .chain(cluster.service_ipv6_cidr.iter().map(|s| (s, string)))
     .chain(
         cluster

@@ -88,7 +88,7 @@ fn nodeconfig_data(input: &UserDataInput, prepared: &Prepared) -> Option<Value> 
             "name": input.cluster_name,
             "apiServerEndpoint": input.api_server_endpoint,
             "certificateAuthority": input.certificate_authority,
-            "cidr": input.service_ipv6_cidr.as_ref().unwrap_or(&input.service_ipv4_cidr),
+            "cidr": input.service_ipv6_cidr.as_ref().or(input.service_ipv4_cidr.as_ref()),
             "extra": cluster_extra,
         })
     } else {

@@ -73,7 +73,9 @@ pub struct UserDataInput {
     pub api_server_endpoint: String,
     /// Base64 certificate authority data.
     pub certificate_authority: String,
-    pub service_ipv4_cidr: String,
+    /// The IPv4 service CIDR; `None` on an IPv6 cluster that does not name
+    /// one.
+    pub service_ipv4_cidr: Option<String>,
     /// An IPv6 cluster's service CIDR, which AL2023 and AL2 then take in
     /// place of the IPv4 one.
     pub service_ipv6_cidr: Option<String>,
