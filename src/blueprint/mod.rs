@@ -78,11 +78,18 @@ impl Blueprint {
         {
             written.push((name, cluster.node_access_span));
         }
+        if let Some(Located {
+            value: Source::Parameter { name, .. },
+            span,
+        }) = &self.iam.permissions_boundary
+        {
+            written.push((name, *span));
+        }
         for group in &self.node_groups {
             if let Subnets::Parameter { name, .. } = &group.subnets.value {
                 written.push((name, group.subnets.span));
             }
-            for key in group.kms_keys() {
+            for key in group.kms_keys().chain(&group.iam.permissions_boundary) {
                 if let Source::Parameter { name, .. } = &key.value {
                     written.push((name, key.span));
                 }
@@ -559,9 +566,10 @@ pub struct Iam {
     pub role_path: String,
     /// The created instance profile's path: the role's unless set.
     pub instance_profile_path: String,
-    /// The created role's permissions boundary, as ARN text that may hold
-    /// `${AWS::Partition}` and `${AWS::AccountId}`.
-    pub permissions_boundary: Option<String>,
+    /// The created role's permissions boundary: ARN text that may hold
+    /// `${AWS::Partition}` and `${AWS::AccountId}`, or a parameter or
+    /// import of one.
+    pub permissions_boundary: Option<Located<Source>>,
     /// Extra IAM policy statements, in an inline policy of the created
     /// role; strings may hold the pseudo parameters `Fn::Sub` resolves.
     pub policy_statements: Vec<serde_json::Value>,
@@ -571,7 +579,7 @@ pub struct Iam {
 /// otherwise: the blueprint's `iam` section.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct RoleDefaults {
-    pub permissions_boundary: Option<String>,
+    pub permissions_boundary: Option<Located<Source>>,
     pub role_path: Option<String>,
 }
 

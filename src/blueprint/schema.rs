@@ -380,7 +380,9 @@ fn field(object: &str, name: &str) -> Option<Value> {
         ),
         ("iam", "cniUsesIrsa") => boolean("Leave the CNI policy off the node role"),
         ("iam", "ssmManagedInstance") => boolean("Attach AmazonSSMManagedInstanceCore"),
-        ("iam", "extraManagedPolicies") => strings("Extra managed policy ARNs"),
+        ("iam", "extraManagedPolicies") => {
+            strings("Extra managed policy ARNs, each starting `arn:${AWS::Partition}:`")
+        }
         ("iam", "roleName") => string("An existing role (the stack creates none)"),
         ("iam", "createdRoleName") => {
             json!({"type": "string", "pattern": "^[A-Za-z0-9+=,.@_-]+$", "maxLength": 64, "description": "The name of the role the stack creates (needs CAPABILITY_NAMED_IAM); not in defaults"})
@@ -391,8 +393,8 @@ fn field(object: &str, name: &str) -> Option<Value> {
         ("iam", "instanceProfilePath") => {
             json!({"type": "string", "pattern": "^/([!-~]*/)?$", "maxLength": 512, "description": "Self-managed: the instance profile's IAM path (default: the role's)"})
         }
-        ("iam", "permissionsBoundary") | ("blueprintIam", "permissionsBoundary") => string(
-            "A permissions boundary for the role the stack creates: a customer managed policy's name, or an ARN starting `arn:${AWS::Partition}:`",
+        ("iam", "permissionsBoundary") | ("blueprintIam", "permissionsBoundary") => source(
+            "A permissions boundary for the role the stack creates: a customer managed policy's name, an ARN starting `arn:${AWS::Partition}:`, or `{parameter}` / `{import}` of an ARN",
         ),
         ("iam", "policyStatements") => {
             json!({"type": "array", "minItems": 1, "items": {"$ref": "#/definitions/policyStatement"}, "description": "IAM policy statements in an inline policy of the role the stack creates"})

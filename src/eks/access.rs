@@ -161,13 +161,17 @@ fn lower_provider(
     };
     let vpc = !subnets.is_empty();
     let roles = &blueprint.iam;
+    let boundary = roles
+        .permissions_boundary
+        .as_ref()
+        .map(|b| super::inputs::permissions_boundary(template, &b.value));
     template.resources.insert(
         PROVIDER_ROLE.to_string(),
         Resource::new("AWS::IAM::Role")
             .prop_opt("Path", roles.role_path.as_deref().map(Expr::str))
             .prop_opt(
                 "PermissionsBoundary",
-                roles.permissions_boundary.as_deref().map(Expr::sub_or_str),
+                boundary,
             )
             .prop(
                 "AssumeRolePolicyDocument",

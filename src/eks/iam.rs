@@ -217,6 +217,11 @@ pub fn lower(template: &mut Template, group: &NodeGroup, ipv6: bool) -> NodeIden
             ),
         ]));
     }
+    let boundary = group
+        .iam
+        .permissions_boundary
+        .as_ref()
+        .map(|b| super::inputs::permissions_boundary(template, &b.value));
     template.resources.insert(
         role.clone(),
         Resource::new("AWS::IAM::Role")
@@ -225,14 +230,7 @@ pub fn lower(template: &mut Template, group: &NodeGroup, ipv6: bool) -> NodeIden
                 group.iam.role_name.as_ref().map(|n| Expr::str(&n.value)),
             )
             .prop("Path", group.iam.role_path.as_str())
-            .prop_opt(
-                "PermissionsBoundary",
-                group
-                    .iam
-                    .permissions_boundary
-                    .as_deref()
-                    .map(Expr::sub_or_str),
-            )
+            .prop_opt("PermissionsBoundary", boundary)
             .prop("AssumeRolePolicyDocument", assume)
             .prop("ManagedPolicyArns", Expr::List(policies))
             .prop_opt("Policies", (!inline.is_empty()).then(|| Expr::List(inline))),

@@ -37,6 +37,21 @@ pub fn value(template: &mut Template, source: &Source, kind: Kind, description: 
     }
 }
 
+/// A permissions boundary: literal ARN text may hold `${AWS::Partition}`
+/// and `${AWS::AccountId}` (then `Fn::Sub`); a parameter or an import holds
+/// the whole ARN.
+pub fn permissions_boundary(template: &mut Template, source: &Source) -> Expr {
+    match source {
+        Source::Literal(arn) => Expr::sub_or_str(arn),
+        other => value(
+            template,
+            other,
+            Kind::String,
+            "The ARN of the permissions boundary of the roles the stack creates",
+        ),
+    }
+}
+
 fn declare(
     template: &mut Template,
     name: &str,

@@ -522,8 +522,7 @@ pub(super) fn resolve_group(
             permissions_boundary: spec
                 .iam
                 .permissions_boundary
-                .or_else(|| top_iam.permissions_boundary.clone())
-                .map(|b| b.value),
+                .or_else(|| top_iam.permissions_boundary.clone()),
             policy_statements: spec
                 .iam
                 .policy_statements

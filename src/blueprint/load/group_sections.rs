@@ -7,7 +7,7 @@ use super::instances::{
     ON_DEMAND_ALLOCATION_STRATEGIES, check_placement_group_name, decode_capacity_reservation,
 };
 use super::sources::decode_source;
-use super::{Opt, duration, first_column, missing, opt_bool, opt_string, opt_strings, opt_u32};
+use super::{Opt, duration, first_column, missing, opt_bool, opt_string, opt_u32};
 use crate::blueprint::decode::{Decoder, Located};
 use crate::blueprint::rules;
 use crate::blueprint::*;
@@ -111,7 +111,7 @@ pub(super) struct IamSpec {
     pub(super) role_path: Opt<String>,
     pub(super) instance_profile_path: Opt<String>,
     /// The boundary's ARN text (a policy name already made an ARN).
-    pub(super) permissions_boundary: Opt<String>,
+    pub(super) permissions_boundary: Opt<Source>,
     pub(super) policy_statements: Opt<Vec<serde_json::Value>>,
 }
 
@@ -554,7 +554,9 @@ pub(super) fn decode_iam(d: &mut Decoder, node: &Node) -> IamSpec {
     let spec = IamSpec {
         cni_uses_irsa: opt_bool(d, &mut f, "iam.", "cniUsesIrsa"),
         ssm_managed_instance: opt_bool(d, &mut f, "iam.", "ssmManagedInstance"),
-        extra_managed_policies: opt_strings(d, &mut f, "iam.", "extraManagedPolicies"),
+        extra_managed_policies: f
+            .get("extraManagedPolicies")
+            .and_then(|n| extra_managed_policies(d, n)),
         role_name: opt_string(d, &mut f, "iam.", "roleName"),
         instance_profile_arn: opt_string(d, &mut f, "iam.", "instanceProfileArn"),
         created_role_name: iam::role_name(d, &mut f),
@@ -571,18 +573,32 @@ pub(super) fn decode_iam(d: &mut Decoder, node: &Node) -> IamSpec {
             .and_then(|n| iam::statements(d, n)),
     };
     f.finish(d, "`iam`");
-    if let Some(policies) = &spec.extra_managed_policies {
-        for policy in &policies.value {
-            if !policy.starts_with("arn:") {
-                d.error(policies.span, format!("`{policy}` is not a policy ARN"))
-                    .help = Some(
-                    "write the full ARN; `arn:${AWS::Partition}:` is accepted for portability"
-                        .into(),
-                );
-            }
+    spec
+}
+
+/// `iam.extraManagedPolicies`: policy ARNs, each written with
+/// `${AWS::Partition}` (a literal partition is an error at that item, as
+/// in every IAM field: the template must deploy in every partition).
+fn extra_managed_policies(d: &mut Decoder, node: &Node) -> Opt<Vec<String>> {
+    let items = d.string_list("iam.extraManagedPolicies", node)?;
+    let mut ok = true;
+    for policy in &items {
+        if !policy.value.starts_with("arn:") {
+            ok = false;
+            d.error(policy.span, format!("`{}` is not a policy ARN", policy.value))
+                .help = Some(
+                "write the full ARN, `arn:${AWS::Partition}:iam::aws:policy/NAME` for an AWS managed policy".into(),
+            );
+        } else if iam::partition_problem(d, policy, "iam.extraManagedPolicies") {
+            ok = false;
         }
     }
-    spec
+    ok.then(|| {
+        Located::new(
+            items.into_iter().map(|policy| policy.value).collect(),
+            node.span,
+        )
+    })
 }
 
 pub(super) fn decode_update(d: &mut Decoder, node: &Node) -> UpdateSpec {

@@ -8,7 +8,9 @@
 use serde_json::{Map, Value as Json};
 
 use super::raw::to_json;
+use super::sources::decode_source;
 use super::{Opt, first_column};
+use crate::blueprint::Source;
 use crate::blueprint::decode::{Decoder, Fields, Located};
 use crate::syntax::{Node, Value};
 
@@ -40,7 +42,7 @@ const STATEMENT_VARIABLES: &[&str] = &[
 
 #[derive(Clone, Default)]
 pub(in crate::blueprint) struct TopIam {
-    pub(in crate::blueprint) permissions_boundary: Opt<String>,
+    pub(in crate::blueprint) permissions_boundary: Opt<Source>,
     pub(in crate::blueprint) role_path: Opt<String>,
 }
 
@@ -58,13 +60,24 @@ pub(super) fn decode_top_iam(d: &mut Decoder, node: &Node) -> TopIam {
 
 /// A permissions boundary: a customer managed policy's name (in the
 /// account the stack is deployed to) or a policy ARN, returned as the ARN
-/// text, with `${AWS::Partition}` (and `${AWS::AccountId}` for a name).
+/// text, with `${AWS::Partition}` (and `${AWS::AccountId}` for a name); or
+/// a policy ARN from a template parameter or an import, as `kmsKeyId` may
+/// be.
 pub(super) fn permissions_boundary(
     d: &mut Decoder,
     f: &mut Fields<'_>,
     field: &str,
-) -> Opt<String> {
-    let text = d.string(field, f.get("permissionsBoundary")?)?;
+) -> Opt<Source> {
+    let node = f.get("permissionsBoundary")?;
+    if let Value::Map(_) = node.value {
+        return decode_source(d, field, node);
+    }
+    let text = d.string(field, node)?;
+    policy_arn(d, text, field).map(|arn| Located::new(Source::Literal(arn.value), arn.span))
+}
+
+/// A literal permissions boundary, as the ARN text.
+fn policy_arn(d: &mut Decoder, text: Located<String>, field: &str) -> Opt<String> {
     let value = &text.value;
     if !value.starts_with("arn:") {
         if !is_iam_name(value, 128) {
@@ -99,7 +112,7 @@ pub(super) fn permissions_boundary(
 
 /// A literal partition in an ARN (`arn:aws:`) is refused: the same
 /// template must deploy in China and GovCloud.
-fn partition_problem(d: &mut Decoder, text: &Located<String>, field: &str) -> bool {
+pub(super) fn partition_problem(d: &mut Decoder, text: &Located<String>, field: &str) -> bool {
     let Some(rest) = text.value.strip_prefix("arn:") else {
         return false;
     };
@@ -346,15 +359,24 @@ pub(super) fn check_created_role(
 ) {
     if existing {
         let fields = [
-            ("createdRoleName", iam.created_role_name.as_ref()),
-            ("rolePath", iam.role_path.as_ref()),
-            ("permissionsBoundary", iam.permissions_boundary.as_ref()),
-            ("instanceProfilePath", iam.instance_profile_path.as_ref()),
+            (
+                "createdRoleName",
+                iam.created_role_name.as_ref().map(|v| v.span),
+            ),
+            ("rolePath", iam.role_path.as_ref().map(|v| v.span)),
+            (
+                "permissionsBoundary",
+                iam.permissions_boundary.as_ref().map(|v| v.span),
+            ),
+            (
+                "instanceProfilePath",
+                iam.instance_profile_path.as_ref().map(|v| v.span),
+            ),
         ];
-        for (field, value) in fields {
-            if let Some(value) = value {
+        for (field, span) in fields {
+            if let Some(span) = span {
                 d.error(
-                    value.span,
+                    span,
                     format!("`iam.{field}` applies to the role the stack creates, but `iam.roleName` names an existing one"),
                 )
                 .help = Some("remove it, or remove `iam.roleName` to let the stack create the role".into());

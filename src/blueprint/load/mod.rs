@@ -360,7 +360,7 @@ fn decode_blueprint(d: &mut Decoder, root: &Node) -> Option<Blueprint> {
         node_groups: groups,
         suppressions,
         iam: RoleDefaults {
-            permissions_boundary: top_iam.permissions_boundary.map(|b| b.value),
+            permissions_boundary: top_iam.permissions_boundary,
             role_path: top_iam.role_path.map(|p| p.value),
         },
         overrides,

@@ -127,7 +127,7 @@ pub(super) fn check_parameters(d: &mut Decoder, cluster: &Cluster, groups: &[Nod
                 group.subnets.span,
             ));
         }
-        for key in group.kms_keys() {
+        for key in group.kms_keys().chain(&group.iam.permissions_boundary) {
             if let Source::Parameter { name, .. } = &key.value {
                 uses.push((name.clone(), string, key.span));
             }
