@@ -587,6 +587,9 @@ pub struct RoleDefaults {
 #[derive(Clone, Debug, PartialEq)]
 pub struct ExistingIdentity {
     pub role_name: String,
+    /// The role's IAM path (`iam.rolePath`), `/` unless written: part of
+    /// its ARN, which access entries and managed node groups take whole.
+    pub path: String,
     pub instance_profile_arn: Option<String>,
 }
 

@@ -387,8 +387,11 @@ fn field(object: &str, name: &str) -> Option<Value> {
         ("iam", "createdRoleName") => {
             json!({"type": "string", "pattern": "^[A-Za-z0-9+=,.@_-]+$", "maxLength": 64, "description": "The name of the role the stack creates (needs CAPABILITY_NAMED_IAM); not in defaults"})
         }
-        ("iam", "rolePath") | ("blueprintIam", "rolePath") => {
-            json!({"type": "string", "pattern": "^/([!-~]*/)?$", "maxLength": 512, "description": "The IAM path of the role the stack creates"})
+        ("iam", "rolePath") => {
+            json!({"type": "string", "pattern": "^/([!-~]*/)?$", "maxLength": 512, "description": "The IAM path of the role the stack creates, or with `roleName` of the existing role"})
+        }
+        ("blueprintIam", "rolePath") => {
+            json!({"type": "string", "pattern": "^/([!-~]*/)?$", "maxLength": 512, "description": "The IAM path of the roles the stack creates"})
         }
         ("iam", "instanceProfilePath") => {
             json!({"type": "string", "pattern": "^/([!-~]*/)?$", "maxLength": 512, "description": "Self-managed: the instance profile's IAM path (default: the role's)"})

@@ -30,15 +30,19 @@ pub fn lower(
     // Groups that share an existing role share its access: EKS has one
     // access entry per principal, and aws-auth one mapping per role, which
     // the first group to be deleted would otherwise remove for all.
-    let role_property = match blueprint.cluster.node_access {
-        NodeAccess::AccessEntries => "PrincipalArn",
-        NodeAccess::AwsAuth(_) => "RoleArn",
+    // An access entry takes the role's full ARN, its path included;
+    // aws-auth matches a role's ARN without its path
+    // (https://docs.aws.amazon.com/eks/latest/userguide/creating-access-entries.html:
+    // "ARNs in aws-auth ConfigMap entries, can't include a path").
+    let (role_property, principal) = match blueprint.cluster.node_access {
+        NodeAccess::AccessEntries => ("PrincipalArn", role_arn.clone()),
+        NodeAccess::AwsAuth(_) => ("RoleArn", aws_auth_arn(group, role_arn)),
     };
     if let Some(id) = template.resources.iter().find_map(|(id, resource)| {
         (matches!(
             resource.kind.as_str(),
             "AWS::EKS::AccessEntry" | "Custom::AwsAuth"
-        ) && resource.properties.get(role_property) == Some(role_arn))
+        ) && resource.properties.get(role_property) == Some(&principal))
         .then(|| id.clone())
     }) {
         return id;
@@ -77,19 +81,10 @@ pub fn lower(
                 groups.push(Expr::str("eks:kube-proxy-windows"));
             }
             let id = format!("{}AwsAuth", group.identity);
-            // aws-auth matches a role's ARN without its path
-            // (https://docs.aws.amazon.com/eks/latest/userguide/creating-access-entries.html:
-            // "ARNs in aws-auth ConfigMap entries, can't include a path").
-            let role_name = Expr::reference(format!("{}NodeRole", group.identity));
-            let mapped = if group.iam.existing.is_none() && group.iam.role_path != "/" {
-                path_less_arn(&role_name)
-            } else {
-                role_arn.clone()
-            };
             let mut resource = Resource::new("Custom::AwsAuth")
                 .prop("ServiceToken", service_token)
                 .prop("ClusterName", cluster_name.clone())
-                .prop("RoleArn", mapped)
+                .prop("RoleArn", principal)
                 .prop("Username", NODE_USERNAME)
                 .prop("Groups", Expr::List(groups));
             resource.depends_on.extend(depends_on);
@@ -271,19 +266,33 @@ pub fn provider_role_arn(template: &Template, blueprint: &Blueprint) -> Option<E
         if path == "/" {
             Expr::get_att(PROVIDER_ROLE, "Arn")
         } else {
-            path_less_arn(&Expr::reference(PROVIDER_ROLE))
+            path_less_arn(Some(&Expr::reference(PROVIDER_ROLE)), "RoleName")
         }
     })
 }
 
-/// A created role's ARN without its path, from its name (`Ref`).
-fn path_less_arn(role_name: &Expr) -> Expr {
+/// The ARN aws-auth maps a group's role by: without the role's path.
+fn aws_auth_arn(group: &NodeGroup, role_arn: &Expr) -> Expr {
+    match &group.iam.existing {
+        Some(existing) if existing.path != "/" => path_less_arn(None, &existing.role_name),
+        None if group.iam.role_path != "/" => path_less_arn(
+            Some(&Expr::reference(format!("{}NodeRole", group.identity))),
+            "RoleName",
+        ),
+        _ => role_arn.clone(),
+    }
+}
+
+/// A role's ARN without its path, from its name: a created role's
+/// (`Ref`, with `name` its placeholder), or an existing role's literal
+/// `name` when `role` is `None`.
+fn path_less_arn(role: Option<&Expr>, name: &str) -> Expr {
     text(&[
         ("arn:", None),
         ("Partition", Some(&Expr::pseudo(Pseudo::Partition))),
         (":iam::", None),
         ("AccountId", Some(&Expr::pseudo(Pseudo::AccountId))),
         (":role/", None),
-        ("RoleName", Some(role_name)),
+        (name, role),
     ])
 }

@@ -87,13 +87,15 @@ pub fn lower(template: &mut Template, group: &NodeGroup, ipv6: bool) -> NodeIden
     let id = &group.identity;
     let managed = group.managed.is_some();
     if let Some(existing) = &group.iam.existing {
-        // The role name is the user's text: literal, never a `${...}`.
+        // The role's path and name are the user's text: literal, never a
+        // `${...}`. The ARN holds the path (`:role/platform/nodes`).
         let role_arn = super::text(&[
             ("arn:", None),
             ("Partition", Some(&Expr::pseudo(Pseudo::Partition))),
             (":iam::", None),
             ("AccountId", Some(&Expr::pseudo(Pseudo::AccountId))),
-            (":role/", None),
+            (":role", None),
+            (&existing.path, None),
             (&existing.role_name, None),
         ]);
         // EKS makes the instance profile of a managed group, and its nodes

@@ -283,6 +283,13 @@ pub(super) fn resolve_group(
     let existing = match (&spec.iam.role_name, &spec.iam.instance_profile_arn) {
         (Some(role), profile) => Some(ExistingIdentity {
             role_name: role.value.clone(),
+            // An existing role's own path, never the blueprint-wide
+            // `iam.rolePath` of the roles the stack creates.
+            path: spec
+                .iam
+                .role_path
+                .as_ref()
+                .map_or_else(|| "/".to_string(), |p| p.value.clone()),
             instance_profile_arn: profile.as_ref().map(|p| p.value.clone()),
         }),
         (None, Some(profile)) => {

@@ -363,7 +363,6 @@ pub(super) fn check_created_role(
                 "createdRoleName",
                 iam.created_role_name.as_ref().map(|v| v.span),
             ),
-            ("rolePath", iam.role_path.as_ref().map(|v| v.span)),
             (
                 "permissionsBoundary",
                 iam.permissions_boundary.as_ref().map(|v| v.span),
