@@ -42,6 +42,18 @@ TYPES=(
   AWS::SSM::Parameter
 )
 
+# cfn-lint's extension schemas (rules that span properties), under
+# cfnlint/data/schemas/extensions/; src/validate/extensions.rs says where each
+# applies and which finding it gives.
+EXTENSIONS=(
+  aws_ec2_instance/virtualname_ephemeral.json
+  aws_ec2_securitygroup/all_to_and_from_ports.json
+  aws_ec2_securitygroup/protocols_and_port_ranges_exclude.json
+  aws_ec2_securitygroup/protocols_and_port_ranges_include.json
+  aws_lambda_function/zipfile_runtime_enum.json
+  aws_lambda_function/zipfile_runtime_exists.json
+)
+
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 python="${PYTHON:-python3}"
 
@@ -104,4 +116,50 @@ if missing:
 with open(os.path.join(out, "manifest.txt"), "w") as f:
     f.write("\n".join(lines) + "\n")
 print(f"vendored {len(types)} schemas from cfn-lint {version} (schema_date {schema_date})")
+PY
+
+# The extension schemas, byte for byte; the Lambda runtime lifecycle table;
+# and the EC2 instance types cfn-lint knows in any region, one per line.
+"$work/venv/bin/python" - "$site/cfnlint/data" "$here" "$CFN_LINT_VERSION" "${EXTENSIONS[@]}" <<'PY'
+import hashlib, json, os, shutil, sys
+
+data, out, version, *extensions = sys.argv[1:]
+lines = [
+    f"# cfn-lint {version}, cfnlint/data",
+    "# vendored file\tcfn-lint file\tbytes\tsha256",
+]
+
+def vendor(source, target):
+    os.makedirs(os.path.dirname(os.path.join(out, target)), exist_ok=True)
+    shutil.copyfile(os.path.join(data, source), os.path.join(out, target))
+    record(source, target)
+
+def record(source, target):
+    with open(os.path.join(out, target), "rb") as f:
+        body = f.read()
+    json.loads(body) if target.endswith(".json") else None
+    lines.append(f"{target}\t{source}\t{len(body)}\t{hashlib.sha256(body).hexdigest()}")
+
+shutil.rmtree(os.path.join(out, "extensions"), ignore_errors=True)
+for extension in extensions:
+    vendor(f"schemas/extensions/{extension}", f"extensions/{extension}")
+vendor("AdditionalSpecs/LmbdRuntimeLifecycle.json", "data/lambda-runtime-lifecycle.json")
+
+# Every region's list, and cfn-lint's "all": a type that exists anywhere.
+with open(os.path.join(data, "schemas/extensions/aws_ec2_instance/instancetype_enum.json")) as f:
+    by_region = json.load(f)
+types = sorted({
+    name
+    for region in by_region.values() if isinstance(region, dict)
+    for name in region.get("enum", [])
+})
+if len(types) < 500:
+    sys.exit(f"refresh.sh: only {len(types)} instance types; has cfn-lint's layout changed?")
+with open(os.path.join(out, "data/ec2-instance-types.txt"), "w") as f:
+    f.write("\n".join(types) + "\n")
+record("schemas/extensions/aws_ec2_instance/instancetype_enum.json (every region)", "data/ec2-instance-types.txt")
+
+with open(os.path.join(out, "extensions/manifest.txt"), "w") as f:
+    f.write("\n".join(lines) + "\n")
+print(f"vendored {len(extensions)} extension schemas, the Lambda runtime lifecycle and {len(types)} instance types")
 PY

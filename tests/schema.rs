@@ -303,7 +303,13 @@ fn patterns_written_for_python_still_apply() {
 fn errors_are_sorted_by_pointer_then_message() {
     let found = errors(
         "AWS::AutoScaling::AutoScalingGroup",
-        json!({ "Zeta": 1, "MaxSize": false, "Alpha": 2, "MinSize": [] }),
+        json!({
+            "Zeta": 1,
+            "MaxSize": false,
+            "Alpha": 2,
+            "MinSize": [],
+            "LaunchTemplate": { "LaunchTemplateId": "lt-0123456789abcdef0", "Version": "1" },
+        }),
     );
     let pointers: Vec<&str> = found.iter().map(|error| error.pointer.as_str()).collect();
     assert_eq!(pointers, vec!["/Alpha", "/MaxSize", "/MinSize", "/Zeta"]);

@@ -5,6 +5,8 @@
 //! It works on the `cfn::Template` model only, so a template read from any
 //! file is checked the same way as one eksynth synthesized.
 
+mod catalogs;
+mod extensions;
 mod policies;
 mod quotas;
 mod references;
@@ -101,6 +103,10 @@ pub const FINDINGS: &[(&str, &str)] = &[
         "a local path that `aws cloudformation package` replaces with an S3 location",
     ),
     (
+        "E1010",
+        "properties that exclude each other are set together",
+    ),
+    (
         "W1000",
         "the resource type has no schema, so its properties were not checked",
     ),
@@ -170,6 +176,32 @@ pub const FINDINGS: &[(&str, &str)] = &[
         "E6002",
         "an EBS volume's size, IOPS or throughput outside what its type and size allow",
     ),
+    (
+        "E7001",
+        "a security group rule for `tcp`, `udp` or `icmp` without `FromPort` and `ToPort`",
+    ),
+    (
+        "W7002",
+        "ports on a security group rule whose protocol has none",
+    ),
+    (
+        "E7003",
+        "`-1` as only one of a security group rule's `FromPort` and `ToPort`",
+    ),
+    (
+        "E7004",
+        "inline Lambda code (`ZipFile`) without a Node.js or Python `Runtime`",
+    ),
+    (
+        "E7005",
+        "a block device mapping without `Ebs` whose `VirtualName` is no instance store name",
+    ),
+    ("E7006", "an EC2 instance type that does not exist"),
+    (
+        "E7007",
+        "a Lambda runtime with which functions can no longer be created or updated",
+    ),
+    ("W7008", "a deprecated Lambda runtime"),
 ];
 
 /// Finding IDs that were renamed, and their new names: a suppression of
@@ -214,6 +246,8 @@ pub fn validate(template: &Template, context: &Context<'_>) -> Vec<Finding> {
     security::check(template, &mut findings);
     tags::check(template, &mut findings);
     volumes::check(template, &mut findings);
+    extensions::check(template, &mut findings);
+    catalogs::check(template, &mut findings);
     findings.sort_by(|a, b| (&a.path, a.id, &a.message).cmp(&(&b.path, b.id, &b.message)));
     findings.dedup();
     findings
@@ -344,6 +378,7 @@ fn schema_checks(template: &Template, schemas: &SchemaSet, findings: &mut Vec<Fi
                 "type" => "E1002",
                 "required" => "E1003",
                 "additionalProperties" => "E1004",
+                "exclusive" => "E1010",
                 _ => "E1005",
             };
             findings.push(Finding::new(

@@ -13,6 +13,7 @@ use jsonschema::error::ValidationErrorKind;
 use jsonschema::paths::Location;
 use serde_json::Value;
 
+use super::keywords::AT_PROPERTY;
 use super::{SchemaError, unescape};
 
 /// Turns one `jsonschema` error into `SchemaError`s: `anyOf`/`oneOf` into
@@ -93,10 +94,25 @@ pub(super) fn report(error: ValidationError<'static>, out: &mut Vec<SchemaError>
             push(out, pointer, "required", message);
         }
         ValidationErrorKind::Custom { keyword, message } => {
-            let keyword = if keyword == "cfnType" {
-                "type"
-            } else {
-                keyword.as_str()
+            // cfn-lint's keywords (`keywords.rs`) say which property an
+            // error is about; the keyword is what the finding ID follows.
+            if let Some((property, message)) = message.split_once(AT_PROPERTY) {
+                let at = format!(
+                    "{pointer}/{}",
+                    property.replace('~', "~0").replace('/', "~1")
+                );
+                let keyword = match keyword.as_str() {
+                    "requiredXor" | "dependentExcluded" => "exclusive",
+                    other => other,
+                };
+                push(out, at, keyword, message.to_string());
+                return;
+            }
+            let keyword = match keyword.as_str() {
+                "cfnType" => "type",
+                "requiredXor" | "requiredOr" => "required",
+                "enumCaseInsensitive" => "enum",
+                other => other,
             };
             push(out, pointer, keyword, message);
         }

@@ -16,10 +16,11 @@ use serde_json::Value;
 mod attributes;
 mod cfn_type;
 mod errors;
+mod keywords;
 mod rewrite;
 
 use errors::report;
-use rewrite::compile;
+use rewrite::{compile, compile_fragment};
 
 /// One schema violation inside a resource's `Properties`.
 #[derive(Clone, Debug, PartialEq)]
@@ -278,6 +279,46 @@ impl SchemaSet {
         });
         errors.dedup();
         Some(errors)
+    }
+}
+
+/// A schema for one value inside a resource's `Properties` (cfn-lint's
+/// extension schemas), compiled as a provider schema is: intrinsics pass,
+/// and cfn-lint's keywords apply.
+pub struct Fragment {
+    validator: Result<Validator, String>,
+}
+
+impl Fragment {
+    pub fn new(document: &Value) -> Fragment {
+        Fragment {
+            validator: compile_fragment(document),
+        }
+    }
+
+    /// Why the schema cannot be used, if it cannot.
+    pub fn broken(&self) -> Option<&str> {
+        self.validator.as_ref().err().map(String::as_str)
+    }
+
+    /// The errors of a value, pointers relative to it, sorted. A schema
+    /// that cannot be compiled reports nothing (see [`Fragment::broken`]).
+    pub fn validate(&self, value: &Value) -> Vec<SchemaError> {
+        let Ok(validator) = &self.validator else {
+            return Vec::new();
+        };
+        if is_intrinsic(value) {
+            return Vec::new();
+        }
+        let mut errors = Vec::new();
+        for error in validator.iter_errors(value) {
+            report(error.to_owned(), &mut errors);
+        }
+        errors.sort_by(|a, b| {
+            (&a.pointer, &a.message, &a.keyword).cmp(&(&b.pointer, &b.message, &b.keyword))
+        });
+        errors.dedup();
+        errors
     }
 }
 

@@ -13,7 +13,9 @@
 //!   becomes `{"if": <an intrinsic>, "then": true, "else": <original>}`.
 //!   An intrinsic is an object with exactly one key among the intrinsic
 //!   function names. Because `else` reports the original's own errors, a bad
-//!   enum deep inside keeps its pointer.
+//!   enum deep inside keeps its pointer. In a condition (under `if`) an
+//!   intrinsic matches nothing instead, so that a `then` never applies on
+//!   a value that is not known; under `not` the two swap.
 //! - `type` becomes the custom keyword `cfnType`, which accepts what
 //!   CloudFormation converts: numbers where a string is expected, numeric
 //!   strings where a number is, `"true"`/`"false"` where a boolean is. A
@@ -32,9 +34,10 @@
 //!   document, any other external reference is dropped (nothing is ever
 //!   fetched), and pointers are adjusted for the `else` the rewrite inserts.
 //! - Only the validation part of the document is compiled: `handlers`,
-//!   `tagging`, `$schema` and cfn-lint's own keywords (`requiredXor`,
-//!   `dependentExcluded`, ...) are left out or inert. `format` is not
-//!   asserted: cfn-lint's formats (`AWS::EC2::VPC.Id`...) are its own.
+//!   `tagging` and `$schema` are left out. cfn-lint's own keywords
+//!   (`requiredXor`, `dependentExcluded`, ...) are custom keywords
+//!   (`keywords.rs`). `format` is not asserted: cfn-lint's formats
+//!   (`AWS::EC2::VPC.Id`...) are its own.
 
 use std::sync::LazyLock;
 
@@ -43,15 +46,26 @@ use serde_json::{Map, Value, json};
 
 use super::INTRINSICS;
 use super::cfn_type::CfnType;
+use super::keywords;
 
 pub(super) fn compile(document: &Value) -> Result<Validator, String> {
-    let schema = prepare(document);
-    jsonschema::options()
+    build(&prepare(document))
+}
+
+/// Compiles a schema of one value (an extension schema), rewritten like a
+/// provider schema but taken whole.
+pub(super) fn compile_fragment(document: &Value) -> Result<Validator, String> {
+    build(&rewrite(document))
+}
+
+fn build(schema: &Value) -> Result<Validator, String> {
+    let options = jsonschema::options()
         .with_draft(jsonschema::Draft::Draft7)
         .offline()
         .should_validate_formats(false)
-        .with_keyword("cfnType", |_, value, _| Ok(Box::new(CfnType::new(value))))
-        .build(&schema)
+        .with_keyword("cfnType", |_, value, _| Ok(Box::new(CfnType::new(value))));
+    keywords::register(options)
+        .build(schema)
         .map_err(|error| error.to_string())
 }
 
@@ -76,6 +90,9 @@ const ROOT_KEYWORDS: &[&str] = &[
     "minProperties",
     "maxProperties",
     "propertyNames",
+    "requiredXor",
+    "requiredOr",
+    "dependentExcluded",
 ];
 
 /// The provider schema rewritten for validating a resource's `Properties`.
@@ -102,22 +119,43 @@ fn intrinsic_schema() -> Value {
     })
 }
 
-/// A value position: an intrinsic passes, anything else meets the original.
-fn wrap(schema: Value) -> Value {
+/// Where a subschema sits: in a condition (`if`), an intrinsic's value is
+/// unknown, so it matches nothing and the `then` does not apply; anywhere
+/// else it matches everything.
+#[derive(Clone, Copy, PartialEq)]
+enum Position {
+    Value,
+    Condition,
+}
+
+/// A value position: an intrinsic passes (fails, in a condition), anything
+/// else meets the original.
+fn wrap(schema: Value, position: Position) -> Value {
     match schema {
         // `true` accepts intrinsics already; `false` rejects them too.
         Value::Bool(_) => schema,
-        _ => json!({ "if": intrinsic_schema(), "then": true, "else": schema }),
+        _ => json!({
+            "if": intrinsic_schema(),
+            "then": position == Position::Value,
+            "else": schema,
+        }),
     }
 }
 
-fn rewrite_map(value: &Value, wrapped: bool) -> Value {
+fn rewrite_map(value: &Value, wrapped: bool, position: Position) -> Value {
     match value {
         Value::Object(map) => Value::Object(
             map.iter()
                 .map(|(key, schema)| {
-                    let schema = rewrite(schema);
-                    (key.clone(), if wrapped { wrap(schema) } else { schema })
+                    let schema = rewrite_at(schema, position);
+                    (
+                        key.clone(),
+                        if wrapped {
+                            wrap(schema, position)
+                        } else {
+                            schema
+                        },
+                    )
                 })
                 .collect(),
         ),
@@ -125,14 +163,18 @@ fn rewrite_map(value: &Value, wrapped: bool) -> Value {
     }
 }
 
-fn rewrite_list(value: &Value, wrapped: bool) -> Value {
+fn rewrite_list(value: &Value, wrapped: bool, position: Position) -> Value {
     match value {
         Value::Array(items) => Value::Array(
             items
                 .iter()
                 .map(|schema| {
-                    let schema = rewrite(schema);
-                    if wrapped { wrap(schema) } else { schema }
+                    let schema = rewrite_at(schema, position);
+                    if wrapped {
+                        wrap(schema, position)
+                    } else {
+                        schema
+                    }
                 })
                 .collect(),
         ),
@@ -142,7 +184,11 @@ fn rewrite_list(value: &Value, wrapped: bool) -> Value {
 
 /// Rewrites one subschema and, recursively, every subschema in it (see the
 /// module documentation). Keywords that hold no subschema are copied.
-fn rewrite(schema: &Value) -> Value {
+pub(super) fn rewrite(schema: &Value) -> Value {
+    rewrite_at(schema, Position::Value)
+}
+
+fn rewrite_at(schema: &Value, position: Position) -> Value {
     let Value::Object(map) = schema else {
         return schema.clone();
     };
@@ -151,10 +197,10 @@ fn rewrite(schema: &Value) -> Value {
     for (key, value) in map {
         match key.as_str() {
             "properties" | "definitions" => {
-                out.insert(key.clone(), rewrite_map(value, true));
+                out.insert(key.clone(), rewrite_map(value, true, position));
             }
             "patternProperties" => {
-                let Value::Object(entries) = rewrite_map(value, true) else {
+                let Value::Object(entries) = rewrite_map(value, true, position) else {
                     continue;
                 };
                 // A key pattern that cannot be used matches any name rather
@@ -171,20 +217,32 @@ fn rewrite(schema: &Value) -> Value {
                 out.insert(key.clone(), Value::Object(entries));
             }
             "additionalProperties" | "additionalItems" => {
-                out.insert(key.clone(), wrap(rewrite(value)));
+                out.insert(key.clone(), wrap(rewrite_at(value, position), position));
             }
             "items" => {
                 let items = match value {
-                    Value::Array(_) => rewrite_list(value, true),
-                    _ => wrap(rewrite(value)),
+                    Value::Array(_) => rewrite_list(value, true, position),
+                    _ => wrap(rewrite_at(value, position), position),
                 };
                 out.insert(key.clone(), items);
             }
             "anyOf" | "oneOf" | "allOf" => {
-                out.insert(key.clone(), rewrite_list(value, false));
+                out.insert(key.clone(), rewrite_list(value, false, position));
             }
-            "not" | "if" | "then" | "else" | "contains" | "propertyNames" => {
-                out.insert(key.clone(), rewrite(value));
+            "if" => {
+                out.insert(key.clone(), rewrite_at(value, Position::Condition));
+            }
+            // Under `not`, what passes fails: an intrinsic must make the
+            // inner schema fail for the whole to pass, and the reverse.
+            "not" => {
+                let flipped = match position {
+                    Position::Value => Position::Condition,
+                    Position::Condition => Position::Value,
+                };
+                out.insert(key.clone(), rewrite_at(value, flipped));
+            }
+            "then" | "else" | "contains" | "propertyNames" => {
+                out.insert(key.clone(), rewrite_at(value, position));
             }
             "dependencies" | "dependentRequired" | "dependentSchemas" => {
                 let Value::Object(entries) = value else {
@@ -193,7 +251,7 @@ fn rewrite(schema: &Value) -> Value {
                 for (property, dependency) in entries {
                     let dependency = match dependency {
                         Value::Array(_) => json!({ "required": dependency }),
-                        _ => rewrite(dependency),
+                        _ => rewrite_at(dependency, position),
                     };
                     dependencies.insert(property.clone(), dependency);
                 }

@@ -1,0 +1,174 @@
+//! cfn-lint's extension schemas: rules that span several properties of one
+//! object (a security group rule's protocol and ports, a Lambda function's
+//! inline code and runtime, a block device's name and volume), vendored in
+//! `schemas/extensions/` and applied where cfn-lint applies them.
+//!
+//! Each schema is compiled like a provider schema (`schema::Fragment`:
+//! intrinsics pass, and an intrinsic in an `if` never triggers its `then`),
+//! once, on first use.
+
+use std::sync::LazyLock;
+
+use serde_json::Value;
+
+use super::Finding;
+use super::schema::Fragment;
+use crate::cfn::Template;
+
+/// One extension schema, where it applies, and what its findings say.
+struct Extension {
+    /// The finding ID its errors get.
+    id: &'static str,
+    text: &'static str,
+    /// `(resource type, path below Properties)`; `*` is every item of an
+    /// array, `""` the properties themselves.
+    at: &'static [(&'static str, &'static str)],
+    help: &'static str,
+}
+
+const SECURITY_GROUP_RULES: &[(&str, &str)] = &[
+    ("AWS::EC2::SecurityGroup", "SecurityGroupIngress/*"),
+    ("AWS::EC2::SecurityGroup", "SecurityGroupEgress/*"),
+    ("AWS::EC2::SecurityGroupIngress", ""),
+    ("AWS::EC2::SecurityGroupEgress", ""),
+];
+
+const BLOCK_DEVICE_MAPPINGS: &[(&str, &str)] = &[
+    ("AWS::EC2::Instance", "BlockDeviceMappings/*"),
+    (
+        "AWS::EC2::LaunchTemplate",
+        "LaunchTemplateData/BlockDeviceMappings/*",
+    ),
+    (
+        "AWS::AutoScaling::LaunchConfiguration",
+        "BlockDeviceMappings/*",
+    ),
+    (
+        "AWS::EC2::SpotFleet",
+        "SpotFleetRequestConfigData/LaunchSpecifications/*/BlockDeviceMappings/*",
+    ),
+];
+
+const LAMBDA_FUNCTION: &[(&str, &str)] = &[("AWS::Lambda::Function", "")];
+
+const EXTENSIONS: &[Extension] = &[
+    Extension {
+        id: "E7001",
+        text: include_str!(
+            "../../schemas/extensions/aws_ec2_securitygroup/protocols_and_port_ranges_include.json"
+        ),
+        at: SECURITY_GROUP_RULES,
+        help: "a `tcp`, `udp` or `icmp` rule needs `FromPort` and `ToPort` (`-1` for every port or ICMP type)",
+    },
+    Extension {
+        id: "W7002",
+        text: include_str!(
+            "../../schemas/extensions/aws_ec2_securitygroup/protocols_and_port_ranges_exclude.json"
+        ),
+        at: SECURITY_GROUP_RULES,
+        help: "a protocol other than `tcp`, `udp`, `icmp` and `icmpv6` has no ports: the rule opens the whole protocol and the ports are ignored",
+    },
+    Extension {
+        id: "E7003",
+        text: include_str!(
+            "../../schemas/extensions/aws_ec2_securitygroup/all_to_and_from_ports.json"
+        ),
+        at: SECURITY_GROUP_RULES,
+        help: "`-1` (every port, or every ICMP type and code) must be both `FromPort` and `ToPort`",
+    },
+    Extension {
+        id: "E7004",
+        text: include_str!(
+            "../../schemas/extensions/aws_lambda_function/zipfile_runtime_exists.json"
+        ),
+        at: LAMBDA_FUNCTION,
+        help: "inline code (`Code.ZipFile`) runs only with a `Runtime` given",
+    },
+    Extension {
+        id: "E7004",
+        text: include_str!(
+            "../../schemas/extensions/aws_lambda_function/zipfile_runtime_enum.json"
+        ),
+        at: LAMBDA_FUNCTION,
+        help: "inline code (`Code.ZipFile`) works with the Node.js and Python runtimes only",
+    },
+    Extension {
+        id: "E7005",
+        text: include_str!("../../schemas/extensions/aws_ec2_instance/virtualname_ephemeral.json"),
+        at: BLOCK_DEVICE_MAPPINGS,
+        help: "a mapping without `Ebs` is an instance store volume, named `ephemeral0` to `ephemeral23`",
+    },
+];
+
+/// The compiled schemas, in the order of `EXTENSIONS`.
+static COMPILED: LazyLock<Vec<Fragment>> = LazyLock::new(|| {
+    EXTENSIONS
+        .iter()
+        .map(|extension| {
+            let document = serde_json::from_str(extension.text).unwrap_or(Value::Bool(true));
+            Fragment::new(&document)
+        })
+        .collect()
+});
+
+pub(super) fn check(template: &Template, findings: &mut Vec<Finding>) {
+    for (id, resource) in &template.resources {
+        let applies = |extension: &Extension| {
+            extension
+                .at
+                .iter()
+                .any(|(kind, _)| *kind == resource.kind.as_str())
+        };
+        if !EXTENSIONS.iter().any(applies) {
+            continue;
+        }
+        let properties = crate::cfn::json::expr_map(&resource.properties);
+        for (extension, fragment) in EXTENSIONS.iter().zip(COMPILED.iter()) {
+            for (kind, path) in extension.at {
+                if *kind != resource.kind {
+                    continue;
+                }
+                let mut targets = Vec::new();
+                select(&properties, path, String::new(), &mut targets);
+                for (at, value) in targets {
+                    // One broken rule is one finding: `required: [FromPort,
+                    // ToPort]` fails twice for one mistake.
+                    if let Some(error) = fragment.validate(value).into_iter().next() {
+                        findings.push(
+                            Finding::new(
+                                extension.id,
+                                format!("Resources/{id}/Properties{at}{}", error.pointer),
+                                error.message,
+                            )
+                            .help(extension.help),
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The values at `path` below `value` (`*` for every item of an array),
+/// with their JSON pointers; intrinsics on the way are not entered.
+fn select<'a>(value: &'a Value, path: &str, at: String, out: &mut Vec<(String, &'a Value)>) {
+    if path.is_empty() {
+        out.push((at, value));
+        return;
+    }
+    let (head, rest) = path.split_once('/').unwrap_or((path, ""));
+    match (head, value) {
+        ("*", Value::Array(items)) => {
+            for (index, item) in items.iter().enumerate() {
+                select(item, rest, format!("{at}/{index}"), out);
+            }
+        }
+        (name, Value::Object(map)) => {
+            if let Some(child) = map.get(name) {
+                let escaped = name.replace('~', "~0").replace('/', "~1");
+                select(child, rest, format!("{at}/{escaped}"), out);
+            }
+        }
+        _ => {}
+    }
+}
