@@ -2,6 +2,19 @@
 //! or AWS will refuse anything else: label keys and values, taints, names,
 //! CIDRs and durations.
 
+/// Whether `id` is an EC2 resource ID of `kind` (`sg`, `vpc`): the prefix,
+/// a dash, and 8 or 17 lower case hexadecimal digits, as EC2 writes them.
+pub fn is_ec2_id(kind: &str, id: &str) -> bool {
+    id.strip_prefix(kind)
+        .and_then(|rest| rest.strip_prefix('-'))
+        .is_some_and(|hex| {
+            (hex.len() == 8 || hex.len() == 17)
+                && hex
+                    .chars()
+                    .all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase())
+        })
+}
+
 /// Why a Kubernetes label key or value is not valid, or `None` when it is.
 pub fn label_key_problem(key: &str) -> Option<String> {
     let (prefix, name) = match key.rsplit_once('/') {

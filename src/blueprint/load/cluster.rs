@@ -113,10 +113,29 @@ pub(super) fn decode_cluster(d: &mut Decoder, node: &Node, at: Span) -> Option<C
             (!v.starts_with("https://")).then(|| "must be an https:// URL".to_string())
         });
     }
-    if let Some(group) = &cluster_security_group {
-        check_literal(d, group, "cluster.clusterSecurityGroup", |v| {
-            (!v.starts_with("sg-")).then(|| "is not a security group ID".to_string())
-        });
+    let ids = [
+        (
+            &cluster_security_group,
+            "clusterSecurityGroup",
+            "sg",
+            "a security group ID",
+        ),
+        (
+            &control_plane_security_group,
+            "controlPlaneSecurityGroup",
+            "sg",
+            "a security group ID",
+        ),
+        (&vpc, "vpc", "vpc", "a VPC ID"),
+    ];
+    for (value, field, kind, what) in ids {
+        if let Some(value) = value {
+            check_literal(d, value, &format!("cluster.{field}"), |v| {
+                (!crate::blueprint::rules::is_ec2_id(kind, v)).then(|| {
+                    format!("is not {what}: `{kind}-` and 8 or 17 lower case hexadecimal digits")
+                })
+            });
+        }
     }
     if let Some(cidr) = &service_ipv6_cidr {
         check_literal(d, cidr, "cluster.serviceIpv6Cidr", |v| {

@@ -346,7 +346,7 @@ pub(super) fn decode_security_group_list(
         };
         let Some(source) = source else { continue };
         if let Source::Literal(id) = &source.value
-            && !id.starts_with("sg-")
+            && !crate::blueprint::rules::is_ec2_id("sg", id)
         {
             d.error(source.span, format!("`{id}` is not a security group ID"))
                 .help = Some(

@@ -197,7 +197,7 @@ pub fn import(
         .and_then(Node::as_seq)
         .and_then(|groups| groups.first())
         .and_then(text)
-        .or_else(|| path(input.root, &["vpc", "securityGroup"]).and_then(text));
+        .or_else(|| eksctl_id(ctx, input, "securityGroup", "sg", "a security group ID"));
     cluster.set(
         "controlPlaneSecurityGroup",
         value(control_plane_group, "ControlPlaneSecurityGroup"),
@@ -209,7 +209,7 @@ pub fn import(
         "vpc",
         value(
             from_described(&["resourcesVpcConfig", "vpcId"])
-                .or_else(|| path(input.root, &["vpc", "id"]).and_then(text)),
+                .or_else(|| eksctl_id(ctx, input, "id", "vpc", "a VPC ID")),
             "VpcId",
         ),
     );
@@ -220,6 +220,29 @@ pub fn import(
     }
     sections(ctx, entries);
     cluster
+}
+
+/// An ID of the eksctl file's `vpc` section; one that is no ID of its
+/// kind (eksctl's examples write `vpc-1234`) is a warning, and the
+/// blueprint takes a parameter instead.
+fn eksctl_id(
+    ctx: &mut Ctx,
+    input: &Input<'_>,
+    key: &str,
+    kind: &str,
+    what: &str,
+) -> Option<String> {
+    let node = path(input.root, &["vpc", key])?;
+    let id = text(node)?;
+    if crate::blueprint::rules::is_ec2_id(kind, &id) {
+        return Some(id);
+    }
+    ctx.note(
+        node.span,
+        format!("`vpc.{key}` `{id}` is not {what}: the blueprint takes a parameter instead"),
+        &format!("{what} is `{kind}-` and 8 or 17 lower case hexadecimal digits"),
+    );
+    None
 }
 
 /// The Kubernetes version: describe-cluster's, the eksctl file's, or

@@ -3,6 +3,7 @@
 //! `capacityReservation`, `instanceMarketOptions`, `bottlerocket`,
 //! `nodeRepairConfig`, `instancesDistribution` and `instanceSelector`.
 
+use super::addon_policies;
 use super::cluster::field;
 use super::node_group::{DEFAULT_VOLUME_SIZE, Group};
 use super::values::{boolean, copy, copy_text, partition_free, partition_free_tree, strings, text};
@@ -33,17 +34,6 @@ const STANDARD_POLICIES: &[&str] = &[
     "AmazonEC2ContainerRegistryReadOnly",
     "AmazonEC2ContainerRegistryPullOnly",
 ];
-
-/// eksctl's addon policies that are AWS managed policies, by name.
-const ADDON_MANAGED_POLICIES: &[(&str, &str)] = &[
-    ("imageBuilder", "AmazonEC2ContainerRegistryPowerUser"),
-    ("cloudWatch", "CloudWatchAgentServerPolicy"),
-    ("ebs", "service-role/AmazonEBSCSIDriverPolicy"),
-];
-
-fn managed_policy_arn(name: &str) -> String {
-    format!("arn:${{AWS::Partition}}:iam::aws:policy/{name}")
-}
 
 fn entries(node: &Node) -> &[(Key, Node)] {
     node.as_map().unwrap_or_default()
@@ -76,20 +66,20 @@ pub(super) fn iam(group: &mut Group<'_>, node: &Node) {
                     .map(|arn| partition_free(arn))
                     .collect();
                 if !extra.is_empty() {
-                    add_managed_policies(group, extra, origin);
+                    addon_policies::add_managed_policies(group, extra, origin);
                 }
             }
             "attachPolicy" => {
                 let origin = group.origin_below("iam", key);
                 let statements = field(value, "Statement").map(copy).map(|mut s| {
-                    if !matches!(s.value, crate::import::out::OutValue::Seq(_)) {
-                        s = Out::seq(vec![s]);
-                    }
                     partition_free_tree(&mut s);
-                    s
+                    match s.value {
+                        crate::import::out::OutValue::Seq(items) => items,
+                        _ => vec![s],
+                    }
                 });
                 match statements {
-                    Some(statements) => group.set_in("iam", "policyStatements", statements, origin),
+                    Some(statements) => addon_policies::add_statements(group, statements, origin),
                     None => {
                         group.unmapped_below("iam", key, "an inline policy needs a `Statement`")
                     }
@@ -116,73 +106,8 @@ pub(super) fn iam(group: &mut Group<'_>, node: &Node) {
                 let arn = text(value).map(|a| partition_free(&a)).unwrap_or_default();
                 group.set_in("iam", "permissionsBoundary", Out::str(&arn), origin);
             }
-            "withAddonPolicies" => addon_policies(group, value),
+            "withAddonPolicies" => addon_policies::addon_policies(group, value),
             _ => group.unknown_below("iam", key, IAM_FIELDS),
-        }
-    }
-}
-
-fn add_managed_policies(group: &mut Group<'_>, arns: Vec<String>, origin: usize) {
-    let iam = group.out.entry("iam", None);
-    let mut items = match iam.get("extraManagedPolicies").map(|p| p.value.clone()) {
-        Some(crate::import::out::OutValue::Seq(items)) => items,
-        _ => Vec::new(),
-    };
-    items.extend(arns.iter().map(|arn| Out::str(arn).from(origin)));
-    iam.set("extraManagedPolicies", Out::seq(items));
-}
-
-/// `iam.withAddonPolicies`: those that are AWS managed policies are added
-/// to the role; the others are eksctl's own inline policies, which the
-/// blueprint does not reproduce.
-fn addon_policies(group: &mut Group<'_>, node: &Node) {
-    for (key, value) in entries(node) {
-        if boolean(value) != Some(true) {
-            continue;
-        }
-        if let Some((_, policy)) = ADDON_MANAGED_POLICIES
-            .iter()
-            .find(|(addon, _)| *addon == key.name)
-        {
-            let origin = group.origin_below("iam.withAddonPolicies", key);
-            add_managed_policies(group, vec![managed_policy_arn(policy)], origin);
-        } else if key.name == "autoScaler" && !group.managed {
-            // The tags are carried by `clusterAutoscaler`; the permissions
-            // are the autoscaler's, documented by the cluster autoscaler.
-            let origin = group.origin_below("iam.withAddonPolicies", key);
-            let mut statement = Out::map();
-            statement.set("Effect", Out::str("Allow"));
-            statement.set(
-                "Action",
-                Out::strs(&[
-                    "autoscaling:DescribeAutoScalingGroups",
-                    "autoscaling:DescribeAutoScalingInstances",
-                    "autoscaling:DescribeLaunchConfigurations",
-                    "autoscaling:DescribeScalingActivities",
-                    "autoscaling:DescribeTags",
-                    "autoscaling:SetDesiredCapacity",
-                    "autoscaling:TerminateInstanceInAutoScalingGroup",
-                    "ec2:DescribeImages",
-                    "ec2:DescribeInstanceTypes",
-                    "ec2:DescribeLaunchTemplateVersions",
-                    "ec2:GetInstanceTypesFromInstanceRequirements",
-                    "eks:DescribeNodegroup",
-                ]),
-            );
-            statement.set("Resource", Out::str("*"));
-            let iam = group.out.entry("iam", None);
-            let mut items = match iam.get("policyStatements").map(|p| p.value.clone()) {
-                Some(crate::import::out::OutValue::Seq(items)) => items,
-                _ => Vec::new(),
-            };
-            items.push(statement.from(origin));
-            iam.set("policyStatements", Out::seq(items));
-        } else {
-            group.unmapped_below(
-                "iam.withAddonPolicies",
-                key,
-                "eksctl attaches its own inline policy for this add-on: give the add-on's service account a role (IRSA or Pod Identity), or write the statements in `iam.policyStatements`",
-            );
         }
     }
 }
@@ -515,13 +440,36 @@ pub(super) fn node_repair(group: &mut Group<'_>, _key: &Key, node: &Node) {
                     group.path
                 );
                 let item_origin = group.ctx.origin_at(item.span, &path, Some(group.index));
-                items.push(copy(item).from(item_origin));
+                items.push(repair_override(group, item, &path).from(item_origin));
             }
             group.set_in("nodeRepair", "overrides", Out::seq(items), origin);
         } else {
             group.set_in("nodeRepair", name, copy(value), origin);
         }
     }
+}
+
+/// eksctl's names for EKS's repair actions: eksctl documents `Terminate`
+/// and `Restart` and passes them on unchanged, but EKS (and CloudFormation's
+/// `AWS::EKS::Nodegroup`) takes `Replace` and `Reboot`.
+const REPAIR_ACTION_NAMES: &[(&str, &str)] = &[("Terminate", "Replace"), ("Restart", "Reboot")];
+
+/// A `nodeRepairConfigOverrides` item, its action under EKS's name.
+fn repair_override(group: &mut Group<'_>, item: &Node, path: &str) -> Out {
+    let mut out = copy(item);
+    let action = field(item, "repairAction");
+    let renamed = action
+        .and_then(text)
+        .and_then(|a| REPAIR_ACTION_NAMES.iter().find(|(eksctl, _)| *eksctl == a));
+    if let (Some(action), Some((eksctl, eks))) = (action, renamed) {
+        out.set("repairAction", Out::str(eks));
+        group.ctx.note(
+            action.span,
+            format!("`{path}.repairAction` `{eksctl}` is imported as `{eks}`, EKS's name for that action"),
+            "EKS's repair actions are `Replace`, `Reboot` and `NoAction`; eksctl passes its value on unchanged, which EKS refuses",
+        );
+    }
+    out
 }
 
 /// `instancesDistribution` (self-managed): instance types and the spot

@@ -3,6 +3,7 @@
 //! becomes a group with each field that has an eksynth equivalent; every
 //! other key is a warning at that key, never dropped silently.
 
+mod addon_policies;
 mod cluster;
 mod group_fields;
 mod node_group;
@@ -91,6 +92,10 @@ pub(super) struct Ctx {
     errors: Vec<Diagnostic>,
     /// `overrides:` entries for what only an override can carry.
     overrides: Vec<Out>,
+    /// The actions ending in `*` that eksctl grants and the blueprint
+    /// carries, with their eksctl key: eksynth warns about them (`W5007`),
+    /// and the blueprint accepts them with a suppression that names them.
+    wildcards: Vec<String>,
 }
 
 impl Ctx {
@@ -135,7 +140,7 @@ impl Ctx {
 
     /// A warning at `span` that is no unmapped field (a value chosen for
     /// the blueprint, for instance).
-    fn note(&mut self, span: Span, message: String, help: &str) {
+    pub(super) fn note(&mut self, span: Span, message: String, help: &str) {
         let diagnostic = Diagnostic::warning(&self.file, Some(span), message).with_help(help);
         self.warnings.push(Warning {
             diagnostic,
@@ -175,6 +180,7 @@ pub fn import(
         warnings: Vec::new(),
         errors: Vec::new(),
         overrides: Vec::new(),
+        wildcards: Vec::new(),
     };
     let Some(entries) = root.as_map() else {
         ctx.error(
@@ -317,7 +323,7 @@ fn settle(
     blueprint: &mut Out,
     header: &[String],
 ) -> Result<String, Vec<Diagnostic>> {
-    let mut suppressions: Vec<(&str, &str)> = Vec::new();
+    let mut suppressions: Vec<(&str, String)> = Vec::new();
     let mut removed = Vec::new();
     // Each round removes at least one origin, or ends.
     for _ in 0..=ctx.origins.len() + 2 {
@@ -386,7 +392,21 @@ fn settle(
                 {
                     suppressions.push((
                         "W0003",
-                        "cluster values imported as parameters that only self-managed groups use",
+                        "cluster values imported as parameters that only self-managed groups use"
+                            .into(),
+                    ));
+                    progress = true;
+                }
+                None if problem.code == Some("W5007")
+                    && !ctx.wildcards.is_empty()
+                    && !suppressions.iter().any(|(id, _)| *id == "W5007") =>
+                {
+                    suppressions.push((
+                        "W5007",
+                        format!(
+                            "imported from eksctl, whose configuration grants {}",
+                            ctx.wildcards.join(", ")
+                        ),
                     ));
                     progress = true;
                 }
