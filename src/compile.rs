@@ -59,6 +59,18 @@ impl Compiled {
     }
 }
 
+/// The blueprint field that writes the value at `path` (a finding's path,
+/// `Resources/Id/...`), or one of its parents.
+fn field_origin(field_origins: &indexmap::IndexMap<String, Span>, path: &str) -> Option<Span> {
+    let mut rest = path.strip_prefix("Resources/")?;
+    loop {
+        if let Some(span) = field_origins.get(rest) {
+            return Some(*span);
+        }
+        rest = &rest[..rest.rfind('/')?];
+    }
+}
+
 /// How a blueprint splits a stack that is too large, for the findings
 /// about a whole stack's size.
 const SPLIT_HELP: &str = "place node groups in stacks of their own with `stacks: perGroup`, or name stacks of groups: `stacks: {nodes-gpu: [gpu, gpu-large]}`; the shared resources stay in the main stack";
@@ -169,7 +181,8 @@ pub fn compile_with_overrides(
             let overridden = overrides.iter().rev().find(|o| o.covers(&finding.path));
             let span = match (overridden, finding.resource()) {
                 (Some(applied), _) => Some(applied.span),
-                (None, Some(id)) => stack.origins.get(id).copied(),
+                (None, Some(id)) => field_origin(&stack.field_origins, &finding.path)
+                    .or_else(|| stack.origins.get(id).copied()),
                 (None, None) => Some(stack.span),
             };
             let oversized = match finding.resource() {

@@ -67,7 +67,7 @@ fn the_share_of_node_groups_imported_whole_is_the_readme_s_and_does_not_fall() {
     let (complete, total) = measured();
     let percent = complete * 100 / total;
     // A ratchet: raise it as mappings are added (the goal is 80 %).
-    assert!(complete >= 61, "{complete} of {total} ({percent} %)");
+    assert!(complete >= 62, "{complete} of {total} ({percent} %)");
     let readme = std::fs::read_to_string("README.md").expect("README.md");
     let stated = format!("**{complete} of {total}** node group definitions ({percent} %)");
     assert!(

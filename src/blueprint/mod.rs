@@ -451,6 +451,10 @@ pub struct Imds {
     pub block_pods: bool,
     /// `InstanceMetadataTags: enabled`: the instance's tags in IMDS.
     pub instance_tags: bool,
+    /// Where `imds.httpTokens` and `imds.hopLimit` are written, for the
+    /// findings about them.
+    pub tokens_span: Option<Span>,
+    pub hop_limit_span: Option<Span>,
 }
 
 /// Launch template settings EC2 takes as written, checked against the
@@ -598,6 +602,8 @@ pub struct RollingUpdate {
     pub max_batch_size: u32,
     pub min_instances_in_service: u32,
     pub pause_time: String,
+    /// Where `updatePolicy.pauseTime` is written, when it is.
+    pub pause_time_span: Option<Span>,
 }
 
 /// What sends an AL2023 or AL2 node's signal to CloudFormation.

@@ -60,6 +60,10 @@ fn text(pieces: &[(&str, Option<&Expr>)]) -> Expr {
 pub struct Lowered {
     pub template: Template,
     pub origins: IndexMap<String, Span>,
+    /// Finer origins: a path under `Resources/` (`Id/Properties/...`) and
+    /// the blueprint field that writes the value there, for findings about
+    /// that value.
+    pub field_origins: IndexMap<String, Span>,
     /// For each resource, the index of the stack it belongs to
     /// ([`crate::blueprint::Blueprint::stacks`]).
     pub resource_stacks: IndexMap<String, usize>,
@@ -74,6 +78,7 @@ pub struct Lowered {
 pub fn lower(blueprint: &Blueprint) -> Result<Lowered, Error> {
     let mut template = Template::default();
     let mut origins = IndexMap::new();
+    let mut field_origins = IndexMap::new();
     let group_names: Vec<&str> = blueprint
         .node_groups
         .iter()
@@ -206,7 +211,9 @@ pub fn lower(blueprint: &Blueprint) -> Result<Lowered, Error> {
                 ("NodegroupArn", "The managed node group ARN", Some("Arn")),
             ),
         };
+        let first = origins.len();
         record_origins(&template, &mut origins, group.name.span);
+        record_field_origins(&template, first, group, &mut field_origins);
 
         let identity_id = &group.identity;
         if let Some(role) = &identity.role {
@@ -266,6 +273,7 @@ pub fn lower(blueprint: &Blueprint) -> Result<Lowered, Error> {
     Ok(Lowered {
         template,
         origins,
+        field_origins,
         resource_stacks,
         output_stacks,
         oversized_user_data,
@@ -303,6 +311,40 @@ fn record_stack(
 fn record_origins(template: &Template, origins: &mut IndexMap<String, Span>, span: Span) {
     for id in template.resources.keys().skip(origins.len()) {
         origins.insert(id.clone(), span);
+    }
+}
+
+/// Records where `group`'s fields that findings are about are written,
+/// for its resources from index `first` on.
+fn record_field_origins(
+    template: &Template,
+    first: usize,
+    group: &NodeGroup,
+    field_origins: &mut IndexMap<String, Span>,
+) {
+    for (id, resource) in template.resources.iter().skip(first) {
+        let fields: &[(&str, Option<Span>)] = match resource.kind.as_str() {
+            "AWS::EC2::LaunchTemplate" => &[
+                (
+                    "Properties/LaunchTemplateData/MetadataOptions/HttpTokens",
+                    group.imds.tokens_span,
+                ),
+                (
+                    "Properties/LaunchTemplateData/MetadataOptions/HttpPutResponseHopLimit",
+                    group.imds.hop_limit_span,
+                ),
+            ],
+            "AWS::AutoScaling::AutoScalingGroup" => &[(
+                "UpdatePolicy/AutoScalingRollingUpdate/PauseTime",
+                group.update.pause_time_span,
+            )],
+            _ => &[],
+        };
+        for (path, span) in fields {
+            if let Some(span) = span {
+                field_origins.insert(format!("{id}/{path}"), *span);
+            }
+        }
     }
 }
 

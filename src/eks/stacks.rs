@@ -29,6 +29,8 @@ pub struct LoweredStack {
     pub span: Span,
     pub template: Template,
     pub origins: IndexMap<String, Span>,
+    /// As [`super::Lowered::field_origins`], for this stack's resources.
+    pub field_origins: IndexMap<String, Span>,
 }
 
 /// Splits `lowered` into the blueprint's stacks, main stack first. A
@@ -37,6 +39,7 @@ pub fn split(lowered: Lowered, blueprint: &Blueprint) -> Vec<LoweredStack> {
     let Lowered {
         template: whole,
         origins,
+        field_origins,
         resource_stacks,
         output_stacks,
         ..
@@ -49,6 +52,7 @@ pub fn split(lowered: Lowered, blueprint: &Blueprint) -> Vec<LoweredStack> {
             span: spec.span,
             template: whole,
             origins,
+            field_origins,
         }];
     }
     let mut templates: Vec<Template> = specs
@@ -120,6 +124,14 @@ pub fn split(lowered: Lowered, blueprint: &Blueprint) -> Vec<LoweredStack> {
                 .resources
                 .keys()
                 .filter_map(|id| origins.get(id).map(|span| (id.clone(), *span)))
+                .collect(),
+            field_origins: field_origins
+                .iter()
+                .filter(|(path, _)| {
+                    let id = path.split('/').next().unwrap_or(path);
+                    template.resources.contains_key(id)
+                })
+                .map(|(path, span)| (path.clone(), *span))
                 .collect(),
             template,
         })

@@ -278,6 +278,7 @@ pub(super) fn resolve_group(
             .pause_time
             .as_ref()
             .map_or_else(|| signal_timeout.clone(), |p| p.value.clone()),
+        pause_time_span: spec.update.pause_time.as_ref().map(|p| p.span),
     };
 
     let existing = match (&spec.iam.role_name, &spec.iam.instance_profile_arn) {
@@ -333,6 +334,8 @@ pub(super) fn resolve_group(
         hop_limit: spec.imds.hop_limit.as_ref().map_or(1, |h| h.value),
         block_pods: spec.imds.block_pods.as_ref().is_some_and(|b| b.value),
         instance_tags: super::networking::check_instance_tags(d, &spec, is_managed),
+        tokens_span: spec.imds.tokens_required.as_ref().map(|t| t.span),
+        hop_limit_span: spec.imds.hop_limit.as_ref().map(|h| h.span),
     };
 
     // The Auto Scaling group carries the Name and cluster tags, the user's

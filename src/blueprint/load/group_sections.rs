@@ -455,12 +455,6 @@ pub(super) fn decode_imds(d: &mut Decoder, node: &Node) -> ImdsSpec {
     let tokens = f
         .get("httpTokens")
         .and_then(|n| d.choice("imds.httpTokens", n, HTTP_TOKENS));
-    if let Some(tokens) = &tokens
-        && !tokens.value
-    {
-        d.warning(tokens.span, "`imds.httpTokens: optional` allows IMDSv1, which SSRF bugs can exploit to steal node credentials")
-                .help = Some("keep the default `required` unless an agent on the node cannot use IMDSv2".into());
-    }
     let hop_limit = f.get("hopLimit").and_then(|n| {
         let value = d.integer("imds.hopLimit", n, 1, 3);
         if value.is_none()

@@ -369,6 +369,24 @@ fn settle(
                 .span
                 .and_then(|span| emitted.origins.get(span.line.saturating_sub(1)).copied())
                 .flatten();
+            // eksctl's `disableIMDSv1: false` is carried as written: the
+            // blueprint allows IMDSv1 and says why its warning is accepted.
+            let imdsv1 = origin.filter(|o| {
+                problem.code == Some("W5001") && ctx.origins[*o].1.ends_with(".disableIMDSv1")
+            });
+            if let Some(origin) = imdsv1 {
+                if !suppressions.iter().any(|(id, _)| *id == "W5001") {
+                    suppressions.push((
+                        "W5001",
+                        format!(
+                            "imported from eksctl, whose `{}: false` allows IMDSv1",
+                            ctx.origins[origin].1
+                        ),
+                    ));
+                    progress = true;
+                }
+                continue;
+            }
             match origin {
                 Some(origin) if !removed.contains(&origin) => {
                     removed.push(origin);
