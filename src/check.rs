@@ -87,7 +87,8 @@ fn judged(finding: &Finding, reading: &crate::cfn::read::Reading) -> bool {
         return true;
     }
     match finding.id {
-        "E2001" | "E2002" | "E2003" | "E2004" | "E2005" | "E2006" => false,
+        // What the transform adds (SAM's `Globals`...) may use them.
+        "E2001" | "E2002" | "E2003" | "E2004" | "E2005" | "E2006" | "W9004" | "W9005" => false,
         "W1000" => !finding.resource().is_some_and(|id| {
             reading.template.resources.get(id).is_some_and(|resource| {
                 !resource.kind.starts_with("AWS::")
@@ -96,6 +97,11 @@ fn judged(finding: &Finding, reading: &crate::cfn::read::Reading) -> bool {
         }),
         _ => true,
     }
+}
+
+/// Whether reading left something unchecked (a note `I0005`).
+fn unchecked(reading: &crate::cfn::read::Reading) -> bool {
+    reading.diagnostics.iter().any(|d| d.code == Some("I0005"))
 }
 
 /// Validates one file, whatever it is. Problems reading it as a blueprint
@@ -137,6 +143,9 @@ pub fn check_file(file: &Arc<SourceFile>, schemas: &SchemaSet) -> Report {
     )
     .into_iter()
     .filter(|finding| judged(finding, &reading))
+    // What is not read (the `Rules` section, an intrinsic deletion
+    // policy...) may be what uses a parameter or a condition.
+    .filter(|finding| !matches!(finding.id, "W9004" | "W9005") || !unchecked(&reading))
     .collect();
     let mut diagnostics = coded(reading.diagnostics, "E0002");
     diagnostics.extend(

@@ -71,6 +71,10 @@ fn field_origin(field_origins: &indexmap::IndexMap<String, Span>, path: &str) ->
     }
 }
 
+/// Findings the blueprint loader reports itself, at the field that asks for
+/// them (`associatePublicIpAddress`), unless an override made them.
+const SAID_BY_THE_LOADER: &[&str] = &["W8006"];
+
 /// How a blueprint splits a stack that is too large, for the findings
 /// about a whole stack's size.
 const SPLIT_HELP: &str = "place node groups in stacks of their own with `stacks: perGroup`, or name stacks of groups: `stacks: {nodes-gpu: [gpu, gpu-large]}`; the shared resources stay in the main stack";
@@ -179,6 +183,10 @@ pub fn compile_with_overrides(
         for finding in &findings {
             // A finding about what an override changed is the override's.
             let overridden = overrides.iter().rev().find(|o| o.covers(&finding.path));
+            // The loader already warned at the blueprint's own field.
+            if SAID_BY_THE_LOADER.contains(&finding.id) && overridden.is_none() {
+                continue;
+            }
             let span = match (overridden, finding.resource()) {
                 (Some(applied), _) => Some(applied.span),
                 (None, Some(id)) => field_origin(&stack.field_origins, &finding.path)
@@ -380,6 +388,17 @@ pub fn template_span(root: &syntax::Node, path: &str) -> Option<Span> {
     let mut node = root;
     let mut span = None;
     for segment in path.split('/').filter(|s| !s.is_empty()) {
+        // A short-form intrinsic (`!If [...]`) is the function and its
+        // arguments in one node: its long-form key leads to the same node.
+        let function = segment.strip_prefix("Fn::").unwrap_or(segment);
+        if node
+            .tag
+            .as_deref()
+            .map(|tag| tag.strip_prefix('!').unwrap_or(tag))
+            .is_some_and(|tag| tag == function)
+        {
+            continue;
+        }
         let next =
             match &node.value {
                 syntax::Value::Map(entries) => entries
@@ -404,4 +423,23 @@ pub fn template_span(root: &syntax::Node, path: &str) -> Option<Span> {
         }
     }
     span
+}
+
+#[cfg(test)]
+mod tests {
+    use super::template_span;
+    use crate::source::SourceFile;
+
+    #[test]
+    fn a_path_through_a_short_form_if_reaches_the_branch() {
+        let file = SourceFile::new(
+            "t.yaml",
+            "Resources:\n  A:\n    Properties:\n      Count: !If [C, 1, many]\n",
+        );
+        let root = crate::syntax::parse(&file).map_err(|d| d.message.clone());
+        let span = root
+            .ok()
+            .and_then(|root| template_span(&root, "Resources/A/Properties/Count/Fn::If/2"));
+        assert_eq!(span.map(|s| (s.line, s.column)), Some((4, 25)));
+    }
 }

@@ -187,8 +187,12 @@ fn generated() -> Vec<Case> {
     let mut parameters = String::from("Parameters:\n");
     (0..201)
         .for_each(|i| parameters.push_str(&format!("  P{i}:\n    Type: String\n    Default: x\n")));
-    parameters.push_str("Resources:\n");
-    parameters.push_str(&group(0));
+    // Every parameter used, so that only the count is wrong.
+    let used: Vec<String> = (0..201).map(|i| format!("!Ref P{i}")).collect();
+    parameters.push_str(&format!(
+        "Resources:\n  Sg0: {{Type: AWS::EC2::SecurityGroup, Properties: {{GroupDescription: !Join ['', [{}]]}}}}\n",
+        used.join(", ")
+    ));
 
     let mut outputs = String::from("Resources:\n");
     outputs.push_str(&group(0));

@@ -5,13 +5,19 @@
 //! It works on the `cfn::Template` model only, so a template read from any
 //! file is checked the same way as one eksynth synthesized.
 
+mod attributes;
+mod branches;
 mod catalogs;
+mod eks;
 mod extensions;
+mod identifiers;
+mod parameters;
 mod policies;
 mod quotas;
 mod references;
 pub mod schema;
 mod security;
+mod structure;
 mod tags;
 mod volumes;
 
@@ -142,7 +148,7 @@ pub const FINDINGS: &[(&str, &str)] = &[
     ),
     (
         "E4002",
-        "`MinSize`, `DesiredCapacity` and `MaxSize` out of order",
+        "an Auto Scaling group's or a node group's sizes out of order (`MinSize`, `DesiredCapacity` or `DesiredSize`, `MaxSize`)",
     ),
     ("W4003", "a rolling update together with a replacing update"),
     (
@@ -202,6 +208,52 @@ pub const FINDINGS: &[(&str, &str)] = &[
         "a Lambda runtime with which functions can no longer be created or updated",
     ),
     ("W7008", "a deprecated Lambda runtime"),
+    ("E8001", "an access entry type EKS does not know"),
+    (
+        "E8002",
+        "`KubernetesGroups` or `AccessPolicies` on an access entry that is not `STANDARD`",
+    ),
+    (
+        "E8003",
+        "an access entry username with a prefix EKS reserves",
+    ),
+    (
+        "E8004",
+        "a launch template's instance profile given by both `Arn` and `Name`",
+    ),
+    (
+        "E8005",
+        "an Auto Scaling group with neither subnets nor Availability Zones",
+    ),
+    ("W8006", "nodes with public IP addresses"),
+    (
+        "E9001",
+        "a resource attribute (`CreationPolicy`, `UpdatePolicy`, `Metadata`) with a key or value its resource type does not take",
+    ),
+    ("E9002", "a parameter type CloudFormation does not know"),
+    (
+        "E9003",
+        "a parameter default that its own constraints refuse",
+    ),
+    ("W9004", "a parameter nothing uses"),
+    ("W9005", "a condition nothing uses"),
+    (
+        "E9006",
+        "a condition that is not a boolean function or another condition",
+    ),
+    ("E9007", "two outputs export the same name"),
+    (
+        "E9008",
+        "a logical ID that names both a parameter and a resource",
+    ),
+    (
+        "E9009",
+        "two resources of one type with the same primary identifier (two roles with one `RoleName`)",
+    ),
+    (
+        "E9010",
+        "`${Name}` in a plain string, where only `Fn::Sub` fills it in",
+    ),
 ];
 
 /// Finding IDs that were renamed, and their new names: a suppression of
@@ -248,6 +300,11 @@ pub fn validate(template: &Template, context: &Context<'_>) -> Vec<Finding> {
     volumes::check(template, &mut findings);
     extensions::check(template, &mut findings);
     catalogs::check(template, &mut findings);
+    attributes::check(template, &mut findings);
+    parameters::check(template, &mut findings);
+    structure::check(template, &mut findings);
+    identifiers::check(template, context.schemas, &mut findings);
+    eks::check(template, &mut findings);
     findings.sort_by(|a, b| (&a.path, a.id, &a.message).cmp(&(&b.path, b.id, &b.message)));
     findings.dedup();
     findings
@@ -350,7 +407,7 @@ fn schema_checks(template: &Template, schemas: &SchemaSet, findings: &mut Vec<Fi
                 .help("deploy the template `package` writes, not this one"),
             );
         }
-        let Some(errors) = schemas.validate(kind, &properties) else {
+        let Some(errors) = branches::validate(schemas, kind, &properties) else {
             findings.push(
                 Finding::new(
                     "W1000",

@@ -1,7 +1,7 @@
 //! EBS volumes whose size, IOPS or throughput their type does not allow
-//! (`E6002`): the launch templates' block device mappings and
-//! `AWS::EC2::Volume`, checked against the limits in `crate::ebs` when every
-//! setting is a literal.
+//! (`E6002`): the block device mappings of launch templates, instances and
+//! launch configurations, and `AWS::EC2::Volume`, checked against the
+//! limits in `crate::ebs` when every setting is a literal.
 
 use indexmap::IndexMap;
 
@@ -17,24 +17,35 @@ pub fn check(template: &Template, findings: &mut Vec<Finding>) {
                 let Some(Expr::Map(data)) = resource.properties.get("LaunchTemplateData") else {
                     continue;
                 };
-                let Some(Expr::List(mappings)) = data.get("BlockDeviceMappings") else {
-                    continue;
-                };
-                for (i, mapping) in mappings.iter().enumerate() {
-                    if let Expr::Map(mapping) = mapping
-                        && let Some(Expr::Map(ebs)) = mapping.get("Ebs")
-                    {
-                        // Without a type, the volume takes the image's: unknown here.
-                        let path = format!("{base}/LaunchTemplateData/BlockDeviceMappings/{i}/Ebs");
-                        check_volume(ebs, None, "VolumeSize", &path, findings);
-                    }
-                }
+                let base = format!("{base}/LaunchTemplateData");
+                check_mappings(data, &base, findings);
+            }
+            // The same block device mappings, on an instance or a launch
+            // configuration.
+            "AWS::EC2::Instance" | "AWS::AutoScaling::LaunchConfiguration" => {
+                check_mappings(&resource.properties, &base, findings);
             }
             // A volume without a type is gp2.
             "AWS::EC2::Volume" => {
                 check_volume(&resource.properties, Some("gp2"), "Size", &base, findings)
             }
             _ => {}
+        }
+    }
+}
+
+/// The EBS volumes of `BlockDeviceMappings` under `parent`.
+fn check_mappings(parent: &IndexMap<String, Expr>, base: &str, findings: &mut Vec<Finding>) {
+    let Some(Expr::List(mappings)) = parent.get("BlockDeviceMappings") else {
+        return;
+    };
+    for (i, mapping) in mappings.iter().enumerate() {
+        if let Expr::Map(mapping) = mapping
+            && let Some(Expr::Map(ebs)) = mapping.get("Ebs")
+        {
+            // Without a type, the volume takes the image's: unknown here.
+            let path = format!("{base}/BlockDeviceMappings/{i}/Ebs");
+            check_volume(ebs, None, "VolumeSize", &path, findings);
         }
     }
 }

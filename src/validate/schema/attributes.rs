@@ -63,6 +63,20 @@ impl SchemaSet {
         Some(names)
     }
 
+    /// The top-level properties that identify a resource of the type
+    /// (`primaryIdentifier`), or `None` when one of them is not a
+    /// top-level property.
+    pub fn primary_identifier(&self, resource_type: &str) -> Option<Vec<String>> {
+        let paths = self.property_paths(resource_type, "primaryIdentifier")?;
+        paths
+            .into_iter()
+            .map(|path| match path.as_slice() {
+                [one] => Some(one.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// The `/properties/...` pointers listed under `key`, as unescaped
     /// segments below `properties`; anything else is ignored.
     fn property_paths(&self, resource_type: &str, key: &str) -> Option<Vec<Vec<String>>> {

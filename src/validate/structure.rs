@@ -1,0 +1,283 @@
+//! The template's own structure, beyond references: conditions that are
+//! never used (`W9005`) or are not boolean functions (`E9006`), export
+//! names used twice (`E9007`), a logical ID that names both a parameter and
+//! a resource (`E9008`), and `${Name}` written in a plain string where only
+//! `Fn::Sub` would fill it in (`E9010`).
+
+use std::collections::HashSet;
+
+use super::Finding;
+use crate::cfn::{Expr, Pseudo, Template};
+
+pub fn check(template: &Template, findings: &mut Vec<Finding>) {
+    conditions(template, findings);
+    exports(template, findings);
+    shared_names(template, findings);
+    sub_needed(template, findings);
+}
+
+/// Every condition name `expr` uses: `Fn::If`'s and `{"Condition": name}`.
+fn collect_conditions<'a>(expr: &'a Expr, used: &mut HashSet<&'a str>) {
+    match expr {
+        Expr::If { condition, .. } | Expr::Condition(condition) => {
+            used.insert(condition);
+        }
+        // `Condition: Other` as a whole condition, read as a mapping.
+        Expr::Map(entries) if entries.len() == 1 => {
+            if let Some(Expr::String(name)) = entries.get("Condition") {
+                used.insert(name);
+            }
+        }
+        _ => {}
+    }
+    for (_, child) in expr.children() {
+        collect_conditions(child, used);
+    }
+}
+
+fn conditions(template: &Template, findings: &mut Vec<Finding>) {
+    let mut used = HashSet::new();
+    for resource in template.resources.values() {
+        if let Some(condition) = &resource.condition {
+            used.insert(condition.as_str());
+        }
+        for value in resource.properties.values().chain(
+            [
+                &resource.metadata,
+                &resource.creation_policy,
+                &resource.update_policy,
+            ]
+            .into_iter()
+            .flatten(),
+        ) {
+            collect_conditions(value, &mut used);
+        }
+    }
+    for output in template.outputs.values() {
+        if let Some(condition) = &output.condition {
+            used.insert(condition.as_str());
+        }
+        collect_conditions(&output.value, &mut used);
+        if let Some(export) = &output.export {
+            collect_conditions(export, &mut used);
+        }
+    }
+    for (name, condition) in &template.conditions {
+        let mut inner = HashSet::new();
+        collect_conditions(condition, &mut inner);
+        // A condition that only uses itself is still unused.
+        inner.remove(name.as_str());
+        used.extend(inner);
+    }
+    for (name, condition) in &template.conditions {
+        let path = format!("Conditions/{name}");
+        if !used.contains(name.as_str()) {
+            findings.push(
+                Finding::new(
+                    "W9005",
+                    path.clone(),
+                    format!("condition `{name}` is not used"),
+                )
+                .help(
+                    "remove it, or use it in a resource's `Condition`, an output's or a `Fn::If`",
+                ),
+            );
+        }
+        check_boolean(condition, &path, findings);
+    }
+}
+
+/// A condition is a boolean function (`Fn::Equals`, `Fn::And`, `Fn::Or`,
+/// `Fn::Not`) or another condition, and so is each argument of `Fn::And`,
+/// `Fn::Or` and `Fn::Not`.
+fn check_boolean(condition: &Expr, path: &str, findings: &mut Vec<Finding>) {
+    let arguments: Vec<(String, &Expr)> = match condition {
+        Expr::Equals(..) | Expr::Condition(_) | Expr::Bool(_) => return,
+        Expr::And(items) => numbered("Fn::And", items.iter()),
+        Expr::Or(items) => numbered("Fn::Or", items.iter()),
+        Expr::Not(inner) => vec![("Fn::Not/0".to_string(), inner.as_ref())],
+        // An intrinsic eksynth does not know, kept as its mapping, is not
+        // judged; `Condition: Other` is a condition.
+        Expr::Map(entries)
+            if entries.len() == 1
+                && entries.iter().all(|(key, value)| {
+                    key.starts_with("Fn::")
+                        || key == "Condition" && matches!(value, Expr::String(_))
+                }) =>
+        {
+            return;
+        }
+        _ => Vec::new(),
+    };
+    if arguments.is_empty() && !matches!(condition, Expr::And(_) | Expr::Or(_)) {
+        findings.push(
+            Finding::new(
+                "E9006",
+                path,
+                format!(
+                    "a condition must be `Fn::Equals`, `Fn::And`, `Fn::Or`, `Fn::Not` or another condition, found {}",
+                    what(condition)
+                ),
+            )
+            .help("compare values with `Fn::Equals`, e.g. `!Equals [!Ref Environment, prod]`"),
+        );
+        return;
+    }
+    for (segment, argument) in arguments {
+        check_boolean(argument, &format!("{path}/{segment}"), findings);
+    }
+}
+
+fn numbered<'a>(name: &str, items: impl Iterator<Item = &'a Expr>) -> Vec<(String, &'a Expr)> {
+    items
+        .enumerate()
+        .map(|(i, item)| (format!("{name}/{i}"), item))
+        .collect()
+}
+
+/// What a value is, intrinsics by name, for messages.
+fn what(value: &Expr) -> String {
+    let name = match value {
+        Expr::Ref(_) => "Ref",
+        Expr::GetAtt { .. } => "Fn::GetAtt",
+        Expr::Sub { .. } => "Fn::Sub",
+        Expr::Base64(_) => "Fn::Base64",
+        Expr::Join { .. } => "Fn::Join",
+        Expr::If { .. } => "Fn::If",
+        Expr::Select { .. } => "Fn::Select",
+        Expr::Split { .. } => "Fn::Split",
+        Expr::GetAZs(_) => "Fn::GetAZs",
+        Expr::ImportValue(_) => "Fn::ImportValue",
+        Expr::FindInMap { .. } => "Fn::FindInMap",
+        Expr::Cidr { .. } => "Fn::Cidr",
+        _ => return super::attributes::describe(value).to_string(),
+    };
+    format!("`{name}`")
+}
+
+/// Export names are unique in a region's account: two outputs of one
+/// template that export the same name fail the stack.
+fn exports(template: &Template, findings: &mut Vec<Finding>) {
+    let mut seen: Vec<(&Expr, &str)> = Vec::new();
+    for (name, output) in &template.outputs {
+        let Some(export) = &output.export else {
+            continue;
+        };
+        // Outputs under conditions may never exist together.
+        if output.condition.is_some() {
+            continue;
+        }
+        match seen.iter().find(|(other, _)| *other == export) {
+            Some((_, first)) => findings.push(
+                Finding::new(
+                    "E9007",
+                    format!("Outputs/{name}/Export/Name"),
+                    format!("output `{name}` exports the same name as output `{first}`"),
+                )
+                .help("each export name must be unique; give one of them another name"),
+            ),
+            None => seen.push((export, name)),
+        }
+    }
+}
+
+/// Parameters and resources share one namespace of logical IDs.
+fn shared_names(template: &Template, findings: &mut Vec<Finding>) {
+    for id in template.resources.keys() {
+        if template.parameters.contains_key(id) {
+            findings.push(
+                Finding::new(
+                    "E9008",
+                    format!("Resources/{id}"),
+                    format!("`{id}` names both a parameter and a resource"),
+                )
+                .help("logical IDs are unique across parameters and resources; rename one of them"),
+            );
+        }
+    }
+}
+
+/// `${Name}` in a plain string: CloudFormation passes it on as written,
+/// unless the string is a `Fn::Sub`. Reported only when `Name` is
+/// something `Fn::Sub` would fill in (a parameter, a resource, a pseudo
+/// parameter or a resource's attribute), since `${...}` is common in
+/// scripts and IAM policy variables.
+fn sub_needed(template: &Template, findings: &mut Vec<Finding>) {
+    let resolves = |name: &str| {
+        let name = name.trim();
+        if template.parameters.contains_key(name)
+            || template.resources.contains_key(name)
+            || Pseudo::from_name(name).is_some()
+        {
+            return true;
+        }
+        name.split_once('.')
+            .is_some_and(|(resource, _)| template.resources.contains_key(resource))
+    };
+    let mut visit = |expr: &Expr, path: &str| {
+        let Expr::String(text) = expr else {
+            return;
+        };
+        if let Some(variable) = variables(text).into_iter().find(|v| resolves(v)) {
+            findings.push(
+                Finding::new(
+                    "E9010",
+                    path,
+                    format!("`${{{variable}}}` is in a plain string, so it is not filled in"),
+                )
+                .help(
+                    "make the string a `Fn::Sub` (`!Sub`), or write `${!...}` for a literal `${`",
+                ),
+            );
+        }
+    };
+    for (id, resource) in &template.resources {
+        // A state machine fills its `DefinitionSubstitutions` in itself.
+        if resource.kind == "AWS::StepFunctions::StateMachine"
+            && resource.properties.contains_key("DefinitionSubstitutions")
+        {
+            continue;
+        }
+        for (key, value) in &resource.properties {
+            // A nested template's body is a template of its own.
+            if key == "TemplateBody" {
+                continue;
+            }
+            super::walk(
+                value,
+                &mut format!("Resources/{id}/Properties/{key}"),
+                &mut visit,
+            );
+        }
+    }
+    for (name, output) in &template.outputs {
+        super::walk(
+            &output.value,
+            &mut format!("Outputs/{name}/Value"),
+            &mut visit,
+        );
+    }
+}
+
+/// The names inside `${...}` of a plain string, `${!Literal}` left out.
+fn variables(text: &str) -> Vec<&str> {
+    let mut found = Vec::new();
+    let mut rest = text;
+    while let Some(start) = rest.find("${") {
+        let after = &rest[start + 2..];
+        let Some(end) = after.find('}') else {
+            break;
+        };
+        let name = &after[..end];
+        if !name.starts_with('!')
+            && !name.is_empty()
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | ':' | '.'))
+        {
+            found.push(name);
+        }
+        rest = &after[end + 1..];
+    }
+    found
+}
