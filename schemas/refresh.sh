@@ -1,23 +1,36 @@
 #!/usr/bin/env bash
-# Re-vendors the CloudFormation provider schemas eksynth validates against,
-# from the cfn-lint package on PyPI (its patched copies of the AWS registry
-# schemas, MIT-0). Run from anywhere: `schemas/refresh.sh`.
+# Re-vendors the CloudFormation provider schemas eksynth validates against:
+# every resource type of cfn-lint's us-east-1 provider (its patched copies of
+# the AWS registry schemas, MIT-0), from the cfn-lint package on PyPI. Run
+# from anywhere: `schemas/refresh.sh`.
 #
-# What it does: makes a throwaway venv, installs exactly cfn-lint==$CFN_LINT_VERSION
-# (without dependencies: only the data files are used), looks every type in
-# TYPES up in the us-east-1 providers index and copies the schema file byte
-# for byte to resources/<type, :: -> _, lowercased>.json, then writes
-# manifest.txt. Types not listed here are never copied.
+# What it does: makes a throwaway venv, installs exactly
+# cfn-lint==$CFN_LINT_VERSION (without dependencies: only the data files are
+# used), reads the us-east-1 providers index and writes, from the schema
+# files it names, byte for byte:
+#   resources.zip  every schema as <type, :: -> _, lowercased>.json,
+#                  deflated one by one (so one can be inflated alone; the
+#                  STORED types eksynth emits are not compressed at all), in
+#                  type order, with fixed dates: the same input gives the
+#                  same bytes
+#   manifest.txt   type, archive member, cfn-lint file, bytes, SHA-256
+#   index.rs       the table the binary looks types up in: type, the
+#                  member's data as offset and length in the archive,
+#                  inflated length, deflated or stored
+#   attributes.json the types whose settable properties `Fn::GetAtt` reads
+#                  too, which their schemas do not say: the two tables of
+#                  cfn-lint's cfnlint/schema/_getatts.py, read as data
 #
-# After a refresh: update the version in README.md, keep the include_str!
-# table in src/validate/schema/mod.rs in step with TYPES, and run
-# `cargo test --test schema`.
+# After a refresh: update the version and date in README.md and run
+# `cargo test --test schema` (it checks the three files agree, hash by hash).
 set -euo pipefail
 
 CFN_LINT_VERSION="1.58.0"
 REGION="us-east-1"
 
-TYPES=(
+# The types eksynth's own templates use: stored in the archive without
+# compression, so that compiling a blueprint inflates nothing.
+STORED=(
   AWS::AutoScaling::AutoScalingGroup
   AWS::AutoScaling::LifecycleHook
   AWS::AutoScaling::ScheduledAction
@@ -71,16 +84,14 @@ if [[ ! -f "$data/providers/$REGION.json" ]]; then
   exit 1
 fi
 
-# Start from an empty resources/ so a type dropped from TYPES disappears too.
-rm -rf "$here/resources"
-mkdir -p "$here/resources"
-
 # The index maps "AWS::X::Y" to a content-hash file name in resources/.
-# Python does the JSON reading and the copying; bash owns the list.
-"$work/venv/bin/python" - "$data" "$REGION" "$here" "$CFN_LINT_VERSION" "${TYPES[@]}" <<'PY'
-import hashlib, json, os, shutil, sys
+"$work/venv/bin/python" - "$data" "$REGION" "$here" "$CFN_LINT_VERSION" "${STORED[@]}" <<'PY'
+import hashlib, json, os, sys, zipfile
 
-data, region, out, version, *types = sys.argv[1:]
+data, region, out, version, *stored = sys.argv[1:]
+missing = sorted(set(stored) - set(json.load(open(os.path.join(data, "providers", region + ".json")))))
+if missing:
+    sys.exit("refresh.sh: not in the providers index: " + ", ".join(missing))
 with open(os.path.join(data, "providers", region + ".json")) as f:
     index = json.load(f)
 try:
@@ -89,33 +100,84 @@ try:
 except FileNotFoundError:
     schema_date = "unknown"
 
-lines = [
-    f"# cfn-lint {version}, cfnlint/data/schemas/providers/{region}.json, schema_date {schema_date}",
-    "# type\tvendored file\tcfn-lint file\tbytes\tsha256",
-]
-missing = []
-for type_name in sorted(types):
-    if type_name not in index:
-        missing.append(type_name)
-        continue
-    source = os.path.join(data, "resources", index[type_name] + ".json")
-    target_name = type_name.replace("::", "_").lower() + ".json"
-    target = os.path.join(out, "resources", target_name)
-    shutil.copyfile(source, target)
-    with open(target, "rb") as f:
-        body = f.read()
-    declared = json.loads(body).get("typeName")
-    if declared != type_name:
-        sys.exit(f"refresh.sh: {source} declares typeName {declared!r}, expected {type_name!r}")
-    lines.append(
-        f"{type_name}\tresources/{target_name}\tresources/{index[type_name]}.json"
-        f"\t{len(body)}\t{hashlib.sha256(body).hexdigest()}"
-    )
-if missing:
-    sys.exit("refresh.sh: not in the providers index: " + ", ".join(missing))
+origin = f"cfn-lint {version}, cfnlint/data/schemas/providers/{region}.json, schema_date {schema_date}"
+manifest = [origin, "# type\tarchive member\tcfn-lint file\tbytes\tsha256"]
+members = {}
+archive_path = os.path.join(out, "resources.zip")
+with zipfile.ZipFile(archive_path + ".tmp", "w") as archive:
+    for type_name in sorted(index):
+        source = os.path.join(data, "resources", index[type_name] + ".json")
+        with open(source, "rb") as f:
+            body = f.read()
+        declared = json.loads(body).get("typeName")
+        if declared != type_name:
+            sys.exit(f"refresh.sh: {source} declares typeName {declared!r}, expected {type_name!r}")
+        name = type_name.replace("::", "_").lower() + ".json"
+        if name in members:
+            sys.exit(f"refresh.sh: {type_name} and {members[name]} would share {name}")
+        members[name] = type_name
+        info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+        info.compress_type = zipfile.ZIP_STORED if type_name in stored else zipfile.ZIP_DEFLATED
+        info.external_attr = 0o644 << 16
+        archive.writestr(info, body, compresslevel=9)
+        manifest.append(
+            f"{type_name}\t{name}\tresources/{index[type_name]}.json"
+            f"\t{len(body)}\t{hashlib.sha256(body).hexdigest()}"
+        )
+os.replace(archive_path + ".tmp", archive_path)
+
+# Where each member's deflated bytes start: after its local header, whose
+# length depends on its name and extra field.
+rows = []
+with open(archive_path, "rb") as f:
+    raw = f.read()
+with zipfile.ZipFile(archive_path) as archive:
+    for info in archive.infolist():
+        header = info.header_offset
+        if raw[header:header + 4] != b"PK\x03\x04":
+            sys.exit(f"refresh.sh: no local header for {info.filename}")
+        name_length = int.from_bytes(raw[header + 26:header + 28], "little")
+        extra_length = int.from_bytes(raw[header + 28:header + 30], "little")
+        start = header + 30 + name_length + extra_length
+        deflated = "true" if info.compress_type == zipfile.ZIP_DEFLATED else "false"
+        rows.append(
+            f'    ("{members[info.filename]}", {start}, {info.compress_size}, {info.file_size}, {deflated}),'
+        )
+
 with open(os.path.join(out, "manifest.txt"), "w") as f:
-    f.write("\n".join(lines) + "\n")
-print(f"vendored {len(types)} schemas from cfn-lint {version} (schema_date {schema_date})")
+    f.write("# " + origin + "\n" + "\n".join(manifest[1:]) + "\n")
+with open(os.path.join(out, "index.rs"), "w") as f:
+    f.write(
+        "// Written by schemas/refresh.sh from " + origin + ".\n"
+        "// Do not edit: run the script. Sorted by type: (type, offset of the\n"
+        "// member's data in resources.zip, its length, the inflated length,\n"
+        "// whether it is deflated or stored as it is).\n"
+        "&[\n" + "\n".join(rows) + "\n]\n"
+    )
+# cfn-lint keeps, in code, which types return settable properties as
+# attributes: every property for some types, named ones for others. The two
+# literals are read without running cfn-lint.
+import ast
+getatts_path = os.path.join(data, "..", "..", "schema", "_getatts.py")
+with open(getatts_path) as f:
+    tree = ast.parse(f.read())
+tables = {}
+for node in tree.body:
+    if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+        if node.targets[0].id in ("_all_property_types", "_exceptions"):
+            tables[node.targets[0].id] = ast.literal_eval(node.value)
+if set(tables) != {"_all_property_types", "_exceptions"}:
+    sys.exit(f"refresh.sh: {getatts_path} no longer has _all_property_types and _exceptions")
+attributes = {
+    "source": f"cfn-lint {version}, cfnlint/schema/_getatts.py",
+    "everyProperty": sorted(tables["_all_property_types"]),
+    "properties": {name: list(props) for name, props in sorted(tables["_exceptions"].items())},
+}
+with open(os.path.join(out, "attributes.json"), "w") as f:
+    json.dump(attributes, f, indent=2)
+    f.write("\n")
+
+print(f"vendored {len(index)} schemas from cfn-lint {version} (schema_date {schema_date})")
 PY
 
 # The extension schemas, byte for byte; the Lambda runtime lifecycle table;

@@ -128,6 +128,46 @@ fn intrinsics_pass_in_string_integer_boolean_array_and_object_positions() {
 }
 
 #[test]
+fn newer_intrinsics_pass_too() {
+    let topic = json!({
+        "DisplayName": { "Fn::GetStackOutput": { "StackName": "producer", "OutputName": "Name" } }
+    });
+    assert_eq!(errors("AWS::SNS::Topic", topic), vec![]);
+}
+
+#[test]
+fn a_dynamic_reference_is_not_held_to_the_final_value_s_constraints() {
+    // The password's pattern asks for three character classes; the
+    // reference is replaced by the secret before CloudFormation checks it.
+    let directory = json!({
+        "Name": "corp.example.com",
+        "Password": "{{resolve:secretsmanager:DirectoryAdmin:SecretString:password}}",
+        "VpcSettings": { "SubnetIds": ["subnet-0123456789abcdef0", "subnet-0123456789abcdef1"], "VpcId": "vpc-0123abcd" }
+    });
+    assert_eq!(
+        errors("AWS::DirectoryService::MicrosoftAD", directory.clone()),
+        vec![]
+    );
+    let mut size = auto_scaling_group();
+    size["MaxSize"] = json!("{{resolve:ssm:/nodes/max}}");
+    assert_eq!(errors("AWS::AutoScaling::AutoScalingGroup", size), vec![]);
+    // A plain string still is.
+    let mut weak = directory;
+    weak["Password"] = json!("password");
+    assert_eq!(
+        places(&errors("AWS::DirectoryService::MicrosoftAD", weak)),
+        vec![("/Password", "pattern")]
+    );
+    // Braces alone are no reference.
+    let mut group = auto_scaling_group();
+    group["MaxSize"] = json!("{{resolve:}}");
+    assert_eq!(
+        places(&errors("AWS::AutoScaling::AutoScalingGroup", group)),
+        vec![("/MaxSize", "pattern")]
+    );
+}
+
+#[test]
 fn an_object_with_two_intrinsic_keys_is_not_an_intrinsic() {
     let mut group = auto_scaling_group();
     group["MaxSize"] = json!({ "Ref": "A", "Fn::Sub": "b" });
@@ -363,7 +403,10 @@ fn an_unknown_type_has_no_schema() {
     assert_eq!(set.check("AWS::Nope::Nothing"), None);
 }
 
-const VENDORED: &[&str] = &[
+/// The types eksynth emits: their schemas must compile and accept nothing
+/// wrong even when empty (see below); every other type is only required to
+/// compile.
+const EMITTED: &[&str] = &[
     "AWS::AutoScaling::AutoScalingGroup",
     "AWS::AutoScaling::LifecycleHook",
     "AWS::AutoScaling::ScheduledAction",
@@ -388,21 +431,105 @@ const VENDORED: &[&str] = &[
     "AWS::SSM::Parameter",
 ];
 
-#[test]
-fn every_vendored_schema_is_embedded_listed_and_compiles() {
-    let set = schemas();
-    assert_eq!(set.types().collect::<Vec<_>>(), VENDORED);
-    let manifest =
+/// `schemas/manifest.txt`, one `(type, archive member, bytes, sha256)` per line.
+fn manifest() -> Vec<(String, String, usize, String)> {
+    let text =
         std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas/manifest.txt"))
             .unwrap();
-    let listed: Vec<&str> = manifest
-        .lines()
+    text.lines()
         .filter(|line| !line.starts_with('#'))
-        .filter_map(|line| line.split('\t').next())
+        .map(|line| {
+            let fields: Vec<&str> = line.split('\t').collect();
+            assert_eq!(fields.len(), 5, "{line}");
+            (
+                fields[0].to_string(),
+                fields[1].to_string(),
+                fields[3].parse().unwrap(),
+                fields[4].to_string(),
+            )
+        })
+        .collect()
+}
+
+fn sha256(text: &str) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
+}
+
+#[test]
+fn every_embedded_schema_is_the_one_the_manifest_lists_byte_for_byte() {
+    let manifest = manifest();
+    let types: Vec<&str> = schemas().types().collect();
+    let listed: Vec<&str> = manifest.iter().map(|(name, ..)| name.as_str()).collect();
+    assert_eq!(types, listed);
+    // cfn-lint's us-east-1 provider has about 1850 types.
+    assert!(types.len() > 1800, "{}", types.len());
+    for (resource_type, member, bytes, hash) in &manifest {
+        assert_eq!(
+            *member,
+            resource_type.replace("::", "_").to_lowercase() + ".json"
+        );
+        let text = SchemaSet::embedded_text(resource_type)
+            .unwrap_or_else(|| panic!("{resource_type} is not embedded"));
+        assert_eq!(text.len(), *bytes, "{resource_type}");
+        assert_eq!(sha256(&text), *hash, "{resource_type}");
+        let document: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(document["typeName"], json!(resource_type));
+    }
+    for resource_type in EMITTED {
+        assert!(schemas().has(resource_type), "{resource_type}");
+    }
+    assert_eq!(SchemaSet::embedded_text("AWS::Nope::Nothing"), None);
+    // The types eksynth emits are stored as they are (compiling a blueprint
+    // inflates nothing); every other one is deflated.
+    let index =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas/index.rs"))
+            .unwrap();
+    let stored: Vec<&str> = index
+        .lines()
+        .filter(|line| line.ends_with(", false),"))
+        .filter_map(|line| line.split('"').nth(1))
         .collect();
-    assert_eq!(listed, VENDORED);
-    for resource_type in set.types() {
-        assert_eq!(set.check(resource_type), Some(Ok(())), "{resource_type}");
+    assert_eq!(stored, EMITTED);
+}
+
+#[test]
+fn every_embedded_schema_compiles() {
+    let set = schemas();
+    let types: Vec<&str> = set.types().collect();
+    // About 1850 schemas: compiled on every core, as a debug build is slow.
+    let threads = std::thread::available_parallelism().map_or(2, usize::from);
+    let mut failed: Vec<(&str, String)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = types
+            .chunks(types.len().div_ceil(threads))
+            .map(|chunk| {
+                scope.spawn(move || {
+                    chunk
+                        .iter()
+                        .filter_map(|resource_type| match set.check(resource_type) {
+                            Some(Ok(())) => None,
+                            other => Some((*resource_type, format!("{other:?}"))),
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|worker| worker.join().unwrap())
+            .collect()
+    });
+    failed.sort();
+    assert_eq!(failed, vec![]);
+}
+
+#[test]
+fn the_emitted_types_accept_an_empty_object_or_ask_only_for_required_properties() {
+    let set = schemas();
+    for resource_type in EMITTED {
         // Nothing set: at most "required" errors, never a panic.
         let found = set.validate(resource_type, &json!({})).unwrap();
         assert!(
@@ -416,10 +543,96 @@ fn every_vendored_schema_is_embedded_listed_and_compiles() {
 }
 
 #[test]
-fn from_dir_reads_the_vendored_directory() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("schemas/resources");
+fn types_never_vendored_before_are_validated() {
+    let set = schemas();
+    // A bad enum deep inside a bucket, at its own pointer.
+    let bucket = json!({
+        "BucketName": "logs",
+        "VersioningConfiguration": { "Status": "Enabled" },
+        "BucketEncryption": { "ServerSideEncryptionConfiguration": [
+            { "ServerSideEncryptionByDefault": { "SSEAlgorithm": "aws:kms" } }
+        ] }
+    });
+    assert_eq!(set.validate("AWS::S3::Bucket", &bucket), Some(vec![]));
+    let mut wrong = bucket.clone();
+    wrong["VersioningConfiguration"]["Status"] = json!("On");
+    assert_eq!(
+        places(&set.validate("AWS::S3::Bucket", &wrong).unwrap()),
+        vec![("/VersioningConfiguration/Status", "enum")]
+    );
+
+    let queue =
+        json!({ "QueueName": { "Fn::Sub": "${AWS::StackName}-jobs" }, "VisibilityTimeout": 60 });
+    assert_eq!(set.validate("AWS::SQS::Queue", &queue), Some(vec![]));
+    let mut wrong = queue.clone();
+    wrong["Visibility"] = json!(60);
+    assert_eq!(
+        places(&set.validate("AWS::SQS::Queue", &wrong).unwrap()),
+        vec![("/Visibility", "additionalProperties")]
+    );
+    assert!(
+        set.attributes("AWS::SQS::Queue")
+            .unwrap()
+            .contains(&"Arn".to_string())
+    );
+}
+
+#[test]
+fn settable_properties_cloudformation_returns_are_attributes() {
+    let set = schemas();
+    let has = |resource_type: &str, attribute: &str| {
+        set.attributes(resource_type)
+            .unwrap()
+            .iter()
+            .any(|name| name == attribute)
+    };
+    // Types whose every property is returned, nested objects dotted.
+    assert!(has("AWS::SQS::Queue", "QueueName"));
+    assert!(has("AWS::SQS::Queue", "Arn"));
+    assert!(has("AWS::EC2::Instance", "AvailabilityZone"));
+    assert!(has("AWS::EKS::Nodegroup", "ClusterName"));
+    assert!(has("AWS::SSM::Parameter", "Value"));
+    assert!(has("AWS::EC2::SecurityGroup", "VpcId"));
+    assert!(has("AWS::EC2::Instance", "CpuOptions.CoreCount"));
+    assert!(!has("AWS::EC2::Instance", "CpuOptions"));
+    assert!(!has("AWS::EC2::Instance", "NoSuchThing"));
+    // Types with named ones.
+    assert!(has("AWS::AppMesh::Mesh", "MeshName"));
+    assert!(!has("AWS::AppMesh::Mesh", "Spec"));
+    // Others: the read-only properties only.
+    assert!(!has("AWS::IAM::Role", "RoleName"));
+}
+
+#[test]
+fn from_dir_reads_a_directory_of_schemas() {
+    // A directory laid out like cfn-lint's: schemas under content-hash
+    // names in `resources/`, next to an index.
+    let scratch =
+        std::env::temp_dir().join(format!("eksynth-schema-dir-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&scratch);
+    std::fs::create_dir_all(scratch.join("resources")).unwrap();
+    for (index, resource_type) in ["AWS::EC2::LaunchTemplate", "AWS::IAM::Role"]
+        .iter()
+        .enumerate()
+    {
+        std::fs::write(
+            scratch.join("resources").join(format!("{index:016x}.json")),
+            SchemaSet::embedded_text(resource_type).unwrap(),
+        )
+        .unwrap();
+    }
+    std::fs::write(
+        scratch.join("us-east-1.json"),
+        "{\"AWS::IAM::Role\": \"1\"}",
+    )
+    .unwrap();
+    let dir = scratch.join("resources");
     let set = SchemaSet::from_dir(&dir).unwrap();
-    assert_eq!(set.types().collect::<Vec<_>>(), VENDORED);
+    assert_eq!(
+        set.types().collect::<Vec<_>>(),
+        ["AWS::EC2::LaunchTemplate", "AWS::IAM::Role"]
+    );
+    assert!(!set.has("AWS::S3::Bucket"));
     let mut template = launch_template();
     template["LaunchTemplateData"]["BlockDeviceMappings"][0]["Ebs"]["VolumeType"] = json!("gp9");
     assert_eq!(
@@ -432,8 +645,9 @@ fn from_dir_reads_the_vendored_directory() {
     );
 
     // The parent folder holds no schema itself but a `resources/` folder.
-    let parent = SchemaSet::from_dir(dir.parent().unwrap()).unwrap();
-    assert_eq!(parent.types().count(), VENDORED.len());
+    let parent = SchemaSet::from_dir(&scratch).unwrap();
+    assert_eq!(parent.types().count(), 2);
+    std::fs::remove_dir_all(&scratch).unwrap();
 }
 
 #[test]
@@ -608,7 +822,7 @@ fn nonsense_input_never_panics() {
         json!({ "LaunchTemplateData": { "BlockDeviceMappings": [null, 1, "x", { "Ebs": [] }] } }),
         json!({ "": { "~/": [[[]]] } }),
     ];
-    for resource_type in VENDORED {
+    for resource_type in EMITTED {
         for input in &inputs {
             let _ = schemas().validate(resource_type, input);
         }

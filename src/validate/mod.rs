@@ -418,7 +418,7 @@ fn schema_checks(template: &Template, schemas: &SchemaSet, findings: &mut Vec<Fi
                     ),
                 )
                 .help(
-                    "point `--schemas` at a full schema directory, such as the one inside cfn-lint",
+                    "check the type's spelling; a type newer than the embedded schemas (cfn-lint 1.58.0's us-east-1) or a third-party one needs `--schemas` with its schema",
                 ),
             );
             continue;

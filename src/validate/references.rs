@@ -238,10 +238,13 @@ fn check_get_att(
         );
         return;
     };
-    // Custom resources and stacks return whatever attributes they define.
+    // Custom resources, stacks and provisioned products return whatever
+    // attributes they define.
     let open = target.kind.starts_with("Custom::")
         || target.kind == "AWS::CloudFormation::CustomResource"
-        || target.kind == "AWS::CloudFormation::Stack" && attribute.starts_with("Outputs.");
+        || (target.kind == "AWS::CloudFormation::Stack"
+            || target.kind == "AWS::ServiceCatalog::CloudFormationProvisionedProduct")
+            && attribute.starts_with("Outputs.");
     if open {
         return;
     }

@@ -4,16 +4,18 @@
 
 use serde_json::Value;
 
+use super::returned::settable_attributes;
 use super::{SchemaSet, unescape};
 
 impl SchemaSet {
     /// Attribute names `Fn::GetAtt` may use (the schema's `readOnlyProperties`,
     /// dotted: `LatestVersionNumber`, `Endpoint.Address`), in schema order,
-    /// then the [`SETTABLE_ATTRIBUTES`] of the type. Paths through arrays
+    /// then the settable properties CloudFormation returns too (see
+    /// `returned.rs`). Paths through arrays
     /// (`*`) are left out: they cannot be read with `Fn::GetAtt`. Worked out
     /// once per type.
     pub fn attributes(&self, resource_type: &str) -> Option<&[String]> {
-        let entry = self.entries.get(resource_type)?;
+        let entry = self.entry(resource_type)?;
         let paths = self.property_paths(resource_type, "readOnlyProperties")?;
         let names = entry.attributes.get_or_init(|| {
             let mut names = Vec::new();
@@ -23,9 +25,9 @@ impl SchemaSet {
                 }
                 push_unique(&mut names, path.join("."));
             }
-            for (kind, name) in SETTABLE_ATTRIBUTES {
-                if *kind == resource_type {
-                    push_unique(&mut names, name.to_string());
+            if let Some(document) = entry.document() {
+                for name in settable_attributes(resource_type, document) {
+                    push_unique(&mut names, name);
                 }
             }
             names
@@ -36,7 +38,7 @@ impl SchemaSet {
     /// Top-level property names that are read-only and so cannot be set.
     /// Worked out once per type.
     pub fn read_only_properties(&self, resource_type: &str) -> Option<&[String]> {
-        let entry = self.entries.get(resource_type)?;
+        let entry = self.entry(resource_type)?;
         let paths = self.property_paths(resource_type, "readOnlyProperties")?;
         let names = entry.read_only.get_or_init(|| {
             let mut names = Vec::new();
@@ -80,7 +82,7 @@ impl SchemaSet {
     /// The `/properties/...` pointers listed under `key`, as unescaped
     /// segments below `properties`; anything else is ignored.
     fn property_paths(&self, resource_type: &str, key: &str) -> Option<Vec<Vec<String>>> {
-        let document = self.entries.get(resource_type)?.document()?;
+        let document = self.entry(resource_type)?.document()?;
         let listed = document.get(key).and_then(Value::as_array);
         Some(
             listed
@@ -94,17 +96,6 @@ impl SchemaSet {
         )
     }
 }
-
-/// Attributes `Fn::GetAtt` reads that are not read-only properties, so that
-/// the schemas do not list them: settable properties CloudFormation also
-/// returns as attributes.
-const SETTABLE_ATTRIBUTES: &[(&str, &str)] = &[
-    ("AWS::EC2::SecurityGroup", "VpcId"),
-    ("AWS::SSM::Parameter", "Type"),
-    ("AWS::SSM::Parameter", "Value"),
-    ("AWS::EKS::Nodegroup", "ClusterName"),
-    ("AWS::EKS::Nodegroup", "NodegroupName"),
-];
 
 fn push_unique(list: &mut Vec<String>, item: String) {
     if !list.contains(&item) {

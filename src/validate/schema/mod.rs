@@ -13,10 +13,13 @@ use std::sync::{LazyLock, OnceLock};
 use jsonschema::Validator;
 use serde_json::Value;
 
+mod archive;
 mod attributes;
 mod cfn_type;
+mod dynamic_reference;
 mod errors;
 mod keywords;
+mod returned;
 mod rewrite;
 
 use errors::report;
@@ -53,104 +56,11 @@ const INTRINSICS: &[&str] = &[
     "Fn::Length",
     "Fn::ToJsonString",
     "Fn::Transform",
+    "Fn::GetStackOutput",
 ];
 
-/// The vendored schemas, one per type; `schemas/refresh.sh` lists the same
-/// types and `tests/schema.rs` checks the two agree with `manifest.txt`.
-const EMBEDDED: &[(&str, &str)] = &[
-    (
-        "AWS::AutoScaling::AutoScalingGroup",
-        include_str!("../../../schemas/resources/aws_autoscaling_autoscalinggroup.json"),
-    ),
-    (
-        "AWS::AutoScaling::LifecycleHook",
-        include_str!("../../../schemas/resources/aws_autoscaling_lifecyclehook.json"),
-    ),
-    (
-        "AWS::AutoScaling::ScheduledAction",
-        include_str!("../../../schemas/resources/aws_autoscaling_scheduledaction.json"),
-    ),
-    (
-        "AWS::AutoScaling::WarmPool",
-        include_str!("../../../schemas/resources/aws_autoscaling_warmpool.json"),
-    ),
-    (
-        "AWS::CloudFormation::CustomResource",
-        include_str!("../../../schemas/resources/aws_cloudformation_customresource.json"),
-    ),
-    (
-        "AWS::EC2::LaunchTemplate",
-        include_str!("../../../schemas/resources/aws_ec2_launchtemplate.json"),
-    ),
-    (
-        "AWS::EC2::PlacementGroup",
-        include_str!("../../../schemas/resources/aws_ec2_placementgroup.json"),
-    ),
-    (
-        "AWS::EC2::SecurityGroup",
-        include_str!("../../../schemas/resources/aws_ec2_securitygroup.json"),
-    ),
-    (
-        "AWS::EC2::SecurityGroupEgress",
-        include_str!("../../../schemas/resources/aws_ec2_securitygroupegress.json"),
-    ),
-    (
-        "AWS::EC2::SecurityGroupIngress",
-        include_str!("../../../schemas/resources/aws_ec2_securitygroupingress.json"),
-    ),
-    (
-        "AWS::EC2::Volume",
-        include_str!("../../../schemas/resources/aws_ec2_volume.json"),
-    ),
-    (
-        "AWS::EKS::AccessEntry",
-        include_str!("../../../schemas/resources/aws_eks_accessentry.json"),
-    ),
-    (
-        "AWS::EKS::Nodegroup",
-        include_str!("../../../schemas/resources/aws_eks_nodegroup.json"),
-    ),
-    (
-        "AWS::IAM::InstanceProfile",
-        include_str!("../../../schemas/resources/aws_iam_instanceprofile.json"),
-    ),
-    (
-        "AWS::IAM::ManagedPolicy",
-        include_str!("../../../schemas/resources/aws_iam_managedpolicy.json"),
-    ),
-    (
-        "AWS::IAM::Policy",
-        include_str!("../../../schemas/resources/aws_iam_policy.json"),
-    ),
-    (
-        "AWS::IAM::Role",
-        include_str!("../../../schemas/resources/aws_iam_role.json"),
-    ),
-    (
-        "AWS::IAM::RolePolicy",
-        include_str!("../../../schemas/resources/aws_iam_rolepolicy.json"),
-    ),
-    (
-        "AWS::Lambda::Function",
-        include_str!("../../../schemas/resources/aws_lambda_function.json"),
-    ),
-    (
-        "AWS::Lambda::Permission",
-        include_str!("../../../schemas/resources/aws_lambda_permission.json"),
-    ),
-    (
-        "AWS::Logs::LogGroup",
-        include_str!("../../../schemas/resources/aws_logs_loggroup.json"),
-    ),
-    (
-        "AWS::SSM::Parameter",
-        include_str!("../../../schemas/resources/aws_ssm_parameter.json"),
-    ),
-];
-
-/// One type's schema. Text is parsed and compiled on first use only: most
-/// runs touch five types out of the twenty (or out of ~1900 with a cfn-lint
-/// directory).
+/// One type's schema. Text is inflated, parsed and compiled on first use
+/// only: most runs touch five types out of ~1900.
 struct Entry {
     text: Text,
     document: OnceLock<Option<Value>>,
@@ -162,7 +72,8 @@ struct Entry {
 }
 
 enum Text {
-    Static(&'static str),
+    /// The type at this position of the embedded archive.
+    Embedded(usize),
     Owned(String),
 }
 
@@ -180,11 +91,13 @@ impl Entry {
     fn document(&self) -> Option<&Value> {
         self.document
             .get_or_init(|| {
-                let text = match &self.text {
-                    Text::Static(text) => text,
-                    Text::Owned(text) => text.as_str(),
+                let parsed = match &self.text {
+                    Text::Embedded(position) => archive::text(*position)
+                        .ok()
+                        .and_then(|text| serde_json::from_str(&text).ok()),
+                    Text::Owned(text) => serde_json::from_str(text).ok(),
                 };
-                serde_json::from_str(text).ok().filter(Value::is_object)
+                parsed.filter(Value::is_object)
             })
             .as_ref()
     }
@@ -199,25 +112,30 @@ impl Entry {
 
 /// The schemas eksynth validates against.
 pub struct SchemaSet {
-    entries: BTreeMap<String, Entry>,
+    store: Store,
+}
+
+enum Store {
+    /// One slot per type of the embedded archive, in its order, filled when
+    /// the type is first looked at.
+    Embedded(Box<[OnceLock<Entry>]>),
+    /// Read from a directory (`--schemas`).
+    Dir(BTreeMap<String, Entry>),
 }
 
 impl SchemaSet {
     /// The schemas vendored in `schemas/` and embedded at build time.
     pub fn embedded() -> &'static SchemaSet {
         static SET: LazyLock<SchemaSet> = LazyLock::new(|| SchemaSet {
-            entries: EMBEDDED
-                .iter()
-                .map(|(name, text)| (name.to_string(), Entry::new(Text::Static(text))))
-                .collect(),
+            store: Store::Embedded((0..archive::len()).map(|_| OnceLock::new()).collect()),
         });
         &SET
     }
 
     /// Reads every `*.json` file of `dir` whose `typeName` names a resource
-    /// type: our `schemas/resources`, cfn-lint's `data/schemas/resources`
-    /// (or `data/schemas`, whose `resources/` is used), or any folder of
-    /// provider schemas whatever their file names. Other JSON files
+    /// type: `schemas/resources.zip` unzipped, cfn-lint's
+    /// `data/schemas/resources` (or `data/schemas`, whose `resources/` is
+    /// used), or any folder of provider schemas whatever their file names. Other JSON files
     /// (indexes, manifests) are skipped. Two files for one type, a file that
     /// is not JSON, or no schema at all are errors.
     pub fn from_dir(dir: &Path) -> Result<SchemaSet, String> {
@@ -230,23 +148,55 @@ impl SchemaSet {
                 "no resource provider schema (a JSON file with a `typeName`) found".to_string(),
             );
         }
-        Ok(SchemaSet { entries })
+        Ok(SchemaSet {
+            store: Store::Dir(entries),
+        })
     }
 
     /// The resource types with a schema, sorted.
-    pub fn types(&self) -> impl Iterator<Item = &str> {
-        self.entries.keys().map(String::as_str)
+    pub fn types<'a>(&'a self) -> impl Iterator<Item = &'a str> {
+        let (embedded, dir) = match &self.store {
+            Store::Embedded(_) => (Some(archive::types().map(|name| -> &'a str { name })), None),
+            Store::Dir(entries) => (None, Some(entries.keys().map(String::as_str))),
+        };
+        embedded
+            .into_iter()
+            .flatten()
+            .chain(dir.into_iter().flatten())
     }
 
     /// Whether a schema exists for the type.
     pub fn has(&self, resource_type: &str) -> bool {
-        self.entries.contains_key(resource_type)
+        match &self.store {
+            Store::Embedded(_) => archive::position(resource_type).is_some(),
+            Store::Dir(entries) => entries.contains_key(resource_type),
+        }
+    }
+
+    /// The embedded text of the type's schema, byte for byte as vendored
+    /// (`None` when the type is not embedded). Schemas read from a directory
+    /// are not kept as text.
+    pub fn embedded_text(resource_type: &str) -> Option<String> {
+        archive::text(archive::position(resource_type)?)
+            .ok()
+            .map(String::from)
+    }
+
+    /// The type's entry, made on first use.
+    fn entry(&self, resource_type: &str) -> Option<&Entry> {
+        match &self.store {
+            Store::Embedded(slots) => {
+                let position = archive::position(resource_type)?;
+                Some(slots[position].get_or_init(|| Entry::new(Text::Embedded(position))))
+            }
+            Store::Dir(entries) => entries.get(resource_type),
+        }
     }
 
     /// Compiles the type's schema now (if not done already); `Err` says why
     /// it cannot be compiled. `None` when there is no schema for the type.
     pub fn check(&self, resource_type: &str) -> Option<Result<(), String>> {
-        let entry = self.entries.get(resource_type)?;
+        let entry = self.entry(resource_type)?;
         Some(entry.validator().as_ref().map(|_| ()).map_err(Clone::clone))
     }
 
@@ -255,7 +205,7 @@ impl SchemaSet {
     /// pointer, then message. A schema that cannot be compiled gives one
     /// error with keyword `schema` rather than silently passing.
     pub fn validate(&self, resource_type: &str, properties: &Value) -> Option<Vec<SchemaError>> {
-        let entry = self.entries.get(resource_type)?;
+        let entry = self.entry(resource_type)?;
         let validator = match entry.validator() {
             Ok(validator) => validator,
             Err(reason) => {
@@ -270,6 +220,8 @@ impl SchemaSet {
         if is_intrinsic(properties) {
             return Some(Vec::new());
         }
+        let masked = dynamic_reference::masked(properties);
+        let properties = masked.as_ref().unwrap_or(properties);
         let mut errors = Vec::new();
         for error in validator.iter_errors(properties) {
             report(error.to_owned(), &mut errors);
@@ -326,7 +278,7 @@ impl Fragment {
 impl std::fmt::Debug for SchemaSet {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SchemaSet")
-            .field("types", &self.entries.keys().collect::<Vec<_>>())
+            .field("types", &self.types().collect::<Vec<_>>())
             .finish()
     }
 }
