@@ -20,6 +20,7 @@
 #   attributes.json the types whose settable properties `Fn::GetAtt` reads
 #                  too, which their schemas do not say: the two tables of
 #                  cfn-lint's cfnlint/schema/_getatts.py, read as data
+# then the extension schemas and data files listed below (see README.md).
 #
 # After a refresh: update the version and date in README.md and run
 # `cargo test --test schema` (it checks the three files agree, hash by hash).
