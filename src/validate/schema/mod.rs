@@ -118,7 +118,8 @@ pub struct SchemaSet {
 enum Store {
     /// One slot per type of the embedded archive, in its order, filled when
     /// the type is first looked at.
-    Embedded(Box<[OnceLock<Entry>]>),
+    /// Boxed, so that the ~1850 empty slots made at start are small.
+    Embedded(Box<[OnceLock<Box<Entry>>]>),
     /// Read from a directory (`--schemas`).
     Dir(BTreeMap<String, Entry>),
 }
@@ -187,7 +188,7 @@ impl SchemaSet {
         match &self.store {
             Store::Embedded(slots) => {
                 let position = archive::position(resource_type)?;
-                Some(slots[position].get_or_init(|| Entry::new(Text::Embedded(position))))
+                Some(slots[position].get_or_init(|| Box::new(Entry::new(Text::Embedded(position)))))
             }
             Store::Dir(entries) => entries.get(resource_type),
         }
