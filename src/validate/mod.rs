@@ -10,6 +10,7 @@ mod branches;
 mod catalogs;
 mod eks;
 mod extensions;
+mod iam_policies;
 mod identifiers;
 mod parameters;
 mod policies;
@@ -177,6 +178,18 @@ pub const FINDINGS: &[(&str, &str)] = &[
     ("E5005", "SSH open to the whole internet"),
     ("W5006", "a hard-coded `arn:aws:` partition"),
     ("W5007", "an IAM policy that allows every action"),
+    (
+        "E5008",
+        "an IAM identity policy that IAM's policy grammar refuses",
+    ),
+    (
+        "E5009",
+        "an IAM trust policy (`AssumeRolePolicyDocument`) that IAM's policy grammar refuses",
+    ),
+    (
+        "E5010",
+        "a resource policy (bucket, queue, topic, key, repository...) that IAM's policy grammar refuses",
+    ),
     ("E6001", "a tag key that appears twice in one list of tags"),
     (
         "E6002",
@@ -299,6 +312,7 @@ pub fn validate(template: &Template, context: &Context<'_>) -> Vec<Finding> {
     tags::check(template, &mut findings);
     volumes::check(template, &mut findings);
     extensions::check(template, &mut findings);
+    iam_policies::check(template, &mut findings);
     catalogs::check(template, &mut findings);
     attributes::check(template, &mut findings);
     parameters::check(template, &mut findings);
