@@ -8,8 +8,10 @@
 mod attributes;
 mod branches;
 mod catalogs;
+mod dynamodb;
 mod eks;
 mod extensions;
+mod functions;
 mod iam_policies;
 mod identifiers;
 mod parameters;
@@ -128,6 +130,10 @@ pub const FINDINGS: &[(&str, &str)] = &[
     ("E2006", "a condition that does not exist"),
     ("E2007", "resources depend on each other in a cycle"),
     ("E2008", "`Fn::FindInMap` of a mapping that does not exist"),
+    (
+        "E2009",
+        "the name of an `Fn::ImportValue` is a list, an object, a boolean or another import",
+    ),
     ("E3001", "more than 500 resources"),
     ("E3002", "more than 200 parameters"),
     ("E3003", "more than 200 outputs"),
@@ -221,6 +227,10 @@ pub const FINDINGS: &[(&str, &str)] = &[
         "a Lambda runtime with which functions can no longer be created or updated",
     ),
     ("W7008", "a deprecated Lambda runtime"),
+    (
+        "E7009",
+        "a DynamoDB table's `AttributeDefinitions` and key schemas disagree",
+    ),
     ("E8001", "an access entry type EKS does not know"),
     (
         "E8002",
@@ -313,6 +323,8 @@ pub fn validate(template: &Template, context: &Context<'_>) -> Vec<Finding> {
     volumes::check(template, &mut findings);
     extensions::check(template, &mut findings);
     iam_policies::check(template, &mut findings);
+    dynamodb::check(template, &mut findings);
+    functions::check(template, &mut findings);
     catalogs::check(template, &mut findings);
     attributes::check(template, &mut findings);
     parameters::check(template, &mut findings);
