@@ -68,6 +68,17 @@ EXTENSIONS=(
   aws_lambda_function/zipfile_runtime_exists.json
 )
 
+# cfn-lint's IAM policy grammar (cfnlint/data/schemas/other/iam/): the common
+# definitions (policy.json) and one schema per kind of policy document, which
+# refer to it as `policy#/...`; src/validate/iam_policies.rs merges them.
+IAM=(
+  policy.json
+  policy_identity.json
+  policy_resource.json
+  policy_resource_ecr.json
+  policy_trust.json
+)
+
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 python="${PYTHON:-python3}"
 
@@ -183,10 +194,10 @@ PY
 
 # The extension schemas, byte for byte; the Lambda runtime lifecycle table;
 # and the EC2 instance types cfn-lint knows in any region, one per line.
-"$work/venv/bin/python" - "$site/cfnlint/data" "$here" "$CFN_LINT_VERSION" "${EXTENSIONS[@]}" <<'PY'
+"$work/venv/bin/python" - "$site/cfnlint/data" "$here" "$CFN_LINT_VERSION" "${IAM[*]}" "${EXTENSIONS[@]}" <<'PY'
 import hashlib, json, os, shutil, sys
 
-data, out, version, *extensions = sys.argv[1:]
+data, out, version, iam, *extensions = sys.argv[1:]
 lines = [
     f"# cfn-lint {version}, cfnlint/data",
     "# vendored file\tcfn-lint file\tbytes\tsha256",
@@ -206,6 +217,9 @@ def record(source, target):
 shutil.rmtree(os.path.join(out, "extensions"), ignore_errors=True)
 for extension in extensions:
     vendor(f"schemas/extensions/{extension}", f"extensions/{extension}")
+shutil.rmtree(os.path.join(out, "iam"), ignore_errors=True)
+for name in iam.split():
+    vendor(f"schemas/other/iam/{name}", f"iam/{name}")
 vendor("AdditionalSpecs/LmbdRuntimeLifecycle.json", "data/lambda-runtime-lifecycle.json")
 
 # Every region's list, and cfn-lint's "all": a type that exists anywhere.
@@ -224,5 +238,5 @@ record("schemas/extensions/aws_ec2_instance/instancetype_enum.json (every region
 
 with open(os.path.join(out, "extensions/manifest.txt"), "w") as f:
     f.write("\n".join(lines) + "\n")
-print(f"vendored {len(extensions)} extension schemas, the Lambda runtime lifecycle and {len(types)} instance types")
+print(f"vendored {len(extensions)} extension schemas, {len(iam.split())} IAM policy schemas, the Lambda runtime lifecycle and {len(types)} instance types")
 PY

@@ -151,7 +151,12 @@ pub(super) fn check(template: &Template, findings: &mut Vec<Finding>) {
 
 /// The values at `path` below `value` (`*` for every item of an array),
 /// with their JSON pointers; intrinsics on the way are not entered.
-fn select<'a>(value: &'a Value, path: &str, at: String, out: &mut Vec<(String, &'a Value)>) {
+pub(super) fn select<'a>(
+    value: &'a Value,
+    path: &str,
+    at: String,
+    out: &mut Vec<(String, &'a Value)>,
+) {
     if path.is_empty() {
         out.push((at, value));
         return;

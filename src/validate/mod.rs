@@ -8,8 +8,11 @@
 mod attributes;
 mod branches;
 mod catalogs;
+mod dynamodb;
 mod eks;
 mod extensions;
+mod functions;
+mod iam_policies;
 mod identifiers;
 mod parameters;
 mod policies;
@@ -127,6 +130,10 @@ pub const FINDINGS: &[(&str, &str)] = &[
     ("E2006", "a condition that does not exist"),
     ("E2007", "resources depend on each other in a cycle"),
     ("E2008", "`Fn::FindInMap` of a mapping that does not exist"),
+    (
+        "E2009",
+        "the name of an `Fn::ImportValue` is a list, an object, a boolean or another import",
+    ),
     ("E3001", "more than 500 resources"),
     ("E3002", "more than 200 parameters"),
     ("E3003", "more than 200 outputs"),
@@ -177,6 +184,18 @@ pub const FINDINGS: &[(&str, &str)] = &[
     ("E5005", "SSH open to the whole internet"),
     ("W5006", "a hard-coded `arn:aws:` partition"),
     ("W5007", "an IAM policy that allows every action"),
+    (
+        "E5008",
+        "an IAM identity policy that IAM's policy grammar refuses",
+    ),
+    (
+        "E5009",
+        "an IAM trust policy (`AssumeRolePolicyDocument`) that IAM's policy grammar refuses",
+    ),
+    (
+        "E5010",
+        "a resource policy (bucket, queue, topic, key, repository...) that IAM's policy grammar refuses",
+    ),
     ("E6001", "a tag key that appears twice in one list of tags"),
     (
         "E6002",
@@ -208,6 +227,10 @@ pub const FINDINGS: &[(&str, &str)] = &[
         "a Lambda runtime with which functions can no longer be created or updated",
     ),
     ("W7008", "a deprecated Lambda runtime"),
+    (
+        "E7009",
+        "a DynamoDB table's `AttributeDefinitions` and key schemas disagree",
+    ),
     ("E8001", "an access entry type EKS does not know"),
     (
         "E8002",
@@ -299,6 +322,9 @@ pub fn validate(template: &Template, context: &Context<'_>) -> Vec<Finding> {
     tags::check(template, &mut findings);
     volumes::check(template, &mut findings);
     extensions::check(template, &mut findings);
+    iam_policies::check(template, &mut findings);
+    dynamodb::check(template, &mut findings);
+    functions::check(template, &mut findings);
     catalogs::check(template, &mut findings);
     attributes::check(template, &mut findings);
     parameters::check(template, &mut findings);
