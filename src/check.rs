@@ -53,12 +53,12 @@ pub fn looks_like_blueprint(root: &syntax::Node) -> bool {
 }
 
 /// The errors of a file that could not be read as what it is, under the
-/// finding ID that says so.
+/// finding ID that says so, unless the error has a finding ID of its own.
 fn coded(diagnostics: Vec<Diagnostic>, code: &'static str) -> Vec<Diagnostic> {
     diagnostics
         .into_iter()
         .map(|mut d| {
-            if d.is_error() {
+            if d.is_error() && d.code.is_none() {
                 d.code = Some(code);
             }
             d
@@ -99,9 +99,13 @@ fn judged(finding: &Finding, reading: &crate::cfn::read::Reading) -> bool {
     }
 }
 
-/// Whether reading left something unchecked (a note `I0005`).
+/// Whether reading left something unchecked (a note `I0005`, or a loop
+/// `E0006` that no transform expands).
 fn unchecked(reading: &crate::cfn::read::Reading) -> bool {
-    reading.diagnostics.iter().any(|d| d.code == Some("I0005"))
+    reading
+        .diagnostics
+        .iter()
+        .any(|d| matches!(d.code, Some("I0005" | "E0006")))
 }
 
 /// Validates one file, whatever it is. Problems reading it as a blueprint

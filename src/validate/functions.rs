@@ -1,6 +1,8 @@
 //! The shape of intrinsic function arguments that the template reader
 //! accepts but CloudFormation refuses: an `Fn::ImportValue` whose name is
-//! a list, an object, a boolean or another import.
+//! a list, an object, a boolean or another import, and an
+//! `Fn::GetStackOutput` that is not an object of `StackName`, `OutputName`
+//! and optionally `Region` and `RoleArn`.
 
 use super::{Finding, walk, walk_resource};
 use crate::cfn::{Expr, Template};
@@ -9,6 +11,9 @@ pub(super) fn check(template: &Template, findings: &mut Vec<Finding>) {
     let mut visit = |expr: &Expr, path: &str| {
         if let Expr::ImportValue(name) = expr {
             check_import(name, path, findings);
+        }
+        if let Some(argument) = opaque(expr, GET_STACK_OUTPUT) {
+            check_stack_output(argument, path, findings);
         }
     };
     for (name, condition) in &template.conditions {
@@ -46,4 +51,98 @@ fn check_import(name: &Expr, path: &str, findings: &mut Vec<Finding>) {
         )
         .help("write the export's name, or build it with `Fn::Sub` or `Fn::Join`"),
     );
+}
+
+const GET_STACK_OUTPUT: &str = "Fn::GetStackOutput";
+
+/// The argument of an intrinsic function the model keeps as it was written
+/// (a mapping of its one name), when `expr` is a call of `name`.
+fn opaque<'a>(expr: &'a Expr, name: &str) -> Option<&'a Expr> {
+    match expr {
+        Expr::Map(entries) if entries.len() == 1 => entries.get(name),
+        _ => None,
+    }
+}
+
+/// An intrinsic function kept as written: a mapping of one `Fn::` name.
+fn is_opaque_intrinsic(expr: &Expr) -> bool {
+    matches!(expr, Expr::Map(entries)
+        if entries.len() == 1 && entries.keys().all(|key| key.starts_with("Fn::")))
+}
+
+/// `Fn::GetStackOutput` takes an object: the `StackName` and `OutputName`
+/// it reads, and optionally the `Region` of that stack and the `RoleArn`
+/// to read it with; each a string, written or computed.
+fn check_stack_output(argument: &Expr, path: &str, findings: &mut Vec<Finding>) {
+    const REQUIRED: [&str; 2] = ["StackName", "OutputName"];
+    const OPTIONAL: [&str; 2] = ["Region", "RoleArn"];
+    let at = format!("{path}/{GET_STACK_OUTPUT}");
+    let help = "write `StackName` and `OutputName`, and optionally `Region` and `RoleArn`, as keys of an object";
+    let Expr::Map(entries) = argument else {
+        if !argument.is_intrinsic() {
+            findings.push(
+                Finding::new(
+                    "E2010",
+                    at,
+                    format!(
+                        "the argument of `{GET_STACK_OUTPUT}` is {}; it must be an object",
+                        describe(argument)
+                    ),
+                )
+                .help(help),
+            );
+        }
+        return;
+    };
+    if is_opaque_intrinsic(argument) {
+        return;
+    }
+    let missing: Vec<&str> = REQUIRED
+        .into_iter()
+        .filter(|key| !entries.contains_key(*key))
+        .collect();
+    if !missing.is_empty() {
+        findings.push(
+            Finding::new(
+                "E2010",
+                at.clone(),
+                format!(
+                    "`{GET_STACK_OUTPUT}` lacks {}",
+                    missing
+                        .iter()
+                        .map(|key| format!("`{key}`"))
+                        .collect::<Vec<_>>()
+                        .join(" and ")
+                ),
+            )
+            .help(help),
+        );
+    }
+    for (key, value) in entries {
+        let known = REQUIRED.contains(&key.as_str()) || OPTIONAL.contains(&key.as_str());
+        let message = if !known {
+            format!("`{GET_STACK_OUTPUT}` has no key `{key}`")
+        } else if matches!(value, Expr::List(_) | Expr::Bool(_))
+            || (matches!(value, Expr::Map(_)) && !is_opaque_intrinsic(value))
+        {
+            format!(
+                "`{key}` of `{GET_STACK_OUTPUT}` is {}; it must be a string",
+                describe(value)
+            )
+        } else {
+            continue;
+        };
+        findings.push(Finding::new("E2010", format!("{at}/{key}"), message).help(help));
+    }
+}
+
+/// What a literal value is, for messages.
+fn describe(value: &Expr) -> &'static str {
+    match value {
+        Expr::List(_) => "a list",
+        Expr::Map(_) => "an object",
+        Expr::Bool(_) => "a boolean",
+        Expr::Int(_) | Expr::Float(_) => "a number",
+        _ => "a string",
+    }
 }

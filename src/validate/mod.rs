@@ -6,6 +6,7 @@
 //! file is checked the same way as one eksynth synthesized.
 
 mod attributes;
+mod backup;
 mod branches;
 mod catalogs;
 mod dynamodb;
@@ -14,6 +15,7 @@ mod extensions;
 mod functions;
 mod iam_policies;
 mod identifiers;
+mod modules;
 mod parameters;
 mod policies;
 mod quotas;
@@ -84,6 +86,10 @@ pub const FINDINGS: &[(&str, &str)] = &[
         "a legal construct beyond the checks (`Rules`, an intrinsic function eksynth does not know, an intrinsic in a deletion policy): not checked",
     ),
     (
+        "E0006",
+        "`Fn::ForEach` without the `AWS::LanguageExtensions` transform that expands it",
+    ),
+    (
         "W0003",
         "a blueprint parameter that no resource uses, so no template declares it",
     ),
@@ -115,6 +121,7 @@ pub const FINDINGS: &[(&str, &str)] = &[
         "E1010",
         "properties that exclude each other are set together",
     ),
+    ("E1011", "`Tags` on a module"),
     (
         "W1000",
         "the resource type has no schema, so its properties were not checked",
@@ -133,6 +140,10 @@ pub const FINDINGS: &[(&str, &str)] = &[
     (
         "E2009",
         "the name of an `Fn::ImportValue` is a list, an object, a boolean or another import",
+    ),
+    (
+        "E2010",
+        "an `Fn::GetStackOutput` that is not an object of `StackName`, `OutputName` and optionally `Region` and `RoleArn`",
     ),
     ("E3001", "more than 500 resources"),
     ("E3002", "more than 200 parameters"),
@@ -231,6 +242,10 @@ pub const FINDINGS: &[(&str, &str)] = &[
         "E7009",
         "a DynamoDB table's `AttributeDefinitions` and key schemas disagree",
     ),
+    (
+        "E7010",
+        "an AWS Backup lifecycle that deletes recovery points less than 90 days after moving them to cold storage",
+    ),
     ("E8001", "an access entry type EKS does not know"),
     (
         "E8002",
@@ -324,6 +339,8 @@ pub fn validate(template: &Template, context: &Context<'_>) -> Vec<Finding> {
     extensions::check(template, &mut findings);
     iam_policies::check(template, &mut findings);
     dynamodb::check(template, &mut findings);
+    backup::check(template, &mut findings);
+    modules::check(template, &mut findings);
     functions::check(template, &mut findings);
     catalogs::check(template, &mut findings);
     attributes::check(template, &mut findings);

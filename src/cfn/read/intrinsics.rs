@@ -34,7 +34,14 @@ const INTRINSICS: &[&str] = &[
 
 /// Real CloudFormation functions the model cannot hold: reported as
 /// unsupported rather than unknown.
-const UNSUPPORTED: &[&str] = &["Transform", "Length", "ToJsonString", "ForEach", "GetParam"];
+const UNSUPPORTED: &[&str] = &[
+    "Transform",
+    "Length",
+    "ToJsonString",
+    "ForEach",
+    "GetParam",
+    "GetStackOutput",
+];
 
 impl Reader<'_> {
     /// Whether a node is an intrinsic function, short or long form.
@@ -129,6 +136,10 @@ impl Reader<'_> {
         };
         let known = INTRINSICS.contains(&bare)
             && (form == Form::Short || (bare == written) == matches!(bare, "Ref" | "Condition"));
+        if !known && self.lenient && bare.starts_with("ForEach::") && !self.language_extensions {
+            self.for_each_without_transform(at, written);
+            return None;
+        }
         if !known && self.lenient && (form == Form::Long || UNSUPPORTED.contains(&bare)) {
             let why = if UNSUPPORTED.contains(&bare) {
                 "is beyond eksynth's model"

@@ -110,12 +110,19 @@ struct Reader<'f> {
     transformed: bool,
     /// One of them is the SAM transform (`Globals`, `IgnoreGlobals`).
     serverless: bool,
+    /// One of them is `AWS::LanguageExtensions`, which `Fn::ForEach` needs.
+    language_extensions: bool,
 }
 
 /// The finding ID of a note about a transform.
 const TRANSFORM_NOTE: &str = "I0004";
 /// The finding ID of a note about a construct that is not checked.
 const UNCHECKED_NOTE: &str = "I0005";
+/// The finding ID of an `Fn::ForEach` without the transform that expands it.
+const FOR_EACH_WITHOUT_TRANSFORM: &str = "E0006";
+/// The transform that expands `Fn::ForEach` (and `Fn::Length`,
+/// `Fn::ToJsonString`...).
+const LANGUAGE_EXTENSIONS: &str = "AWS::LanguageExtensions";
 
 /// The application tag of a node (`Ref` for `!Ref`), if any. The YAML core
 /// tags (`!!str` and the like) and the non-specific `!` only steer how the
@@ -143,6 +150,7 @@ impl<'f> Reader<'f> {
             damaged: Vec::new(),
             transformed: false,
             serverless: false,
+            language_extensions: false,
         }
     }
 

@@ -4,9 +4,13 @@
 
 use indexmap::IndexMap;
 
-use super::{Context, Reader, TRANSFORM_NOTE, UNCHECKED_NOTE, app_tag};
+use super::{
+    Context, FOR_EACH_WITHOUT_TRANSFORM, LANGUAGE_EXTENSIONS, Reader, TRANSFORM_NOTE,
+    UNCHECKED_NOTE, app_tag,
+};
 use crate::cfn::expr::Expr;
 use crate::cfn::template::{FORMAT_VERSION, Output, Parameter, Resource, Template};
+use crate::source::Span;
 use crate::syntax::{Key, Node, Value};
 
 const SECTIONS: &[&str] = &[
@@ -84,6 +88,7 @@ impl Reader<'_> {
             Self::transform_names(node, &mut names);
             self.transformed = true;
             self.serverless = names.iter().any(|n| n.starts_with("AWS::Serverless"));
+            self.language_extensions = names.iter().any(|n| n == LANGUAGE_EXTENSIONS);
         }
         let serverless = self.serverless;
         for (key, node) in entries {
@@ -235,10 +240,14 @@ impl Reader<'_> {
 
     /// A `Fn::ForEach::Name` loop of the language extensions, where a
     /// section holds names: a note (when lenient), as what it makes is not
-    /// checked.
+    /// checked, or an error when no transform would expand it.
     fn for_each(&mut self, name: &Key, what: &str) -> bool {
         if !self.lenient || !name.name.starts_with("Fn::ForEach::") {
             return false;
+        }
+        if !self.language_extensions {
+            self.for_each_without_transform(name.span, &name.name);
+            return true;
         }
         let diagnostic = self.note(
             name.span,
@@ -250,6 +259,20 @@ impl Reader<'_> {
         );
         diagnostic.label = Some("not checked".to_string());
         true
+    }
+
+    /// `Fn::ForEach` is expanded by the `AWS::LanguageExtensions` transform
+    /// only: without it, CloudFormation refuses the template.
+    pub(super) fn for_each_without_transform(&mut self, at: Span, written: &str) {
+        let diagnostic = self.error(
+            at,
+            format!("`{written}` needs the `{LANGUAGE_EXTENSIONS}` transform, which the template does not declare"),
+        );
+        diagnostic.code = Some(FOR_EACH_WITHOUT_TRANSFORM);
+        diagnostic.label = Some("no transform expands this loop".to_string());
+        diagnostic.help = Some(format!(
+            "add `Transform: {LANGUAGE_EXTENSIONS}` to the template"
+        ));
     }
 
     fn parameter(&mut self, name: &Key, node: &Node) -> Option<Parameter> {
