@@ -19,6 +19,9 @@ pub struct Template {
     pub conditions: IndexMap<String, Expr>,
     pub resources: IndexMap<String, Resource>,
     pub outputs: IndexMap<String, Output>,
+    /// SAM's `Globals` section, read only under the serverless transform;
+    /// never emitted (a synthesized template has no transform).
+    pub globals: IndexMap<String, Expr>,
 }
 
 impl Template {
@@ -140,6 +143,9 @@ pub struct Resource {
     pub update_policy: Option<Expr>,
     pub deletion_policy: Option<String>,
     pub update_replace_policy: Option<String>,
+    /// SAM's `IgnoreGlobals` attribute, read only under the serverless
+    /// transform; never emitted.
+    pub ignore_globals: Option<Expr>,
 }
 
 impl Resource {

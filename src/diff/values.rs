@@ -276,6 +276,7 @@ pub(super) fn rename_resource(resource: &Resource, map: &BTreeMap<String, String
         update_policy: rename(&resource.update_policy),
         deletion_policy: resource.deletion_policy.clone(),
         update_replace_policy: resource.update_replace_policy.clone(),
+        ignore_globals: rename(&resource.ignore_globals),
     }
 }
 

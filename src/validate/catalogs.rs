@@ -52,8 +52,11 @@ pub(super) fn check(template: &Template, findings: &mut Vec<Finding>) {
     let today = today();
     for (id, resource) in &template.resources {
         let at = |path: &str| format!("Resources/{id}/Properties/{path}");
-        if resource.kind == "AWS::Lambda::Function"
-            && let Some(Expr::String(runtime)) = resource.properties.get("Runtime")
+        // A SAM function's `Runtime` becomes its Lambda function's.
+        if matches!(
+            resource.kind.as_str(),
+            "AWS::Lambda::Function" | "AWS::Serverless::Function"
+        ) && let Some(Expr::String(runtime)) = resource.properties.get("Runtime")
             && let Some(finding) = runtime_finding(runtime, &today, at("Runtime"))
             // A runtime the schema does not list is reported once, by it.
             && !findings
@@ -85,7 +88,7 @@ pub(super) fn check(template: &Template, findings: &mut Vec<Finding>) {
 /// The finding for a runtime on `today` (`YYYY-MM-DD`), if any: an error
 /// once functions with it can no longer be created or updated, a warning
 /// from its deprecation until then.
-fn runtime_finding(runtime: &str, today: &str, path: String) -> Option<Finding> {
+pub(super) fn runtime_finding(runtime: &str, today: &str, path: String) -> Option<Finding> {
     let lifecycle = RUNTIMES.get(runtime)?;
     let reached = |date: &Option<String>| date.as_deref().is_some_and(|date| date <= today);
     let successor = match &lifecycle.successor {
@@ -202,7 +205,7 @@ fn instance_types<'a>(
 
 /// Today as `YYYY-MM-DD`: `EKSYNTH_TODAY` when set, else the system clock
 /// (UTC).
-fn today() -> String {
+pub(super) fn today() -> String {
     if let Ok(date) = std::env::var(TODAY_VARIABLE) {
         return date;
     }

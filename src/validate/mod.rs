@@ -22,6 +22,7 @@ mod quotas;
 mod references;
 pub mod schema;
 mod security;
+mod serverless;
 mod structure;
 mod tags;
 mod volumes;
@@ -144,6 +145,10 @@ pub const FINDINGS: &[(&str, &str)] = &[
     (
         "E2010",
         "an `Fn::GetStackOutput` that is not an object of `StackName`, `OutputName` and optionally `Region` and `RoleArn`",
+    ),
+    (
+        "E2011",
+        "SAM's `IgnoreGlobals` names a property that the `Globals` section does not set for the resource's type",
     ),
     ("E3001", "more than 500 resources"),
     ("E3002", "more than 200 parameters"),
@@ -343,6 +348,7 @@ pub fn validate(template: &Template, context: &Context<'_>) -> Vec<Finding> {
     modules::check(template, &mut findings);
     functions::check(template, &mut findings);
     catalogs::check(template, &mut findings);
+    serverless::check(template, &mut findings);
     attributes::check(template, &mut findings);
     parameters::check(template, &mut findings);
     structure::check(template, &mut findings);

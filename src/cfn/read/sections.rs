@@ -211,7 +211,7 @@ impl Reader<'_> {
                     diagnostic.label = Some("transform".to_string());
                     self.transforms.extend(names);
                 }
-                "Globals" if serverless => {}
+                "Globals" if serverless => template.globals = self.expr_map("`Globals`", node),
                 "Rules" | "Hooks" if self.lenient => {
                     let diagnostic = self.note(
                         key.span,
@@ -371,7 +371,9 @@ impl Reader<'_> {
                 }
                 // An old attribute of custom resources, still accepted.
                 "Version" if self.lenient => {}
-                "IgnoreGlobals" if self.serverless => {}
+                "IgnoreGlobals" if self.serverless => {
+                    resource.ignore_globals = self.expr(value, Context::Value);
+                }
                 _ => self.unknown_key(key, &what, RESOURCE_KEYS),
             }
         }
