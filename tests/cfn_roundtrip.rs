@@ -324,6 +324,8 @@ fn resource() -> impl Strategy<Value = Resource> {
                 update_policy,
                 deletion_policy,
                 update_replace_policy,
+                // Read under the SAM transform only, which these lack.
+                ignore_globals: None,
             },
         )
 }
@@ -380,6 +382,8 @@ fn template() -> impl Strategy<Value = Template> {
                     conditions,
                     resources,
                     outputs,
+                    // Read under the SAM transform only, which these lack.
+                    globals: IndexMap::new(),
                 }
             },
         )
