@@ -20,6 +20,7 @@ mod parameters;
 mod policies;
 mod quotas;
 mod references;
+mod role_paths;
 pub mod schema;
 mod security;
 mod serverless;
@@ -251,6 +252,10 @@ pub const FINDINGS: &[(&str, &str)] = &[
         "E7010",
         "an AWS Backup lifecycle that deletes recovery points less than 90 days after moving them to cold storage",
     ),
+    (
+        "E7011",
+        "a role with a `Path` other than `/` taken by `Ref` where its ARN is built from its name (CodeBuild's `ServiceRole`)",
+    ),
     ("E8001", "an access entry type EKS does not know"),
     (
         "E8002",
@@ -349,6 +354,7 @@ pub fn validate(template: &Template, context: &Context<'_>) -> Vec<Finding> {
     functions::check(template, &mut findings);
     catalogs::check(template, &mut findings);
     serverless::check(template, &mut findings);
+    role_paths::check(template, &mut findings);
     attributes::check(template, &mut findings);
     parameters::check(template, &mut findings);
     structure::check(template, &mut findings);
