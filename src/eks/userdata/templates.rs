@@ -1,7 +1,8 @@
-//! The handlebars registry: the templates and partials of
-//! `blueprints/userdata/`, parsed once, and the quoting helpers they use.
+//! The handlebars registries: the templates and partials of
+//! `blueprints/userdata/`, each parsed once and only when first rendered,
+//! and the quoting helpers they use.
 
-use std::sync::LazyLock;
+use std::sync::OnceLock;
 
 use handlebars::{
     Context, Handlebars, Helper, HelperDef, RenderContext, RenderError, RenderErrorReason,
@@ -21,42 +22,67 @@ pub(super) const SIGNAL_SIGV4_TEMPLATE: &str = "signal_sigv4";
 pub(super) const BOTTLEROCKET_TEMPLATE: &str = "bottlerocket";
 pub(super) const WINDOWS_TEMPLATE: &str = "windows";
 
-const TEMPLATES: &[(&str, &str)] = &[
-    (
-        MIME_TEMPLATE,
-        include_str!("../../../blueprints/userdata/mime.hbs"),
-    ),
-    (
-        NODECONFIG_TEMPLATE,
-        include_str!("../../../blueprints/userdata/nodeconfig.yaml.hbs"),
-    ),
-    (
-        AL2023_TEMPLATE,
-        include_str!("../../../blueprints/userdata/al2023.sh.hbs"),
-    ),
-    (
-        AL2_TEMPLATE,
-        include_str!("../../../blueprints/userdata/al2.sh.hbs"),
-    ),
-    (
-        SIGNAL_TEMPLATE,
-        include_str!("../../../blueprints/userdata/signal.sh.hbs"),
-    ),
-    (
-        SIGNAL_SIGV4_TEMPLATE,
-        include_str!("../../../blueprints/userdata/signal_sigv4.sh.hbs"),
-    ),
-    (
-        BOTTLEROCKET_TEMPLATE,
-        include_str!("../../../blueprints/userdata/bottlerocket.toml.hbs"),
-    ),
-    (
-        WINDOWS_TEMPLATE,
-        include_str!("../../../blueprints/userdata/windows.ps1.hbs"),
-    ),
+/// One template, and the partials it uses.
+struct Spec {
+    name: &'static str,
+    text: &'static str,
+    partials: &'static [&'static str],
+}
+
+/// The partials the AL2023 and AL2 scripts share.
+const SHELL_PARTIALS: &[&str] = &[
+    "prelude",
+    "signal_install",
+    "signal_start",
+    "pre_bootstrap",
+    "imds_block",
+    "efs_mounts",
 ];
 
-/// Shell pieces shared by the AL2023 and AL2 scripts.
+const TEMPLATES: [Spec; 8] = [
+    Spec {
+        name: MIME_TEMPLATE,
+        text: include_str!("../../../blueprints/userdata/mime.hbs"),
+        partials: &[],
+    },
+    Spec {
+        name: NODECONFIG_TEMPLATE,
+        text: include_str!("../../../blueprints/userdata/nodeconfig.yaml.hbs"),
+        partials: &[],
+    },
+    Spec {
+        name: AL2023_TEMPLATE,
+        text: include_str!("../../../blueprints/userdata/al2023.sh.hbs"),
+        partials: SHELL_PARTIALS,
+    },
+    Spec {
+        name: AL2_TEMPLATE,
+        text: include_str!("../../../blueprints/userdata/al2.sh.hbs"),
+        partials: SHELL_PARTIALS,
+    },
+    Spec {
+        name: SIGNAL_TEMPLATE,
+        text: include_str!("../../../blueprints/userdata/signal.sh.hbs"),
+        partials: &["post_bootstrap"],
+    },
+    Spec {
+        name: SIGNAL_SIGV4_TEMPLATE,
+        text: include_str!("../../../blueprints/userdata/signal_sigv4.sh.hbs"),
+        partials: &["post_bootstrap"],
+    },
+    Spec {
+        name: BOTTLEROCKET_TEMPLATE,
+        text: include_str!("../../../blueprints/userdata/bottlerocket.toml.hbs"),
+        partials: &[],
+    },
+    Spec {
+        name: WINDOWS_TEMPLATE,
+        text: include_str!("../../../blueprints/userdata/windows.ps1.hbs"),
+        partials: &[],
+    },
+];
+
+/// The partials, by name.
 const PARTIALS: &[(&str, &str)] = &[
     (
         "prelude",
@@ -88,11 +114,15 @@ const PARTIALS: &[(&str, &str)] = &[
     ),
 ];
 
-/// Templates are parsed once. A parse error is kept rather than panicking so
-/// that it surfaces as [`UserDataError::Template`] from every render.
-static REGISTRY: LazyLock<Result<Handlebars<'static>, String>> = LazyLock::new(build_registry);
+/// One registry per template, built when the template is first rendered:
+/// parsing a template costs more than rendering it (the parser works out
+/// the line and column of every element from the start of the text), and
+/// a run renders few of them. A parse error is kept rather than panicking
+/// so that it surfaces as [`UserDataError::Template`] from every render.
+static REGISTRIES: [OnceLock<Result<Handlebars<'static>, String>>; TEMPLATES.len()] =
+    [const { OnceLock::new() }; TEMPLATES.len()];
 
-fn build_registry() -> Result<Handlebars<'static>, String> {
+fn build_registry(spec: &Spec) -> Result<Handlebars<'static>, String> {
     let mut hb = Handlebars::new();
     // The output is shell, PowerShell, YAML, TOML and MIME, never HTML: each
     // value is quoted by the helper that fits where it lands instead.
@@ -110,19 +140,27 @@ fn build_registry() -> Result<Handlebars<'static>, String> {
     for (key, name, text) in helpers {
         hb.register_helper(key, Box::new(TextHelper { name, text }));
     }
-    for (name, text) in PARTIALS {
-        hb.register_partial(name, *text)
+    for name in spec.partials {
+        let text = PARTIALS
+            .iter()
+            .find(|(partial, _)| partial == name)
+            .map(|(_, text)| *text)
+            .ok_or_else(|| format!("partial {name}: not found"))?;
+        hb.register_partial(name, text)
             .map_err(|e| format!("partial {name}: {e}"))?;
     }
-    for (name, text) in TEMPLATES {
-        hb.register_template_string(name, *text)
-            .map_err(|e| format!("template {name}: {e}"))?;
-    }
+    hb.register_template_string(spec.name, spec.text)
+        .map_err(|e| format!("template {}: {e}", spec.name))?;
     Ok(hb)
 }
 
 pub(super) fn render_template(name: &str, data: &Value) -> Result<String, UserDataError> {
-    let hb = REGISTRY
+    let index = TEMPLATES
+        .iter()
+        .position(|spec| spec.name == name)
+        .ok_or_else(|| UserDataError::Template(format!("{name}: no such template")))?;
+    let hb = REGISTRIES[index]
+        .get_or_init(|| build_registry(&TEMPLATES[index]))
         .as_ref()
         .map_err(|e| UserDataError::Template(e.clone()))?;
     hb.render(name, data)
@@ -167,5 +205,44 @@ fn scalar_text(value: &Value) -> Result<String, RenderError> {
         Value::Number(n) => Ok(n.to_string()),
         Value::Bool(b) => Ok(b.to_string()),
         _ => Err(RenderErrorReason::InvalidParamType("a string, number or boolean").into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{PARTIALS, TEMPLATES};
+
+    /// Each template's registry holds only the partials it declares, so a
+    /// partial a template uses but does not declare would fail rendering.
+    #[test]
+    fn every_template_declares_the_partials_it_uses() {
+        for spec in &TEMPLATES {
+            let used: Vec<&str> = spec
+                .text
+                .split("{{>")
+                .skip(1)
+                .filter_map(|rest| rest.split_whitespace().next())
+                .map(|name| name.trim_end_matches("}}"))
+                .collect();
+            for name in &used {
+                assert!(
+                    spec.partials.contains(name),
+                    "{} uses partial {name} without declaring it",
+                    spec.name
+                );
+            }
+            for name in spec.partials {
+                assert!(
+                    PARTIALS.iter().any(|(partial, _)| partial == name),
+                    "{} declares unknown partial {name}",
+                    spec.name
+                );
+                assert!(
+                    used.contains(name),
+                    "{} declares partial {name} it does not use",
+                    spec.name
+                );
+            }
+        }
     }
 }

@@ -1,9 +1,11 @@
-//! `cfnType`: JSON Schema's `type` with CloudFormation's conversions.
+//! `cfnType`: JSON Schema's `type` with CloudFormation's conversions; and
+//! `cfnIntrinsic`, which a value meets when it is an intrinsic function call.
 
 use jsonschema::{Keyword, ValidationError};
 use serde_json::Value;
 
 use super::errors::show;
+use super::is_intrinsic;
 
 pub(super) struct CfnType {
     types: Vec<String>,
@@ -76,5 +78,26 @@ impl<'i> Keyword<'i> for CfnType {
 
     fn is_valid(&self, instance: &'i Value) -> bool {
         self.accepts(instance)
+    }
+}
+
+/// `"cfnIntrinsic": true`: the value is an intrinsic function call (an
+/// object with one key, an intrinsic's name). Only ever used as an `if`,
+/// so its error message is never shown.
+pub(super) struct CfnIntrinsic;
+
+impl<'i> Keyword<'i> for CfnIntrinsic {
+    fn validate(&self, instance: &'i Value) -> Result<(), ValidationError<'i>> {
+        if is_intrinsic(instance) {
+            Ok(())
+        } else {
+            Err(ValidationError::custom(
+                "not an intrinsic function call".to_string(),
+            ))
+        }
+    }
+
+    fn is_valid(&self, instance: &'i Value) -> bool {
+        is_intrinsic(instance)
     }
 }

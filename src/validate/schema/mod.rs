@@ -19,6 +19,7 @@ mod cfn_type;
 mod dynamic_reference;
 mod errors;
 mod keywords;
+mod lazy;
 mod returned;
 mod rewrite;
 
@@ -69,6 +70,10 @@ struct Entry {
     attributes: OnceLock<Vec<String>>,
     /// [`SchemaSet::read_only_properties`], worked out on first use.
     read_only: OnceLock<Vec<String>>,
+    /// The parts of the schema compiled so far (see `lazy.rs`).
+    lazy: lazy::Lazy,
+    /// Set when the schema has to be compiled whole after all.
+    whole: OnceLock<()>,
 }
 
 enum Text {
@@ -85,6 +90,8 @@ impl Entry {
             compiled: OnceLock::new(),
             attributes: OnceLock::new(),
             read_only: OnceLock::new(),
+            lazy: lazy::Lazy::default(),
+            whole: OnceLock::new(),
         }
     }
 
@@ -207,6 +214,23 @@ impl SchemaSet {
     /// error with keyword `schema` rather than silently passing.
     pub fn validate(&self, resource_type: &str, properties: &Value) -> Option<Vec<SchemaError>> {
         let entry = self.entry(resource_type)?;
+        // Only the parts of the schema this value uses are compiled, unless
+        // the schema is beyond that (then it is compiled whole, below).
+        if entry.whole.get().is_none()
+            && let Some(document) = entry.document()
+        {
+            if is_intrinsic(properties) {
+                return Some(Vec::new());
+            }
+            let masked = dynamic_reference::masked(properties);
+            let properties = masked.as_ref().unwrap_or(properties);
+            match entry.lazy.validate(document, properties) {
+                Some(errors) => return Some(sorted(errors)),
+                None => {
+                    let _ = entry.whole.set(());
+                }
+            }
+        }
         let validator = match entry.validator() {
             Ok(validator) => validator,
             Err(reason) => {
@@ -227,12 +251,17 @@ impl SchemaSet {
         for error in validator.iter_errors(properties) {
             report(error.to_owned(), &mut errors);
         }
-        errors.sort_by(|a, b| {
-            (&a.pointer, &a.message, &a.keyword).cmp(&(&b.pointer, &b.message, &b.keyword))
-        });
-        errors.dedup();
-        Some(errors)
+        Some(sorted(errors))
     }
+}
+
+/// Errors sorted by pointer, then message, without repeats.
+fn sorted(mut errors: Vec<SchemaError>) -> Vec<SchemaError> {
+    errors.sort_by(|a, b| {
+        (&a.pointer, &a.message, &a.keyword).cmp(&(&b.pointer, &b.message, &b.keyword))
+    });
+    errors.dedup();
+    errors
 }
 
 /// A schema for one value inside a resource's `Properties` (cfn-lint's

@@ -44,8 +44,7 @@ use std::sync::LazyLock;
 use jsonschema::Validator;
 use serde_json::{Map, Value, json};
 
-use super::INTRINSICS;
-use super::cfn_type::CfnType;
+use super::cfn_type::{CfnIntrinsic, CfnType};
 use super::keywords;
 
 pub(super) fn compile(document: &Value) -> Result<Validator, String> {
@@ -58,15 +57,19 @@ pub(super) fn compile_fragment(document: &Value) -> Result<Validator, String> {
     build(&rewrite(document))
 }
 
-fn build(schema: &Value) -> Result<Validator, String> {
-    let options = jsonschema::options()
-        .with_draft(jsonschema::Draft::Draft7)
-        .offline()
-        .should_validate_formats(false)
-        .with_keyword("cfnType", |_, value, _| Ok(Box::new(CfnType::new(value))));
-    keywords::register(options)
-        .build(schema)
-        .map_err(|error| error.to_string())
+/// Compiles a schema already rewritten.
+pub(super) fn build(schema: &Value) -> Result<Validator, String> {
+    static OPTIONS: LazyLock<jsonschema::ValidationOptions> = LazyLock::new(|| {
+        keywords::register(
+            jsonschema::options()
+                .with_draft(jsonschema::Draft::Draft7)
+                .offline()
+                .should_validate_formats(false)
+                .with_keyword("cfnType", |_, value, _| Ok(Box::new(CfnType::new(value))))
+                .with_keyword("cfnIntrinsic", |_, _, _| Ok(Box::new(CfnIntrinsic))),
+        )
+    });
+    OPTIONS.build(schema).map_err(|error| error.to_string())
 }
 
 /// The keywords of the provider schema's root that matter for `Properties`;
@@ -97,26 +100,41 @@ const ROOT_KEYWORDS: &[&str] = &[
 
 /// The provider schema rewritten for validating a resource's `Properties`.
 fn prepare(document: &Value) -> Value {
+    rewrite(&root_schema(document, |_, value| value.clone()))
+}
+
+/// The schema of `Properties` itself: the validation keywords of the
+/// document's root, each passed through `copy` (keyword, value), and
+/// `"type": "object"`.
+pub(super) fn root_schema(document: &Value, mut copy: impl FnMut(&str, &Value) -> Value) -> Value {
     let mut root = Map::new();
     root.insert("type".to_string(), json!("object"));
     if let Value::Object(map) = document {
         for key in ROOT_KEYWORDS {
             if let Some(value) = map.get(*key) {
-                root.insert((*key).to_string(), value.clone());
+                root.insert((*key).to_string(), copy(key, value));
             }
         }
     }
-    rewrite(&Value::Object(root))
+    Value::Object(root)
 }
 
-/// The schema an intrinsic function call matches: one key, an intrinsic's name.
+/// Whether each `pattern` is compiled on its own first, to leave out one
+/// that cannot be (`Checked`), or trusted (`Trusted`: cheaper, and right
+/// whenever the whole schema then compiles).
+#[derive(Clone, Copy, PartialEq)]
+pub(super) enum Patterns {
+    Checked,
+    Trusted,
+}
+
+/// The schema an intrinsic function call matches: one key, an intrinsic's
+/// name. A keyword of ours (see `cfn_type.rs`): compiling it is a lookup,
+/// where the same test in plain JSON Schema (`minProperties`,
+/// `maxProperties`, `propertyNames` with an `enum`) is compiled anew at
+/// every value position.
 fn intrinsic_schema() -> Value {
-    json!({
-        "type": "object",
-        "minProperties": 1,
-        "maxProperties": 1,
-        "propertyNames": { "enum": INTRINSICS },
-    })
+    json!({ "cfnIntrinsic": true })
 }
 
 /// Where a subschema sits: in a condition (`if`), an intrinsic's value is
@@ -134,20 +152,23 @@ fn wrap(schema: Value, position: Position) -> Value {
     match schema {
         // `true` accepts intrinsics already; `false` rejects them too.
         Value::Bool(_) => schema,
-        _ => json!({
-            "if": intrinsic_schema(),
-            "then": position == Position::Value,
-            "else": schema,
-        }),
+        // Built by hand: `json!` would copy `schema` through serde.
+        _ => {
+            let mut map = Map::with_capacity(3);
+            map.insert("if".to_string(), intrinsic_schema());
+            map.insert("then".to_string(), Value::Bool(position == Position::Value));
+            map.insert("else".to_string(), schema);
+            Value::Object(map)
+        }
     }
 }
 
-fn rewrite_map(value: &Value, wrapped: bool, position: Position) -> Value {
+fn rewrite_map(value: &Value, wrapped: bool, position: Position, patterns: Patterns) -> Value {
     match value {
         Value::Object(map) => Value::Object(
             map.iter()
                 .map(|(key, schema)| {
-                    let schema = rewrite_at(schema, position);
+                    let schema = rewrite_at(schema, position, patterns);
                     (
                         key.clone(),
                         if wrapped {
@@ -163,13 +184,13 @@ fn rewrite_map(value: &Value, wrapped: bool, position: Position) -> Value {
     }
 }
 
-fn rewrite_list(value: &Value, wrapped: bool, position: Position) -> Value {
+fn rewrite_list(value: &Value, wrapped: bool, position: Position, patterns: Patterns) -> Value {
     match value {
         Value::Array(items) => Value::Array(
             items
                 .iter()
                 .map(|schema| {
-                    let schema = rewrite_at(schema, position);
+                    let schema = rewrite_at(schema, position, patterns);
                     if wrapped {
                         wrap(schema, position)
                     } else {
@@ -185,10 +206,20 @@ fn rewrite_list(value: &Value, wrapped: bool, position: Position) -> Value {
 /// Rewrites one subschema and, recursively, every subschema in it (see the
 /// module documentation). Keywords that hold no subschema are copied.
 pub(super) fn rewrite(schema: &Value) -> Value {
-    rewrite_at(schema, Position::Value)
+    rewrite_at(schema, Position::Value, Patterns::Checked)
 }
 
-fn rewrite_at(schema: &Value, position: Position) -> Value {
+/// [`rewrite`], with patterns checked or trusted.
+pub(super) fn rewrite_with(schema: &Value, patterns: Patterns) -> Value {
+    rewrite_at(schema, Position::Value, patterns)
+}
+
+/// A value position's wrapper around a schema already rewritten.
+pub(super) fn wrap_value(schema: Value) -> Value {
+    wrap(schema, Position::Value)
+}
+
+fn rewrite_at(schema: &Value, position: Position, patterns: Patterns) -> Value {
     let Value::Object(map) = schema else {
         return schema.clone();
     };
@@ -197,10 +228,10 @@ fn rewrite_at(schema: &Value, position: Position) -> Value {
     for (key, value) in map {
         match key.as_str() {
             "properties" | "definitions" => {
-                out.insert(key.clone(), rewrite_map(value, true, position));
+                out.insert(key.clone(), rewrite_map(value, true, position, patterns));
             }
             "patternProperties" => {
-                let Value::Object(entries) = rewrite_map(value, true, position) else {
+                let Value::Object(entries) = rewrite_map(value, true, position, patterns) else {
                     continue;
                 };
                 // A key pattern that cannot be used matches any name rather
@@ -209,7 +240,7 @@ fn rewrite_at(schema: &Value, position: Position) -> Value {
                     .into_iter()
                     .map(|(pattern, schema)| {
                         (
-                            usable_pattern(&pattern).unwrap_or_else(|| ".*".to_string()),
+                            usable_pattern(&pattern, patterns).unwrap_or_else(|| ".*".to_string()),
                             schema,
                         )
                     })
@@ -217,20 +248,26 @@ fn rewrite_at(schema: &Value, position: Position) -> Value {
                 out.insert(key.clone(), Value::Object(entries));
             }
             "additionalProperties" | "additionalItems" => {
-                out.insert(key.clone(), wrap(rewrite_at(value, position), position));
+                out.insert(
+                    key.clone(),
+                    wrap(rewrite_at(value, position, patterns), position),
+                );
             }
             "items" => {
                 let items = match value {
-                    Value::Array(_) => rewrite_list(value, true, position),
-                    _ => wrap(rewrite_at(value, position), position),
+                    Value::Array(_) => rewrite_list(value, true, position, patterns),
+                    _ => wrap(rewrite_at(value, position, patterns), position),
                 };
                 out.insert(key.clone(), items);
             }
             "anyOf" | "oneOf" | "allOf" => {
-                out.insert(key.clone(), rewrite_list(value, false, position));
+                out.insert(key.clone(), rewrite_list(value, false, position, patterns));
             }
             "if" => {
-                out.insert(key.clone(), rewrite_at(value, Position::Condition));
+                out.insert(
+                    key.clone(),
+                    rewrite_at(value, Position::Condition, patterns),
+                );
             }
             // Under `not`, what passes fails: an intrinsic must make the
             // inner schema fail for the whole to pass, and the reverse.
@@ -239,10 +276,10 @@ fn rewrite_at(schema: &Value, position: Position) -> Value {
                     Position::Value => Position::Condition,
                     Position::Condition => Position::Value,
                 };
-                out.insert(key.clone(), rewrite_at(value, flipped));
+                out.insert(key.clone(), rewrite_at(value, flipped, patterns));
             }
             "then" | "else" | "contains" | "propertyNames" => {
-                out.insert(key.clone(), rewrite_at(value, position));
+                out.insert(key.clone(), rewrite_at(value, position, patterns));
             }
             "dependencies" | "dependentRequired" | "dependentSchemas" => {
                 let Value::Object(entries) = value else {
@@ -251,7 +288,7 @@ fn rewrite_at(schema: &Value, position: Position) -> Value {
                 for (property, dependency) in entries {
                     let dependency = match dependency {
                         Value::Array(_) => json!({ "required": dependency }),
-                        _ => rewrite_at(dependency, position),
+                        _ => rewrite_at(dependency, position, patterns),
                     };
                     dependencies.insert(property.clone(), dependency);
                 }
@@ -260,7 +297,7 @@ fn rewrite_at(schema: &Value, position: Position) -> Value {
                 out.insert("cfnType".to_string(), value.clone());
             }
             "pattern" => {
-                if let Some(pattern) = value.as_str().and_then(usable_pattern) {
+                if let Some(pattern) = value.as_str().and_then(|p| usable_pattern(p, patterns)) {
                     out.insert(key.clone(), Value::String(pattern));
                 }
             }
@@ -288,7 +325,7 @@ fn rewrite_at(schema: &Value, position: Position) -> Value {
 /// their `\A` and `\Z` (start and end of text) are `^` and `$` here, as no
 /// pattern is multi-line. A pattern that still does not compile is left
 /// out: one bad pattern should not cost the whole type its checks.
-fn usable_pattern(pattern: &str) -> Option<String> {
+fn usable_pattern(pattern: &str, patterns: Patterns) -> Option<String> {
     let mut translated = String::with_capacity(pattern.len());
     let mut chars = pattern.chars();
     while let Some(c) = chars.next() {
@@ -305,6 +342,9 @@ fn usable_pattern(pattern: &str) -> Option<String> {
             }
             None => translated.push('\\'),
         }
+    }
+    if patterns == Patterns::Trusted {
+        return Some(translated);
     }
     static CHECK: LazyLock<jsonschema::ValidationOptions> = LazyLock::new(|| {
         jsonschema::options()

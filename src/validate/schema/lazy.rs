@@ -1,0 +1,294 @@
+//! Compiling only the parts of a provider schema that a template uses.
+//!
+//! Compiling a whole provider schema costs milliseconds (the launch
+//! template's has hundreds of subschemas and patterns), while a resource
+//! sets a handful of its properties. So a schema is cut into nodes at the
+//! two places where a subschema applies to one part of the value and to
+//! nothing else: each object-form entry of `properties`, and an object-form
+//! `items`. A node is compiled with those children replaced by `true` (so
+//! `required`, `additionalProperties`, `dependencies`, `oneOf`... still see
+//! every name), and a child is compiled the first time a value has the
+//! property (or the array an item). The errors are those of the whole
+//! schema compiled at once: a value's errors are its node's plus its
+//! children's, each child validated where the whole schema would (an
+//! intrinsic in a child's place passes, as the rewrite's `if` would let it).
+//!
+//! A `$ref` at a child's place is followed here, so the child is the node
+//! of the schema it names, shared by every place that names it. A `$ref`
+//! deeper inside a node (in an `anyOf` branch, say) is compiled with the
+//! node: the definitions it needs are copied along. Anything outside this
+//! scheme (a reference to the document root, outside `definitions` and
+//! `properties`, a cycle of references, a node that does not compile) makes
+//! the type fall back to the whole schema compiled at once, whose results
+//! this scheme reproduces.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use jsonschema::Validator;
+use serde_json::{Map, Value};
+
+use super::errors::report;
+use super::rewrite::{Patterns, build, rewrite_with, root_schema, wrap_value};
+use super::{SchemaError, is_intrinsic, unescape};
+
+/// The nodes of one type's schema compiled so far.
+#[derive(Default)]
+pub(super) struct Lazy {
+    /// By the node's JSON pointer in the provider document (`""` is the
+    /// root); `None` for a node this scheme cannot compile.
+    nodes: Mutex<HashMap<String, Option<Arc<Node>>>>,
+}
+
+/// One compiled node and the children that are validated on their own.
+struct Node {
+    validator: Validator,
+    /// Each object-form subschema of `properties`, by property name.
+    properties: HashMap<String, Child>,
+    /// The object-form `items`.
+    items: Option<Child>,
+}
+
+/// A child of a node: where its subschema is, and its node once compiled.
+struct Child {
+    pointer: String,
+    node: OnceLock<Option<Arc<Node>>>,
+}
+
+impl Child {
+    fn new(pointer: String) -> Child {
+        Child {
+            pointer,
+            node: OnceLock::new(),
+        }
+    }
+
+    fn node(&self, lazy: &Lazy, document: &Value) -> Option<Arc<Node>> {
+        self.node
+            .get_or_init(|| lazy.node(document, resolve(document, &self.pointer)?))
+            .clone()
+    }
+}
+
+impl Lazy {
+    /// The errors of `instance` (a resource's `Properties`) against the
+    /// provider schema `document`, unsorted; `None` when the schema is
+    /// beyond this scheme and must be compiled whole.
+    pub(super) fn validate(&self, document: &Value, instance: &Value) -> Option<Vec<SchemaError>> {
+        let root = self.node(document, String::new())?;
+        let mut errors = Vec::new();
+        self.walk(document, &root, instance, &mut String::new(), &mut errors)?;
+        Some(errors)
+    }
+
+    fn walk(
+        &self,
+        document: &Value,
+        node: &Node,
+        instance: &Value,
+        path: &mut String,
+        errors: &mut Vec<SchemaError>,
+    ) -> Option<()> {
+        if !node.validator.is_valid(instance) {
+            let start = errors.len();
+            for error in node.validator.iter_errors(instance) {
+                report(error.to_owned(), errors);
+            }
+            for error in &mut errors[start..] {
+                error.pointer.insert_str(0, path);
+            }
+        }
+        match instance {
+            Value::Object(map) if !node.properties.is_empty() => {
+                for (name, value) in map {
+                    let Some(child) = node.properties.get(name) else {
+                        continue;
+                    };
+                    if is_intrinsic(value) {
+                        continue;
+                    }
+                    let child = child.node(self, document)?;
+                    let length = path.len();
+                    path.push('/');
+                    path.push_str(&name.replace('~', "~0").replace('/', "~1"));
+                    self.walk(document, &child, value, path, errors)?;
+                    path.truncate(length);
+                }
+            }
+            Value::Array(values) => {
+                let Some(items) = &node.items else {
+                    return Some(());
+                };
+                for (index, value) in values.iter().enumerate() {
+                    if is_intrinsic(value) {
+                        continue;
+                    }
+                    let child = items.node(self, document)?;
+                    let length = path.len();
+                    path.push('/');
+                    path.push_str(&index.to_string());
+                    self.walk(document, &child, value, path, errors)?;
+                    path.truncate(length);
+                }
+            }
+            _ => {}
+        }
+        Some(())
+    }
+
+    /// The node at `pointer` (no `$ref` to follow there), compiled once.
+    fn node(&self, document: &Value, pointer: String) -> Option<Arc<Node>> {
+        if let Some(node) = self.lock().get(&pointer) {
+            return node.clone();
+        }
+        // Compiled without the lock held: two threads may both compile a
+        // node, and either result is the same.
+        let node = compile_node(document, &pointer).map(Arc::new);
+        self.lock().entry(pointer).or_insert(node).clone()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Option<Arc<Node>>>> {
+        // A panic while holding the lock leaves the map as it was: every
+        // insert is one call.
+        self.nodes
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+/// How many `$ref`s in a row are followed before giving up on a cycle.
+const MAX_REFERENCES: usize = 32;
+
+/// The pointer of the schema that applies at `pointer` once `$ref`s are
+/// followed (draft 7: a `$ref` replaces its siblings). A reference to
+/// another document is dropped by the rewrite, so its siblings apply.
+/// `None` for what only the whole schema can do.
+fn resolve(document: &Value, pointer: &str) -> Option<String> {
+    let mut pointer = pointer.to_string();
+    for _ in 0..MAX_REFERENCES {
+        let schema = document.pointer(&pointer)?;
+        let Some(Value::String(reference)) = schema.get("$ref") else {
+            return Some(pointer);
+        };
+        let (target, fragment) = reference.split_once('#').unwrap_or((reference, ""));
+        if !(target.is_empty() || target == "resource-schema.json") {
+            return Some(pointer);
+        }
+        // The document root and percent-encoded pointers mean something
+        // else here than in the whole schema.
+        if !fragment.starts_with('/') || fragment.contains('%') {
+            return None;
+        }
+        pointer = fragment.to_string();
+    }
+    None
+}
+
+/// Compiles the node at `pointer` (`""`: the root, `Properties` itself).
+fn compile_node(document: &Value, pointer: &str) -> Option<Node> {
+    let mut properties = HashMap::new();
+    let mut items = None;
+    let mut cut = |key: &str, value: &Value| -> Value {
+        match (key, value) {
+            ("properties", Value::Object(entries)) => Value::Object(
+                entries
+                    .iter()
+                    .map(|(name, schema)| {
+                        if !schema.is_object() {
+                            return (name.clone(), schema.clone());
+                        }
+                        let at = format!(
+                            "{pointer}/properties/{}",
+                            name.replace('~', "~0").replace('/', "~1")
+                        );
+                        properties.insert(name.clone(), Child::new(at));
+                        (name.clone(), Value::Bool(true))
+                    })
+                    .collect(),
+            ),
+            ("items", Value::Object(_)) => {
+                items = Some(Child::new(format!("{pointer}/items")));
+                Value::Bool(true)
+            }
+            _ => value.clone(),
+        }
+    };
+    let shallow = if pointer.is_empty() {
+        root_schema(document, cut)
+    } else {
+        match document.pointer(pointer)? {
+            Value::Object(map) => Value::Object(
+                map.iter()
+                    .map(|(key, value)| (key.clone(), cut(key, value)))
+                    .collect(),
+            ),
+            other => other.clone(),
+        }
+    };
+    let validator = [Patterns::Trusted, Patterns::Checked]
+        .into_iter()
+        .find_map(|patterns| {
+            let schema = with_references(document, rewrite_with(&shallow, patterns), patterns)?;
+            build(&schema).ok()
+        })?;
+    Some(Node {
+        validator,
+        properties,
+        items,
+    })
+}
+
+/// The key under which a node with references sits in the document it is
+/// compiled from, beside the definitions it refers to.
+const NODE_KEY: &str = "eksynthNode";
+
+/// `schema` (rewritten) as a document that can be compiled on its own:
+/// itself when it has no `$ref`, else a document whose root refers to it
+/// and that holds, at the pointers the rewrite gave them, the definitions
+/// and root properties it refers to (and those they refer to).
+fn with_references(document: &Value, schema: Value, patterns: Patterns) -> Option<Value> {
+    let mut pending = Vec::new();
+    references(&schema, &mut pending);
+    if pending.is_empty() {
+        return Some(schema);
+    }
+    let mut out = Map::new();
+    out.insert("$ref".to_string(), Value::String(format!("#/{NODE_KEY}")));
+    let mut copied: HashSet<(String, String)> = HashSet::new();
+    while let Some(reference) = pending.pop() {
+        let mut segments = reference.strip_prefix("#/")?.splitn(3, '/');
+        let section = segments.next()?;
+        let name = unescape(segments.next()?);
+        if !matches!(section, "definitions" | "properties") {
+            return None;
+        }
+        if !copied.insert((section.to_string(), name.clone())) {
+            continue;
+        }
+        let original = document.get(section)?.get(&name)?;
+        let rewritten = wrap_value(rewrite_with(original, patterns));
+        references(&rewritten, &mut pending);
+        out.entry(section)
+            .or_insert_with(|| Value::Object(Map::new()))
+            .as_object_mut()?
+            .insert(name, rewritten);
+    }
+    out.insert(NODE_KEY.to_string(), schema);
+    Some(Value::Object(out))
+}
+
+/// Every `$ref` string in a rewritten schema.
+fn references(schema: &Value, out: &mut Vec<String>) {
+    match schema {
+        Value::Object(map) => {
+            for (key, value) in map {
+                match (key.as_str(), value) {
+                    ("$ref", Value::String(reference)) => out.push(reference.clone()),
+                    _ => references(value, out),
+                }
+            }
+        }
+        Value::Array(values) => values.iter().for_each(|value| references(value, out)),
+        _ => {}
+    }
+}
