@@ -4,8 +4,9 @@
 //! template's has hundreds of subschemas and patterns), while a resource
 //! sets a handful of its properties. So a schema is cut into nodes at the
 //! two places where a subschema applies to one part of the value and to
-//! nothing else: each object-form entry of `properties`, and an object-form
-//! `items`. A node is compiled with those children replaced by `true` (so
+//! nothing else: each entry of `properties`, and `items` when it is one
+//! schema, unless the subschema is a small leaf that is cheaper to compile
+//! with its parent. A node is compiled with those children replaced by `true` (so
 //! `required`, `additionalProperties`, `dependencies`, `oneOf`... still see
 //! every name), and a child is compiled the first time a value has the
 //! property (or the array an item). The errors are those of the whole
@@ -194,7 +195,7 @@ fn compile_node(document: &Value, pointer: &str) -> Option<Node> {
                 entries
                     .iter()
                     .map(|(name, schema)| {
-                        if !schema.is_object() {
+                        if !worth_cutting(schema) {
                             return (name.clone(), schema.clone());
                         }
                         let at = format!(
@@ -206,7 +207,7 @@ fn compile_node(document: &Value, pointer: &str) -> Option<Node> {
                     })
                     .collect(),
             ),
-            ("items", Value::Object(_)) => {
+            ("items", Value::Object(_)) if worth_cutting(value) => {
                 items = Some(Child::new(format!("{pointer}/items")));
                 Value::Bool(true)
             }
@@ -235,6 +236,35 @@ fn compile_node(document: &Value, pointer: &str) -> Option<Node> {
         validator,
         properties,
         items,
+    })
+}
+
+/// Whether a child's subschema is compiled on its own, when a value has it:
+/// one that refers elsewhere, nests schemas of its own, has a pattern (a
+/// regex is costly to compile) or a long `enum`. A small leaf (a type, a
+/// length, a short `enum`) costs less inside its parent than as a node.
+fn worth_cutting(schema: &Value) -> bool {
+    const LONG_ENUM: usize = 16;
+    let Value::Object(map) = schema else {
+        return false;
+    };
+    map.iter().any(|(key, value)| match key.as_str() {
+        "enum" => value
+            .as_array()
+            .is_some_and(|values| values.len() > LONG_ENUM),
+        "$ref"
+        | "pattern"
+        | "properties"
+        | "patternProperties"
+        | "items"
+        | "anyOf"
+        | "oneOf"
+        | "allOf"
+        | "not"
+        | "if"
+        | "additionalProperties"
+        | "dependencies" => true,
+        _ => false,
     })
 }
 

@@ -287,7 +287,11 @@ fn rewrite_at(schema: &Value, position: Position, patterns: Patterns) -> Value {
                 };
                 for (property, dependency) in entries {
                     let dependency = match dependency {
-                        Value::Array(_) => json!({ "required": dependency }),
+                        Value::Array(_) => {
+                            let mut map = Map::with_capacity(1);
+                            map.insert("required".to_string(), dependency.clone());
+                            Value::Object(map)
+                        }
                         _ => rewrite_at(dependency, position, patterns),
                     };
                     dependencies.insert(property.clone(), dependency);
