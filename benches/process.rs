@@ -1,0 +1,272 @@
+//! Whole-process times of the `eksynth` binary, and `eksynth validate`
+//! against cfn-lint on the same files.
+//!
+//! ```sh
+//! cargo bench --bench process              # full run
+//! cargo bench --bench process -- --quick   # few iterations, no cfn-lint (CI smoke)
+//! EKSYNTH_BENCH_CFN_LINT=/path/to/cfn-lint cargo bench --bench process
+//! ```
+//!
+//! It measures, as whole processes (wall time, minimum and median):
+//!
+//! - every template command on the one-group `examples/quickstart`
+//!   blueprint (`synth`, `check`, `validate`, `validate` of its template)
+//!   against the 8 ms target, with `eksynth --version` as the floor;
+//! - `eksynth validate` and cfn-lint, one after the other, on the 457-resource
+//!   template of a generated 90-group blueprint (the benchmark blueprint of
+//!   `benches/synth.rs`), target 300 times faster;
+//! - the same over cfn-lint 1.58.0's own fixtures (`good` and `bad`, as the
+//!   peer suite selects them) in one invocation of each, target 200 times
+//!   faster.
+//!
+//! cfn-lint is `$EKSYNTH_BENCH_CFN_LINT`, else `.venv-cfnlint/bin/cfn-lint`
+//! (what `.ci/run` installs), else `cfn-lint` on `PATH`; without one the
+//! comparisons are skipped with a message. The fixtures are those the peer
+//! suite downloads (`python3 tests/peer/run.py` puts them in
+//! `tests/peer/.cache/`), or `$EKSYNTH_BENCH_FIXTURES` (the folder holding
+//! `good` and `bad`).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const EKSYNTH: &str = env!("CARGO_BIN_EXE_eksynth");
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+const TARGET_ONE_GROUP: Duration = Duration::from_millis(8);
+const TARGET_LARGE_RATIO: f64 = 300.0;
+const TARGET_CORPUS_RATIO: f64 = 200.0;
+/// Groups of the generated blueprint: 5 resources each, and 7 shared.
+const LARGE_GROUPS: usize = 90;
+
+struct Times {
+    min: Duration,
+    median: Duration,
+}
+
+/// Runs the command `runs` times; any exit status counts (both tools exit
+/// non-zero on findings), but it must start and not be killed.
+fn time(program: &Path, args: &[&str], runs: usize) -> Times {
+    let mut samples = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let start = Instant::now();
+        let status = Command::new(program)
+            .args(args)
+            .current_dir(ROOT)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .unwrap_or_else(|error| panic!("{} cannot run: {error}", program.display()));
+        samples.push(start.elapsed());
+        assert!(
+            status.code().is_some(),
+            "{} {args:?} was killed",
+            program.display()
+        );
+    }
+    samples.sort();
+    Times {
+        min: samples[0],
+        median: samples[samples.len() / 2],
+    }
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.2}", d.as_secs_f64() * 1e3)
+}
+
+fn met(ok: bool) -> &'static str {
+    if ok { "met" } else { "NOT met" }
+}
+
+fn cfn_lint() -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os("EKSYNTH_BENCH_CFN_LINT") {
+        return Some(PathBuf::from(path));
+    }
+    let venv = Path::new(ROOT).join(".venv-cfnlint/bin/cfn-lint");
+    if venv.is_file() {
+        return Some(venv);
+    }
+    let on_path = Command::new("cfn-lint")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|status| status.success());
+    on_path.then(|| PathBuf::from("cfn-lint"))
+}
+
+fn fixtures() -> Option<PathBuf> {
+    let root = match std::env::var_os("EKSYNTH_BENCH_FIXTURES") {
+        Some(path) => PathBuf::from(path),
+        None => Path::new(ROOT).join("tests/peer/.cache/cfn_lint-1.58.0/test/fixtures/templates"),
+    };
+    (root.join("good").is_dir() && root.join("bad").is_dir()).then_some(root)
+}
+
+/// Every file of `good` and `bad` cfn-lint reads as a template, sorted.
+fn fixture_files(root: &Path) -> Vec<String> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path
+                .extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| matches!(e, "yaml" | "yml" | "json" | "template"))
+            {
+                out.push(path);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(&root.join("good"), &mut files);
+    walk(&root.join("bad"), &mut files);
+    files.sort();
+    files
+        .into_iter()
+        .map(|path| path.to_string_lossy().into_owned())
+        .collect()
+}
+
+/// The 90-group benchmark template, synthesized by the binary.
+fn large_template(dir: &Path) -> PathBuf {
+    let blueprint = dir.join("large.yaml");
+    std::fs::write(&blueprint, generator::blueprint(LARGE_GROUPS)).expect("write blueprint");
+    let status = Command::new(EKSYNTH)
+        .args(["synth", &blueprint.to_string_lossy(), "--out-dir"])
+        .arg(dir.join("out"))
+        .stdout(Stdio::null())
+        .status()
+        .expect("eksynth synth runs");
+    assert!(status.success(), "the generated blueprint synthesizes");
+    dir.join("out/large.yaml")
+}
+
+#[path = "common/blueprint.rs"]
+mod generator;
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let quick = args.iter().any(|a| a == "--quick")
+        || std::env::var_os("EKSYNTH_BENCH_QUICK").is_some_and(|v| !v.is_empty() && v != "0")
+        || !args.iter().any(|a| a == "--bench");
+    let runs = if quick { 3 } else { 30 };
+    let eksynth = Path::new(EKSYNTH);
+    let scratch = std::env::temp_dir().join(format!("eksynth-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch).expect("scratch directory");
+    let out = scratch.join("quickstart");
+    let out = out.to_string_lossy().into_owned();
+
+    println!(
+        "## eksynth as a process{}\n",
+        if quick { " (quick)" } else { "" }
+    );
+    println!(
+        "Wall time in ms over {runs} runs, min / median; target <= {} ms.\n",
+        TARGET_ONE_GROUP.as_millis()
+    );
+    println!("| command | min | median | target |");
+    println!("|---|---:|---:|---|");
+    let commands: [(&str, Vec<&str>); 5] = [
+        ("--version", vec!["--version"]),
+        (
+            "synth quickstart",
+            vec![
+                "synth",
+                "examples/quickstart/blueprint.yaml",
+                "--out-dir",
+                &out,
+            ],
+        ),
+        (
+            "check quickstart",
+            vec![
+                "check",
+                "examples/quickstart/blueprint.yaml",
+                "--out-dir",
+                "examples/quickstart",
+            ],
+        ),
+        (
+            "validate quickstart blueprint",
+            vec!["validate", "--strict", "examples/quickstart/blueprint.yaml"],
+        ),
+        (
+            "validate quickstart template",
+            vec!["validate", "examples/quickstart/quickstart.yaml"],
+        ),
+    ];
+    for (name, args) in &commands {
+        let times = time(eksynth, args, runs);
+        let target = if *name == "--version" {
+            "floor".to_string()
+        } else {
+            met(times.median <= TARGET_ONE_GROUP).to_string()
+        };
+        println!(
+            "| `eksynth {name}` | {} | {} | {target} |",
+            ms(times.min),
+            ms(times.median)
+        );
+    }
+
+    println!("\n## eksynth validate and cfn-lint side by side\n");
+    let Some(cfn_lint) = cfn_lint().filter(|_| !quick) else {
+        println!(
+            "Skipped: {}.",
+            if quick {
+                "quick run"
+            } else {
+                "no cfn-lint (set EKSYNTH_BENCH_CFN_LINT, or install it in .venv-cfnlint)"
+            }
+        );
+        let _ = std::fs::remove_dir_all(&scratch);
+        return;
+    };
+    println!(
+        "Wall time of one process each, minimum over the runs; cfn-lint is `{}` with its default rules.\n",
+        cfn_lint.display()
+    );
+    println!("| input | eksynth ms | cfn-lint ms | ratio | target |");
+    println!("|---|---:|---:|---:|---|");
+
+    let large = large_template(&scratch);
+    let large = large.to_string_lossy().into_owned();
+    let eksynth_large = time(eksynth, &["validate", &large], 20);
+    let lint_large = time(&cfn_lint, &[&large], 3);
+    let ratio = lint_large.min.as_secs_f64() / eksynth_large.min.as_secs_f64();
+    println!(
+        "| {LARGE_GROUPS}-group template ({} resources) | {} | {} | {ratio:.0}x | >= {TARGET_LARGE_RATIO:.0}x: **{}** |",
+        LARGE_GROUPS * 5 + 7,
+        ms(eksynth_large.min),
+        ms(lint_large.min),
+        met(ratio >= TARGET_LARGE_RATIO),
+    );
+
+    match fixtures() {
+        None => println!(
+            "| cfn-lint's fixtures | | | | skipped: not downloaded (run `python3 tests/peer/run.py` once, or set EKSYNTH_BENCH_FIXTURES) |"
+        ),
+        Some(root) => {
+            let files = fixture_files(&root);
+            let mut eksynth_args = vec!["validate"];
+            eksynth_args.extend(files.iter().map(String::as_str));
+            let lint_args: Vec<&str> = files.iter().map(String::as_str).collect();
+            let eksynth_corpus = time(eksynth, &eksynth_args, 10);
+            let lint_corpus = time(&cfn_lint, &lint_args, 2);
+            let ratio = lint_corpus.min.as_secs_f64() / eksynth_corpus.min.as_secs_f64();
+            println!(
+                "| cfn-lint's fixtures ({} files, one invocation) | {} | {} | {ratio:.0}x | >= {TARGET_CORPUS_RATIO:.0}x: **{}** |",
+                files.len(),
+                ms(eksynth_corpus.min),
+                ms(lint_corpus.min),
+                met(ratio >= TARGET_CORPUS_RATIO),
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
+}
