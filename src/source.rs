@@ -1,12 +1,16 @@
 //! Source files and the spans that point into them.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// A named piece of input text: a blueprint, a template, or standard input.
 #[derive(Debug)]
 pub struct SourceFile {
     pub name: String,
     pub text: String,
+    /// The byte offset where each line starts, found on first use: the
+    /// template reader asks for a line at every tag, so scanning the text
+    /// from its start each time would make reading quadratic.
+    line_starts: OnceLock<Vec<usize>>,
 }
 
 impl SourceFile {
@@ -14,16 +18,26 @@ impl SourceFile {
         Arc::new(SourceFile {
             name: name.into(),
             text: text.into(),
+            line_starts: OnceLock::new(),
         })
     }
 
-    /// The text of a 1-indexed line, without its line ending.
+    /// The text of a 1-indexed line, without its line ending; `""` past
+    /// the end.
     pub fn line_text(&self, line: usize) -> &str {
-        self.text
-            .lines()
-            .nth(line.saturating_sub(1))
-            .unwrap_or("")
-            .trim_end_matches('\r')
+        let starts = self.line_starts.get_or_init(|| {
+            std::iter::once(0)
+                .chain(self.text.match_indices('\n').map(|(at, _)| at + 1))
+                .collect()
+        });
+        let index = line.saturating_sub(1);
+        let Some(&start) = starts.get(index) else {
+            return "";
+        };
+        let end = starts
+            .get(index + 1)
+            .map_or(self.text.len(), |next| next - 1);
+        self.text[start..end].trim_end_matches('\r')
     }
 }
 
@@ -46,6 +60,29 @@ impl Span {
             column,
             len,
             file: 0,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SourceFile;
+
+    /// Line `n` is what `str::lines` gives as its `n`th, without a `\r`:
+    /// with CRLF endings, a trailing newline or none, blank lines, and
+    /// past the end.
+    #[test]
+    fn line_text_is_the_nth_line_without_its_ending() {
+        for text in ["", "a", "a\n", "a\r\nb\r\n", "a\n\nc", "x\ny\r", "\n\n"] {
+            let file = SourceFile::new("t", text);
+            for line in 0..6 {
+                let expected = text
+                    .lines()
+                    .nth(line.max(1) - 1)
+                    .unwrap_or("")
+                    .trim_end_matches('\r');
+                assert_eq!(file.line_text(line), expected, "{text:?} line {line}");
+            }
         }
     }
 }
