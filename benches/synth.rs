@@ -18,7 +18,6 @@
 //! work are in them and in nothing else.
 
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::fmt::Write as _;
 use std::hint::black_box;
 use std::process::Command;
 use std::sync::Arc;
