@@ -108,6 +108,36 @@ impl Pseudo {
 }
 
 impl Expr {
+    /// The intrinsic function this value is (`Ref`, `Fn::Sub`...), or `None`
+    /// for a literal.
+    pub fn function_name(&self) -> Option<&'static str> {
+        Some(match self {
+            Expr::Bool(_)
+            | Expr::Int(_)
+            | Expr::Float(_)
+            | Expr::String(_)
+            | Expr::List(_)
+            | Expr::Map(_) => return None,
+            Expr::Ref(_) => "Ref",
+            Expr::Condition(_) => "Condition",
+            Expr::GetAtt { .. } => "Fn::GetAtt",
+            Expr::Sub { .. } => "Fn::Sub",
+            Expr::Base64(_) => "Fn::Base64",
+            Expr::Join { .. } => "Fn::Join",
+            Expr::If { .. } => "Fn::If",
+            Expr::Select { .. } => "Fn::Select",
+            Expr::Split { .. } => "Fn::Split",
+            Expr::GetAZs(_) => "Fn::GetAZs",
+            Expr::ImportValue(_) => "Fn::ImportValue",
+            Expr::FindInMap { .. } => "Fn::FindInMap",
+            Expr::Cidr { .. } => "Fn::Cidr",
+            Expr::Equals(..) => "Fn::Equals",
+            Expr::And(_) => "Fn::And",
+            Expr::Or(_) => "Fn::Or",
+            Expr::Not(_) => "Fn::Not",
+        })
+    }
+
     pub fn str(s: impl Into<String>) -> Expr {
         Expr::String(s.into())
     }

@@ -248,32 +248,18 @@ fn change_in(node: &mut Expr, path: &[&str], at: usize, change: Change) -> Resul
 
 /// What a value is, in words, for "goes through X".
 fn kind(value: &Expr) -> String {
-    let function = match value {
-        Expr::Bool(_) => return "a boolean".into(),
-        Expr::Int(_) => return "an integer".into(),
-        Expr::Float(_) => return "a number".into(),
-        Expr::String(_) => return "a string".into(),
-        Expr::List(_) => return "a list".into(),
-        Expr::Map(_) => return "a mapping".into(),
-        Expr::Ref(_) => "Ref",
-        Expr::Condition(_) => "Condition",
-        Expr::GetAtt { .. } => "Fn::GetAtt",
-        Expr::Sub { .. } => "Fn::Sub",
-        Expr::Base64(_) => "Fn::Base64",
-        Expr::Join { .. } => "Fn::Join",
-        Expr::If { .. } => "Fn::If",
-        Expr::Select { .. } => "Fn::Select",
-        Expr::Split { .. } => "Fn::Split",
-        Expr::GetAZs(_) => "Fn::GetAZs",
-        Expr::ImportValue(_) => "Fn::ImportValue",
-        Expr::FindInMap { .. } => "Fn::FindInMap",
-        Expr::Cidr { .. } => "Fn::Cidr",
-        Expr::Equals(..) => "Fn::Equals",
-        Expr::And(_) => "Fn::And",
-        Expr::Or(_) => "Fn::Or",
-        Expr::Not(_) => "Fn::Not",
-    };
-    format!("a `{function}` function")
+    match value.function_name() {
+        Some(function) => format!("a `{function}` function"),
+        None => match value {
+            Expr::Bool(_) => "a boolean",
+            Expr::Int(_) => "an integer",
+            Expr::Float(_) => "a number",
+            Expr::String(_) => "a string",
+            Expr::List(_) => "a list",
+            _ => "a mapping",
+        }
+        .into(),
+    }
 }
 
 #[cfg(test)]

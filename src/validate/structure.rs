@@ -137,22 +137,17 @@ fn numbered<'a>(name: &str, items: impl Iterator<Item = &'a Expr>) -> Vec<(Strin
 
 /// What a value is, intrinsics by name, for messages.
 fn what(value: &Expr) -> String {
-    let name = match value {
-        Expr::Ref(_) => "Ref",
-        Expr::GetAtt { .. } => "Fn::GetAtt",
-        Expr::Sub { .. } => "Fn::Sub",
-        Expr::Base64(_) => "Fn::Base64",
-        Expr::Join { .. } => "Fn::Join",
-        Expr::If { .. } => "Fn::If",
-        Expr::Select { .. } => "Fn::Select",
-        Expr::Split { .. } => "Fn::Split",
-        Expr::GetAZs(_) => "Fn::GetAZs",
-        Expr::ImportValue(_) => "Fn::ImportValue",
-        Expr::FindInMap { .. } => "Fn::FindInMap",
-        Expr::Cidr { .. } => "Fn::Cidr",
-        _ => return super::attributes::describe(value).to_string(),
-    };
-    format!("`{name}`")
+    match value.function_name() {
+        Some(name)
+            if !matches!(
+                value,
+                Expr::Condition(_) | Expr::Equals(..) | Expr::And(_) | Expr::Or(_) | Expr::Not(_)
+            ) =>
+        {
+            format!("`{name}`")
+        }
+        _ => super::attributes::describe(value).to_string(),
+    }
 }
 
 /// Export names are unique in a region's account: two outputs of one

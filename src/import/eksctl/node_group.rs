@@ -173,20 +173,7 @@ pub(super) fn import(
     group_fields::ssh(&mut group, entries);
     group_fields::iam_defaults(&mut group, entries);
     labels_and_tags(&mut group, input, entries, &name);
-    if !managed
-        && group
-            .out
-            .get("rootVolume")
-            .and_then(|v| v.get("size"))
-            .is_none()
-    {
-        group
-            .out
-            .entry("rootVolume", None)
-            .set("size", Out::int(DEFAULT_VOLUME_SIZE));
-    }
-    if managed
-        && entry(entries, "launchTemplate").is_none()
+    if (!managed || entry(entries, "launchTemplate").is_none())
         && group
             .out
             .get("rootVolume")
