@@ -52,8 +52,9 @@ enum Command {
         /// The format the templates were written in.
         #[arg(long, value_enum, default_value_t = Format::Yaml)]
         format: Format,
-        /// The parameters files (`synth --parameters-file`) are committed
-        /// too, and checked like the templates.
+        /// The parameters files (`synth --parameters-file`) must be
+        /// committed too. A committed one is checked like the templates
+        /// even without this flag.
         #[arg(long)]
         parameters_file: bool,
     },
@@ -558,7 +559,16 @@ fn check(
                     }
                     stacks.push(stack.name.clone());
                     producers.push(path);
-                    expected.extend(stack_files(stack, format.into(), parameters_file));
+                    // A committed parameters file is checked even without
+                    // `--parameters-file`, which makes it required.
+                    let committed = out_dir
+                        .join(output::parameters_file_name(&stack.name))
+                        .is_file();
+                    expected.extend(stack_files(
+                        stack,
+                        format.into(),
+                        parameters_file || committed,
+                    ));
                 }
             }
             Err(code) if code == ExitCode::from(FINDINGS) => failed = true,

@@ -96,6 +96,41 @@ fn check_passes_on_fresh_templates_and_fails_with_a_diff_on_stale_ones() {
 }
 
 #[test]
+fn a_committed_parameters_file_is_checked_without_the_flag() {
+    let dir = temp_dir("check-parameters");
+    let out = dir.to_str().expect("utf-8 path");
+    let synth = eksynth(&["synth", BLUEPRINT, "--out-dir", out, "--parameters-file"]);
+    assert_eq!(synth.status.code(), Some(0), "{}", stderr(&synth));
+    let clean = eksynth(&["check", BLUEPRINT, "--out-dir", out]);
+    assert_eq!(clean.status.code(), Some(0), "{}", stderr(&clean));
+    assert!(stderr(&clean).contains("2 files"), "{}", stderr(&clean));
+
+    let parameters = dir.join("quickstart.parameters.json");
+    let text = std::fs::read_to_string(&parameters).expect("parameters");
+    std::fs::write(&parameters, text.replace("ParameterKey", "Key")).expect("edit");
+    let stale = eksynth(&["check", BLUEPRINT, "--out-dir", out]);
+    assert_eq!(stale.status.code(), Some(1), "{}", stderr(&stale));
+    assert!(
+        stderr(&stale).contains("stale:") && stderr(&stale).contains("quickstart.parameters.json"),
+        "{}",
+        stderr(&stale)
+    );
+
+    // Without the file, only `--parameters-file` asks for it.
+    std::fs::remove_file(&parameters).expect("remove");
+    let without = eksynth(&["check", BLUEPRINT, "--out-dir", out]);
+    assert_eq!(without.status.code(), Some(0), "{}", stderr(&without));
+    let required = eksynth(&["check", BLUEPRINT, "--out-dir", out, "--parameters-file"]);
+    assert_eq!(required.status.code(), Some(1));
+    assert!(
+        stderr(&required).contains("missing"),
+        "{}",
+        stderr(&required)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn an_out_dir_that_is_a_file_is_a_usage_error_and_nothing_is_written() {
     let dir = temp_dir("file");
     std::fs::create_dir_all(&dir).expect("dir");
