@@ -8,6 +8,8 @@
 //! the last step fails when either did. The `uses` steps (the cache, the
 //! SARIF upload) are checked for what they are given.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -452,40 +454,23 @@ fn the_action_fails_on_findings_with_strict_and_on_a_pattern_that_matches_nothin
 #[test]
 fn the_run_steps_pass_shellcheck() {
     let shellcheck = std::env::var("SHELLCHECK").unwrap_or_else(|_| "shellcheck".to_string());
-    for step in steps(&action()) {
-        let Some(script) = step["run"].as_str() else {
-            continue;
+    let action = action();
+    let scripts: Vec<(&Value, &str)> = steps(&action)
+        .iter()
+        .filter_map(|step| Some((&step["id"], step["run"].as_str()?)))
+        .collect();
+    assert!(!scripts.is_empty(), "the action has no run step");
+    for (id, script) in scripts {
+        // .ci/run puts its pinned shellcheck on PATH.
+        let Some(output) = common::run_installed(
+            Command::new(&shellcheck).args(["--shell=bash", "--severity=info", "-"]),
+            script.as_bytes(),
+        ) else {
+            return;
         };
-        let child = Command::new(&shellcheck)
-            .args(["--shell=bash", "--severity=info", "-"])
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .spawn();
-        let mut child = match child {
-            Ok(child) => child,
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-                // .ci/run puts its pinned shellcheck on PATH.
-                assert!(
-                    std::env::var_os("CI").is_none(),
-                    "shellcheck is not installed"
-                );
-                eprintln!("note: shellcheck is not installed; the check is skipped");
-                return;
-            }
-            Err(error) => panic!("cannot run shellcheck: {error}"),
-        };
-        use std::io::Write as _;
-        child
-            .stdin
-            .take()
-            .expect("stdin")
-            .write_all(script.as_bytes())
-            .expect("write");
-        let output = child.wait_with_output().expect("shellcheck");
         assert!(
             output.status.success(),
-            "step {}:\n{}",
-            step["id"],
+            "step {id}:\n{}",
             String::from_utf8_lossy(&output.stdout)
         );
     }

@@ -2,8 +2,9 @@
 //! arbitrary templates come back unchanged from YAML and from JSON, and the
 //! exact YAML spelling of the short forms is pinned by examples.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+mod common;
+
+use std::process::Command;
 
 use eksynth::cfn::{Expr, Output, Parameter, Pseudo, Resource, Template, json, read, yaml};
 use eksynth::source::SourceFile;
@@ -936,22 +937,19 @@ for i, (text, expected) in enumerate(cases):
 sys.exit(1 if failures else 0)
 "#;
 
-fn python_with_yaml() -> Option<&'static str> {
-    let ok = Command::new("python3")
-        .args(["-c", "import yaml"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|status| status.success());
-    ok.then_some("python3")
-}
-
 #[test]
 fn pyyaml_reads_what_the_json_says() {
-    let Some(python) = python_with_yaml() else {
-        eprintln!("skipped: python3 with the yaml module is not available");
-        return;
-    };
+    // .ci/run puts a python3 with PyYAML first on PATH.
+    let yaml_module =
+        common::run_installed(Command::new("python3").args(["-c", "import yaml"]), b"");
+    match yaml_module {
+        None => return,
+        Some(output) if !output.status.success() => {
+            common::skip_without("PyYAML (python3's yaml module)");
+            return;
+        }
+        Some(_) => {}
+    }
     let mut templates = vec![node_group()];
     let mut runner = TestRunner::deterministic();
     let strategy = template();
@@ -964,19 +962,11 @@ fn pyyaml_reads_what_the_json_says() {
         .map(|t| (yaml::emit(t), json::emit(t)))
         .collect();
     let input = serde_json::to_string(&cases).unwrap();
-    let mut child = Command::new(python)
-        .args(["-c", PYTHON_CHECK])
-        .stdin(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
+    let output = common::run_installed(
+        Command::new("python3").args(["-c", PYTHON_CHECK]),
+        input.as_bytes(),
+    )
+    .expect("python3 ran before");
     assert!(
         output.status.success(),
         "{}",

@@ -11,8 +11,10 @@
 //! pre-commit and git are needed; without pre-commit the runs are skipped
 //! with a note, except under CI (`CI` set), where `.ci/run` installs it.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
 use serde_json::Value;
 
@@ -64,29 +66,13 @@ fn the_manifest_declares_a_check_and_a_validate_hook_built_by_cargo() {
     assert_eq!(hook("eksynth-validate")["pass_filenames"], true);
 }
 
-/// Runs `program` or says it is missing; under CI a missing one fails.
-fn try_run(command: &mut Command, program: &str) -> Option<Output> {
-    match command.output() {
-        Ok(output) => Some(output),
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "{program} is not installed (.ci/run installs it)"
-            );
-            eprintln!("note: {program} is not installed; this check is skipped");
-            None
-        }
-        Err(error) => panic!("cannot run {program}: {error}"),
-    }
-}
-
 #[test]
 fn pre_commit_accepts_the_manifest() {
-    let Some(output) = try_run(
+    let Some(output) = common::run_installed(
         Command::new("pre-commit")
             .args(["validate-manifest", ".pre-commit-hooks.yaml"])
             .current_dir(root()),
-        "pre-commit",
+        b"",
     ) else {
         return;
     };
@@ -173,14 +159,14 @@ fn git(dir: &Path, args: &[&str]) {
 /// `pre-commit run --all-files` in `dir`, or None without pre-commit.
 fn pre_commit_run(dir: &Path) -> Option<(bool, String)> {
     git(dir, &["add", "-A"]);
-    let output = try_run(
+    let output = common::run_installed(
         Command::new("pre-commit")
             .args(["run", "--all-files", "--color", "never"])
             .current_dir(dir)
             .env("PRE_COMMIT_HOME", dir.join(".cache"))
             .env_remove("GIT_DIR")
             .env_remove("GIT_INDEX_FILE"),
-        "pre-commit",
+        b"",
     )?;
     let text = format!(
         "{}{}",

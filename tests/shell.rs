@@ -7,9 +7,10 @@
 //! one skips that check with a note, except under CI (`CI` set), where
 //! `.ci/run` installs them and a missing one fails.
 
-use std::io::Write;
+mod common;
+
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 fn eksynth(args: &[&str]) -> Output {
     let output = Command::new(env!("CARGO_BIN_EXE_eksynth"))
@@ -41,34 +42,10 @@ fn subcommands() -> Vec<String> {
     commands
 }
 
-/// Runs `program args` with `input` on stdin, or says why it cannot: the
-/// program is missing. Under CI a missing program fails.
+/// Runs `program args` with `input` on stdin; None when the program is
+/// missing.
 fn run_tool(program: &str, args: &[&str], input: &[u8]) -> Option<Output> {
-    let child = Command::new(program)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn();
-    let mut child = match child {
-        Ok(child) => child,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "{program} is not installed (.ci/run installs it)"
-            );
-            eprintln!("note: {program} is not installed; its check is skipped");
-            return None;
-        }
-        Err(error) => panic!("cannot run {program}: {error}"),
-    };
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(input)
-        .expect("write stdin");
-    Some(child.wait_with_output().expect("wait"))
+    common::run_installed(Command::new(program).args(args), input)
 }
 
 /// The shell's syntax check of a script on stdin.
