@@ -144,3 +144,71 @@ fn eksctl_repair_actions_are_imported_under_eks_names() {
     assert_eq!(renamed.len(), 2);
     assert_eq!(renamed[0].span.map(|s| s.line), Some(9));
 }
+
+const PROD: &str = "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\n\
+    metadata: {name: prod, region: us-west-2, version: \"1.31\"}\n\
+    managedNodeGroups:\n- name: ng\n  instanceType: m6i.large\n";
+
+/// What `aws eks describe-cluster --name prod --output json` prints, cut
+/// to the fields the import reads (and one it does not).
+const DESCRIBED: &str = r#"{"cluster": {"name": "prod", "arn": "arn:aws:eks:us-west-2:111122223333:cluster/prod",
+  "version": "1.32",
+  "endpoint": "https://ABCD.gr7.us-west-2.eks.amazonaws.com",
+  "certificateAuthority": {"data": "Y2VydA=="},
+  "kubernetesNetworkConfig": {"serviceIpv4Cidr": "172.20.0.0/16", "ipFamily": "ipv4"},
+  "resourcesVpcConfig": {"vpcId": "vpc-0123456789abcdef0",
+    "securityGroupIds": ["sg-0123456789abcdef0"], "clusterSecurityGroupId": "sg-0fedcba9876543210"},
+  "accessConfig": {"authenticationMode": "API_AND_CONFIG_MAP"}}}"#;
+
+/// The `cluster:` section of a written blueprint.
+fn cluster_section(text: &str) -> &str {
+    let start = text.find("\ncluster:\n").expect("a cluster section") + 1;
+    let end = text[start..]
+        .find("\nmanagedNodeGroups:")
+        .expect("node groups")
+        + start;
+    &text[start..end]
+}
+
+#[test]
+fn cluster_values_come_from_describe_cluster_when_given_and_are_parameters_otherwise() {
+    let file = SourceFile::new("eksctl.yaml", PROD);
+    let without = import(&file, None).unwrap_or_else(|errors| panic!("{}", errors[0].render()));
+    assert_eq!(
+        cluster_section(&without.text),
+        "cluster:\n  name: prod\n  kubernetesVersion: \"1.31\"\n\
+         \x20 endpoint: {parameter: ClusterEndpoint}\n\
+         \x20 certificateAuthority: {parameter: ClusterCertificateAuthority}\n\
+         \x20 serviceIpv4Cidr: {parameter: ServiceIpv4Cidr}\n\
+         \x20 controlPlaneSecurityGroup: {parameter: ControlPlaneSecurityGroup}\n\
+         \x20 vpc: {parameter: VpcId}"
+    );
+
+    let described = SourceFile::new("describe.json", DESCRIBED);
+    let with =
+        import(&file, Some(&described)).unwrap_or_else(|errors| panic!("{}", errors[0].render()));
+    // The cluster's own version wins over the eksctl file's.
+    assert_eq!(
+        cluster_section(&with.text),
+        "cluster:\n  name: prod\n  kubernetesVersion: \"1.32\"\n\
+         \x20 endpoint: https://ABCD.gr7.us-west-2.eks.amazonaws.com\n\
+         \x20 certificateAuthority: Y2VydA==\n\
+         \x20 serviceIpv4Cidr: \"172.20.0.0/16\"\n\
+         \x20 controlPlaneSecurityGroup: sg-0123456789abcdef0\n\
+         \x20 clusterSecurityGroup: sg-0fedcba9876543210\n\
+         \x20 vpc: vpc-0123456789abcdef0\n\
+         \x20 authenticationMode: API_AND_CONFIG_MAP"
+    );
+    let blueprint = SourceFile::new("imported", with.text.clone());
+    let report = check_file(&blueprint, SchemaSet::embedded());
+    assert_eq!(report.count(Level::Error) + report.count(Level::Warning), 0);
+
+    // Another file than describe-cluster's output is an error in that file.
+    let other = SourceFile::new("describe.json", r#"{"clusters": ["prod"]}"#);
+    let errors = import(&file, Some(&other))
+        .err()
+        .expect("not a describe-cluster output");
+    assert_eq!(errors.len(), 1);
+    assert_eq!(errors[0].file.name, "describe.json");
+    assert_eq!(errors[0].message, "no `cluster` object in this file");
+}
