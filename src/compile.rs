@@ -71,10 +71,6 @@ fn field_origin(field_origins: &indexmap::IndexMap<String, Span>, path: &str) ->
     }
 }
 
-/// Findings the blueprint loader reports itself, at the field that asks for
-/// them (`associatePublicIpAddress`), unless an override made them.
-const SAID_BY_THE_LOADER: &[&str] = &["W8006"];
-
 /// How a blueprint splits a stack that is too large, for the findings
 /// about a whole stack's size.
 const SPLIT_HELP: &str = "place node groups in stacks of their own with `stacks: perGroup`, or name stacks of groups: `stacks: {nodes-gpu: [gpu, gpu-large]}`; the shared resources stay in the main stack";
@@ -111,6 +107,10 @@ pub fn compile_with_overrides(
     let loaded = blueprint::load_with(file, overrides).map_err(CompileError::Blueprint)?;
     let file_of = |span: Span| loaded.files.get(span.file as usize).unwrap_or(file).clone();
     let mut diagnostics = loaded.warnings;
+    // Findings the loader reports itself, at the field that asks for them
+    // (`associatePublicIpAddress`): validation does not repeat them, unless
+    // an override made them.
+    let said_by_the_loader: Vec<&'static str> = diagnostics.iter().filter_map(|d| d.code).collect();
     let suppressions = &loaded.blueprint.suppressions;
     // Each suppression's finding ID under its current name; `None` for an
     // ID that is no finding's.
@@ -138,6 +138,16 @@ pub fn compile_with_overrides(
     if diagnostics.iter().any(Diagnostic::is_error) {
         return Err(CompileError::Blueprint(diagnostics));
     }
+    let mut used = vec![false; suppressions.len()];
+    diagnostics.retain(|diagnostic| {
+        let index = diagnostic
+            .code
+            .and_then(|code| suppressed.iter().position(|id| *id == Some(code)));
+        if let Some(index) = index {
+            used[index] = true;
+        }
+        index.is_none()
+    });
     let blueprint = &loaded.blueprint;
     let mut lowered = eks::lower(blueprint)?;
     let applied = match blueprint::overrides::apply(
@@ -156,7 +166,6 @@ pub fn compile_with_overrides(
     let oversized = std::mem::take(&mut lowered.oversized_user_data);
     let lowered = eks::stacks::split(lowered, blueprint);
     let several = lowered.len() > 1;
-    let mut used = vec![false; suppressions.len()];
     let mut stacks = Vec::with_capacity(lowered.len());
     for stack in lowered {
         let text = format.emit(&stack.template);
@@ -184,7 +193,7 @@ pub fn compile_with_overrides(
             // A finding about what an override changed is the override's.
             let overridden = overrides.iter().rev().find(|o| o.covers(&finding.path));
             // The loader already warned at the blueprint's own field.
-            if SAID_BY_THE_LOADER.contains(&finding.id) && overridden.is_none() {
+            if said_by_the_loader.contains(&finding.id) && overridden.is_none() {
                 continue;
             }
             let span = match (overridden, finding.resource()) {

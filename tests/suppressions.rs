@@ -162,3 +162,43 @@ fn an_unknown_suppression_id_in_a_base_is_reported_in_the_base() {
         error.render()
     );
 }
+
+/// One small group whose nodes get public addresses, with `extra` appended.
+fn public_nodes(extra: &str) -> Compiled {
+    let small = LARGE.replace(
+        "  - name: group-1\n  - name: group-2\n  - name: group-3\n  - name: group-4\n  - name: group-5\n  - name: group-6\n  - name: group-7\n",
+        "",
+    );
+    let public = small.replace(
+        "  maxSize: 3\n",
+        "  maxSize: 3\n  associatePublicIpAddress: true\n",
+    );
+    compiled(&format!("{public}{extra}"))
+}
+
+#[test]
+fn public_nodes_are_warned_of_once_at_the_field_under_their_finding_id() {
+    let compiled = public_nodes("");
+    assert_eq!(
+        compiled.diagnostics.len(),
+        1,
+        "{}",
+        rendered(&compiled.diagnostics)
+    );
+    let warning = &compiled.diagnostics[0];
+    assert_eq!(warning.code, Some("W8006"));
+    assert_eq!(warning.severity, Severity::Warning);
+    let span = warning.span.expect("located");
+    assert_eq!((span.line, span.column), (14, 29));
+}
+
+#[test]
+fn a_suppression_of_public_nodes_silences_the_warning_at_the_field() {
+    let compiled =
+        public_nodes("suppressions:\n  - id: W8006\n    reason: the nodes sit in public subnets\n");
+    assert!(
+        compiled.diagnostics.is_empty(),
+        "{}",
+        rendered(&compiled.diagnostics)
+    );
+}

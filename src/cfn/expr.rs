@@ -216,15 +216,7 @@ impl Expr {
 
     /// True when the value is an intrinsic function rather than a literal.
     pub fn is_intrinsic(&self) -> bool {
-        !matches!(
-            self,
-            Expr::Bool(_)
-                | Expr::Int(_)
-                | Expr::Float(_)
-                | Expr::String(_)
-                | Expr::List(_)
-                | Expr::Map(_)
-        )
+        self.function_name().is_some()
     }
 
     pub fn as_str(&self) -> Option<&str> {

@@ -149,29 +149,28 @@ fn instance_types<'a>(
     properties: &'a indexmap::IndexMap<String, Expr>,
 ) -> Vec<(String, &'a Expr)> {
     let mut out = Vec::new();
-    let field = |map: &'a indexmap::IndexMap<String, Expr>, key: &str| map.get(key);
     match kind {
-        "AWS::EC2::Instance" => {
-            if let Some(value) = field(properties, "InstanceType") {
+        "AWS::EC2::Instance" | "AWS::AutoScaling::LaunchConfiguration" => {
+            if let Some(value) = properties.get("InstanceType") {
                 out.push(("InstanceType".to_string(), value));
             }
         }
         "AWS::EC2::LaunchTemplate" => {
-            if let Some(Expr::Map(data)) = field(properties, "LaunchTemplateData")
+            if let Some(Expr::Map(data)) = properties.get("LaunchTemplateData")
                 && let Some(value) = data.get("InstanceType")
             {
                 out.push(("LaunchTemplateData/InstanceType".to_string(), value));
             }
         }
         "AWS::EKS::Nodegroup" => {
-            if let Some(Expr::List(items)) = field(properties, "InstanceTypes") {
+            if let Some(Expr::List(items)) = properties.get("InstanceTypes") {
                 for (index, value) in items.iter().enumerate() {
                     out.push((format!("InstanceTypes/{index}"), value));
                 }
             }
         }
         "AWS::AutoScaling::AutoScalingGroup" => {
-            let overrides = match field(properties, "MixedInstancesPolicy") {
+            let overrides = match properties.get("MixedInstancesPolicy") {
                 Some(Expr::Map(policy)) => match policy.get("LaunchTemplate") {
                     Some(Expr::Map(template)) => template.get("Overrides"),
                     _ => None,
@@ -191,11 +190,6 @@ fn instance_types<'a>(
                         ));
                     }
                 }
-            }
-        }
-        "AWS::AutoScaling::LaunchConfiguration" => {
-            if let Some(value) = field(properties, "InstanceType") {
-                out.push(("InstanceType".to_string(), value));
             }
         }
         _ => {}

@@ -57,26 +57,9 @@ fn scaling(properties: &IndexMap<String, Expr>, base: &str, findings: &mut Vec<F
         return;
     };
     let number = |key: &str| config.get(key).and_then(literal_number);
-    let (min, desired, max) = (number("MinSize"), number("DesiredSize"), number("MaxSize"));
+    let sizes = (number("MinSize"), number("DesiredSize"), number("MaxSize"));
     let path = format!("{base}/ScalingConfig");
-    if let (Some(min), Some(max)) = (min, max)
-        && min > max
-    {
-        findings.push(Finding::new(
-            "E4002",
-            format!("{path}/MinSize"),
-            format!("`MinSize` ({min}) is greater than `MaxSize` ({max})"),
-        ));
-    }
-    if let Some(desired) = desired
-        && (min.is_some_and(|min| desired < min) || max.is_some_and(|max| desired > max))
-    {
-        findings.push(Finding::new(
-            "E4002",
-            format!("{path}/DesiredSize"),
-            format!("`DesiredSize` ({desired}) is outside [MinSize, MaxSize]"),
-        ));
-    }
+    super::policies::sizes_in_order(sizes, &path, "DesiredSize", findings);
 }
 
 fn access_entry(properties: &IndexMap<String, Expr>, base: &str, findings: &mut Vec<Finding>) {

@@ -22,6 +22,35 @@ fn field<'a>(expr: Option<&'a Expr>, key: &str) -> Option<&'a Expr> {
     }
 }
 
+/// `MinSize <= desired <= MaxSize` (`E4002`), each compared when it is a
+/// literal: the sizes of an Auto Scaling group or of a managed node
+/// group's `ScalingConfig` at `path`, whose desired size is `desired_key`.
+pub(super) fn sizes_in_order(
+    (min, desired, max): (Option<i64>, Option<i64>, Option<i64>),
+    path: &str,
+    desired_key: &str,
+    findings: &mut Vec<Finding>,
+) {
+    if let (Some(min), Some(max)) = (min, max)
+        && min > max
+    {
+        findings.push(Finding::new(
+            "E4002",
+            format!("{path}/MinSize"),
+            format!("`MinSize` ({min}) is greater than `MaxSize` ({max})"),
+        ));
+    }
+    if let Some(desired) = desired
+        && (min.is_some_and(|min| desired < min) || max.is_some_and(|max| desired > max))
+    {
+        findings.push(Finding::new(
+            "E4002",
+            format!("{path}/{desired_key}"),
+            format!("`{desired_key}` ({desired}) is outside [MinSize, MaxSize]"),
+        ));
+    }
+}
+
 fn check_group(template: &Template, id: &str, group: &Resource, findings: &mut Vec<Finding>) {
     let props = &group.properties;
     let number = |key: &str| props.get(key).and_then(literal_number);
@@ -31,25 +60,12 @@ fn check_group(template: &Template, id: &str, group: &Resource, findings: &mut V
         number("DesiredCapacity"),
     );
     let base = format!("Resources/{id}");
-    if let (Some(min), Some(max)) = (min, max)
-        && min > max
-    {
-        findings.push(Finding::new(
-            "E4002",
-            format!("{base}/Properties/MinSize"),
-            format!("`MinSize` ({min}) is greater than `MaxSize` ({max})"),
-        ));
-    }
-    if let Some(desired) = desired {
-        let outside = min.is_some_and(|min| desired < min) || max.is_some_and(|max| desired > max);
-        if outside {
-            findings.push(Finding::new(
-                "E4002",
-                format!("{base}/Properties/DesiredCapacity"),
-                format!("`DesiredCapacity` ({desired}) is outside [MinSize, MaxSize]"),
-            ));
-        }
-    }
+    sizes_in_order(
+        (min, desired, max),
+        &format!("{base}/Properties"),
+        "DesiredCapacity",
+        findings,
+    );
 
     let rolling = field(group.update_policy.as_ref(), "AutoScalingRollingUpdate");
     let replacing = field(group.update_policy.as_ref(), "AutoScalingReplacingUpdate");

@@ -81,11 +81,13 @@ pub(super) fn check_public_ip(d: &mut Decoder, spec: &GroupSpec, efa_cards: u32)
         );
         return false;
     }
-    d.warning(
+    // The finding `validate` reports on the template, said at the field.
+    let warning = d.warning(
         flag.span,
         "`associatePublicIpAddress: true` gives every node an internet-reachable address",
-    )
-    .help = Some(
+    );
+    warning.code = Some("W8006");
+    warning.help = Some(
         "only the security groups stand between the nodes and the internet; prefer private subnets with a NAT gateway".into(),
     );
     true
