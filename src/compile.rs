@@ -59,6 +59,31 @@ impl Compiled {
     }
 }
 
+/// Pushes a finding's diagnostic, unless one with the same ID, message and
+/// place is there already: a field written once (in `defaults`, say) that
+/// every group's resource takes is one mistake, reported once, with a
+/// count of the other resources in `repeats`.
+fn push_once(
+    diagnostics: &mut Vec<Diagnostic>,
+    repeats: &mut Vec<(usize, usize)>,
+    diagnostic: Diagnostic,
+) {
+    let same = diagnostics.iter().position(|d| {
+        d.code.is_some()
+            && d.code == diagnostic.code
+            && d.span.is_some()
+            && d.span == diagnostic.span
+            && d.message == diagnostic.message
+    });
+    match same {
+        Some(index) => match repeats.iter_mut().find(|(i, _)| *i == index) {
+            Some((_, more)) => *more += 1,
+            None => repeats.push((index, 1)),
+        },
+        None => diagnostics.push(diagnostic),
+    }
+}
+
 /// The blueprint field that writes the value at `path` (a finding's path,
 /// `Resources/Id/...`), or one of its parents.
 fn field_origin(field_origins: &indexmap::IndexMap<String, Span>, path: &str) -> Option<Span> {
@@ -166,6 +191,8 @@ pub fn compile_with_overrides(
     let oversized = std::mem::take(&mut lowered.oversized_user_data);
     let lowered = eks::stacks::split(lowered, blueprint);
     let several = lowered.len() > 1;
+    // How many more resources each finding diagnostic stands for.
+    let mut repeats: Vec<(usize, usize)> = Vec::new();
     let mut stacks = Vec::with_capacity(lowered.len());
     for stack in lowered {
         let text = format.emit(&stack.template);
@@ -222,7 +249,7 @@ pub fn compile_with_overrides(
             if several {
                 diagnostic.message = format!("stack `{}`: {}", stack.name, diagnostic.message);
             }
-            diagnostics.push(diagnostic);
+            push_once(&mut diagnostics, &mut repeats, diagnostic);
         }
         stacks.push(Stack {
             name: stack.name,
@@ -232,6 +259,12 @@ pub fn compile_with_overrides(
             origins: stack.origins,
             overrides,
         });
+    }
+    for (index, more) in repeats {
+        let diagnostic = &mut diagnostics[index];
+        let label = diagnostic.label.take().unwrap_or_default();
+        let resources = if more == 1 { "resource" } else { "resources" };
+        diagnostic.label = Some(format!("{label} (and {more} more {resources})"));
     }
     // A parameter the blueprint declares but no stack uses is not in any
     // template (CloudFormation linters reject an unused parameter), so a
