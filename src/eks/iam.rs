@@ -22,7 +22,6 @@ fn managed_policy(name: &str) -> Expr {
     Expr::sub(format!("arn:${{AWS::Partition}}:iam::aws:policy/{name}"))
 }
 
-/// The inline policy that lets a node signal this stack and nothing else.
 /// The VPC CNI's IPv6 permissions, as the CNI's own documentation lists
 /// them for IPv6 mode (aws/amazon-vpc-cni-k8s, `docs/iam-policy.md`) and the
 /// EKS user guide for `AmazonEKS_CNI_IPv6_Policy`: assign IPv6 addresses,
@@ -63,6 +62,7 @@ fn cni_ipv6_policy_document() -> Expr {
     ])
 }
 
+/// The inline policy that lets a node signal this stack and nothing else.
 fn signal_policy_document() -> Expr {
     Expr::map([
         ("Version", Expr::str("2012-10-17")),

@@ -211,9 +211,8 @@ pub fn lower(blueprint: &Blueprint) -> Result<Lowered, Error> {
                 ("NodegroupArn", "The managed node group ARN", Some("Arn")),
             ),
         };
-        let first = origins.len();
         record_origins(&template, &mut origins, group.name.span);
-        record_field_origins(&template, first, group, &mut field_origins);
+        record_field_origins(&mut field_origins, group, &launch_template, asg.as_deref());
 
         let identity_id = &group.identity;
         if let Some(role) = &identity.role {
@@ -314,36 +313,36 @@ fn record_origins(template: &Template, origins: &mut IndexMap<String, Span>, spa
     }
 }
 
-/// Records where `group`'s fields that findings are about are written,
-/// for its resources from index `first` on.
+/// Records where `group`'s fields that findings are about are written: in
+/// its launch template and, for a self-managed group, its Auto Scaling group.
 fn record_field_origins(
-    template: &Template,
-    first: usize,
-    group: &NodeGroup,
     field_origins: &mut IndexMap<String, Span>,
+    group: &NodeGroup,
+    launch_template: &str,
+    auto_scaling_group: Option<&str>,
 ) {
-    for (id, resource) in template.resources.iter().skip(first) {
-        let fields: &[(&str, Option<Span>)] = match resource.kind.as_str() {
-            "AWS::EC2::LaunchTemplate" => &[
-                (
-                    "Properties/LaunchTemplateData/MetadataOptions/HttpTokens",
-                    group.imds.tokens_span,
-                ),
-                (
-                    "Properties/LaunchTemplateData/MetadataOptions/HttpPutResponseHopLimit",
-                    group.imds.hop_limit_span,
-                ),
-            ],
-            "AWS::AutoScaling::AutoScalingGroup" => &[(
-                "UpdatePolicy/AutoScalingRollingUpdate/PauseTime",
-                group.update.pause_time_span,
-            )],
-            _ => &[],
-        };
-        for (path, span) in fields {
-            if let Some(span) = span {
-                field_origins.insert(format!("{id}/{path}"), *span);
-            }
+    let mut fields = vec![
+        (
+            launch_template,
+            "Properties/LaunchTemplateData/MetadataOptions/HttpTokens",
+            group.imds.tokens_span,
+        ),
+        (
+            launch_template,
+            "Properties/LaunchTemplateData/MetadataOptions/HttpPutResponseHopLimit",
+            group.imds.hop_limit_span,
+        ),
+    ];
+    if let Some(asg) = auto_scaling_group {
+        fields.push((
+            asg,
+            "UpdatePolicy/AutoScalingRollingUpdate/PauseTime",
+            group.update.pause_time_span,
+        ));
+    }
+    for (id, path, span) in fields {
+        if let Some(span) = span {
+            field_origins.insert(format!("{id}/{path}"), span);
         }
     }
 }

@@ -141,3 +141,18 @@ fn decode_other(
     }
     problems.is_empty().then_some(json)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The fields with rules of their own, and those eksynth writes, are
+    /// fields of the kubelet's own `KubeletConfiguration`.
+    #[test]
+    fn every_typed_and_generated_field_is_a_kubelet_field() {
+        let generated = GENERATED.iter().map(|(name, _)| name);
+        for name in KUBELET_FIELDS.iter().chain(generated) {
+            assert!(kubelet_config::field(name).is_some(), "{name}");
+        }
+    }
+}

@@ -249,33 +249,6 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn bottlerocket_keys_of_today_are_unchanged() {
-        for (field, key) in [
-            (
-                "imageGCHighThresholdPercent",
-                "image-gc-high-threshold-percent",
-            ),
-            (
-                "imageGCLowThresholdPercent",
-                "image-gc-low-threshold-percent",
-            ),
-            ("podPidsLimit", "pod-pids-limit"),
-            ("containerLogMaxFiles", "container-log-max-files"),
-            ("containerLogMaxSize", "container-log-max-size"),
-            ("cpuManagerPolicy", "cpu-manager-policy"),
-            ("evictionHard", "eviction-hard"),
-            ("kubeReserved", "kube-reserved"),
-            ("systemReserved", "system-reserved"),
-        ] {
-            assert_eq!(
-                bottlerocket_key(field).map(BottlerocketSetting::key),
-                Some(key)
-            );
-        }
-        assert!(bottlerocket_key("serializeImagePulls").is_none());
-    }
-
-    #[test]
     fn bottlerocket_settings_descend_into_struct_fields() {
         let value = json!({"swapBehavior": "NoSwap"});
         let settings = bottlerocket_settings("memorySwap", &value).expect("mapped");
@@ -290,6 +263,7 @@ mod tests {
                 .map(|s| s.len()),
             Err(vec!["logging.format".to_string()])
         );
+        assert!(bottlerocket_key("serializeImagePulls").is_none());
         assert_eq!(
             bottlerocket_settings("serializeImagePulls", &json!(false)).map(|s| s.len()),
             Err(vec!["serializeImagePulls".to_string()])
@@ -316,28 +290,6 @@ mod tests {
             assert!(exists(&flag.field), "{}", flag.field);
             assert!(flag.flag.starts_with("--"));
         }
-    }
-
-    #[test]
-    fn windows_flags_of_today_are_unchanged() {
-        for (field, flag) in [
-            ("imageGCHighThresholdPercent", "--image-gc-high-threshold"),
-            ("imageGCLowThresholdPercent", "--image-gc-low-threshold"),
-            ("podPidsLimit", "--pod-max-pids"),
-            ("containerLogMaxFiles", "--container-log-max-files"),
-            ("containerLogMaxSize", "--container-log-max-size"),
-            ("cpuManagerPolicy", "--cpu-manager-policy"),
-            ("serializeImagePulls", "--serialize-image-pulls"),
-            ("evictionHard", "--eviction-hard"),
-            ("kubeReserved", "--kube-reserved"),
-            ("systemReserved", "--system-reserved"),
-        ] {
-            assert_eq!(windows_flag(field).map(|f| f.flag.as_str()), Some(flag));
-        }
-        assert!(
-            windows_flag("imageMaximumGCAge").is_none(),
-            "a field without a flag"
-        );
     }
 
     #[test]

@@ -90,14 +90,13 @@ pub(super) fn render(input: &UserDataInput, prepared: &Prepared) -> Result<Strin
         ));
     }
     let mut data = shell_data(input)?;
-    let bootstrap = al2_bootstrap_data(input, prepared)?;
     // On an EKS AMI in a managed group EKS writes the bootstrap.sh call, so
     // the disks are assembled the way its `--local-disks` would, before it.
     data.insert(
         "setupLocalDisks".into(),
-        json!(input.instance_store_raid0 && bootstrap["run"] != json!(true)),
+        json!(input.instance_store_raid0 && input.mode == Mode::ManagedEksAmi),
     );
-    data.insert("bootstrap".into(), bootstrap);
+    data.insert("bootstrap".into(), al2_bootstrap_data(input, prepared)?);
     let script = render_template(AL2_TEMPLATE, &Value::Object(data))?;
     parts.push(Part::new(SHELL_CONTENT_TYPE, script));
     mime(parts)

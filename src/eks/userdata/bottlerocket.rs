@@ -292,6 +292,20 @@ pub(super) fn render(input: &UserDataInput, prepared: &Prepared) -> Result<Strin
 mod tests {
     use super::*;
 
+    /// The typed kubelet fields are written by this module's own table; the
+    /// settings of every other field come from the vendored list, which
+    /// must name the typed ones alike.
+    #[test]
+    fn the_typed_kubelet_settings_are_the_vendored_ones() {
+        for (field, name, _) in BOTTLEROCKET_SETTINGS {
+            assert_eq!(
+                kubelet_config::bottlerocket_key(field).map(|s| s.key()),
+                Some(*name),
+                "{field}"
+            );
+        }
+    }
+
     #[test]
     fn the_loader_refuses_user_settings_at_every_kubelet_setting_eksynth_writes() {
         for (_, name, _) in BOTTLEROCKET_SETTINGS {

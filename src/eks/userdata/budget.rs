@@ -38,12 +38,12 @@ pub fn share(input: &UserDataInput) -> Result<Share, UserDataError> {
     let total = size(input)?;
     let mut own = input.clone();
     let mut fields = Vec::new();
-    for field in USER_FIELDS {
+    for (field, clear) in USER_FIELDS {
         let mut without = input.clone();
-        if !clear(&mut without, field) {
+        if !clear(&mut without) {
             continue;
         }
-        clear(&mut own, field);
+        clear(&mut own);
         fields.push((field, total.saturating_sub(size(&without)?)));
     }
     fields.sort_by_key(|&(_, bytes)| std::cmp::Reverse(bytes));
@@ -54,43 +54,38 @@ pub fn share(input: &UserDataInput) -> Result<Share, UserDataError> {
     })
 }
 
-/// The blueprint fields that put the group's own text into its user data.
-const USER_FIELDS: [&str; 12] = [
-    "preBootstrapCommands",
-    "postBootstrapCommands",
-    "userDataParts",
-    "bottlerocket",
-    "efsMounts",
-    "labels",
-    "taints",
-    "kubelet",
-    "nodeConfig",
-    "maxPods",
-    "bootstrapArguments",
-    "instanceStore",
-];
+/// Clears a field of the input; false when it was not set.
+type Clear = fn(&mut UserDataInput) -> bool;
 
-/// Clears `field` in `input`; false when it was not set.
-fn clear(input: &mut UserDataInput, field: &str) -> bool {
-    fn take<T>(v: &mut Vec<T>) -> bool {
-        !std::mem::take(v).is_empty()
-    }
-    match field {
-        "preBootstrapCommands" => take(&mut input.pre_bootstrap_commands),
-        "postBootstrapCommands" => input
-            .signal
-            .as_mut()
-            .is_some_and(|s| take(&mut s.post_bootstrap_commands)),
-        "userDataParts" => take(&mut input.user_data_parts),
-        "bottlerocket" => !std::mem::take(&mut input.bottlerocket_settings).is_empty(),
-        "efsMounts" => take(&mut input.efs_mounts),
-        "labels" => take(&mut input.labels),
-        "taints" => take(&mut input.taints),
-        "kubelet" => take(&mut input.kubelet_config),
-        "maxPods" => input.max_pods.take().is_some(),
-        "nodeConfig" => input.node_config.take().is_some(),
-        "bootstrapArguments" => input.bootstrap_arguments.take().is_some(),
-        "instanceStore" => std::mem::take(&mut input.instance_store_raid0),
-        _ => false,
-    }
+fn take<T>(v: &mut Vec<T>) -> bool {
+    !std::mem::take(v).is_empty()
 }
+
+/// The blueprint fields that put the group's own text into its user data,
+/// each with how to clear it.
+const USER_FIELDS: [(&str, Clear); 12] = [
+    ("preBootstrapCommands", |i| {
+        take(&mut i.pre_bootstrap_commands)
+    }),
+    ("postBootstrapCommands", |i| {
+        i.signal
+            .as_mut()
+            .is_some_and(|s| take(&mut s.post_bootstrap_commands))
+    }),
+    ("userDataParts", |i| take(&mut i.user_data_parts)),
+    ("bottlerocket", |i| {
+        !std::mem::take(&mut i.bottlerocket_settings).is_empty()
+    }),
+    ("efsMounts", |i| take(&mut i.efs_mounts)),
+    ("labels", |i| take(&mut i.labels)),
+    ("taints", |i| take(&mut i.taints)),
+    ("kubelet", |i| take(&mut i.kubelet_config)),
+    ("nodeConfig", |i| i.node_config.take().is_some()),
+    ("maxPods", |i| i.max_pods.take().is_some()),
+    ("bootstrapArguments", |i| {
+        i.bootstrap_arguments.take().is_some()
+    }),
+    ("instanceStore", |i| {
+        std::mem::take(&mut i.instance_store_raid0)
+    }),
+];

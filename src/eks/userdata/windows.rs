@@ -176,3 +176,22 @@ pub(super) fn render(input: &UserDataInput, prepared: &Prepared) -> Result<Strin
         }),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The typed kubelet fields are written by this module's own table; the
+    /// flags of every other field come from the vendored list, which must
+    /// name the typed ones alike.
+    #[test]
+    fn the_typed_kubelet_flags_are_the_vendored_ones() {
+        for (field, flag, _) in WINDOWS_FLAGS {
+            assert_eq!(
+                kubelet_config::windows_flag(field).map(|f| f.flag.as_str()),
+                Some(*flag),
+                "{field}"
+            );
+        }
+    }
+}
