@@ -921,8 +921,7 @@ impl NodeGroup {
     /// capacity, which counts capacity units when the instance types are
     /// weighted, over the largest weight.
     pub fn initial_instances(&self) -> u32 {
-        let largest = self.weights.iter().copied().max().unwrap_or(1).max(1);
-        self.initial_capacity().div_ceil(largest)
+        instance_count(self.initial_capacity(), &self.weights)
     }
 
     /// The signal timeout in seconds, for the node's own wait.
@@ -930,6 +929,13 @@ impl NodeGroup {
         // The loader accepted the duration, so it always parses.
         rules::iso_duration_seconds(&self.signal_timeout).map_or(900, |s| s as u32)
     }
+}
+
+/// How many instances make `units` of capacity at least: the units over
+/// the largest weight, rounded up (the units themselves without weights).
+fn instance_count(units: u32, weights: &[u32]) -> u32 {
+    let largest = weights.iter().copied().max().unwrap_or(1).max(1);
+    units.div_ceil(largest)
 }
 
 #[cfg(test)]

@@ -539,14 +539,6 @@ pub(super) fn resolve_group(
     })
 }
 
-/// How many instances make `units` of capacity at least: the units over
-/// the largest weight, rounded up (the units themselves without weights),
-/// as [`NodeGroup::initial_instances`] counts them.
-pub(super) fn instance_count(units: u32, weights: &[u32]) -> u32 {
-    let largest = weights.iter().copied().max().unwrap_or(1).max(1);
-    units.div_ceil(largest)
-}
-
 /// The spot and on-demand mix of a self-managed group, when it has one:
 /// it is written, or the group is a spot group.
 fn resolve_distribution(

@@ -579,7 +579,7 @@ mod tests {
 
     #[test]
     fn weighted_capacity_becomes_the_fewest_instances_that_make_it() {
-        use super::super::group_rules::instance_count;
+        use crate::blueprint::instance_count;
         assert_eq!(instance_count(4, &[]), 4);
         assert_eq!(instance_count(4, &[1, 2, 2]), 2);
         assert_eq!(instance_count(5, &[1, 2]), 3);
