@@ -53,58 +53,86 @@ pub struct Blueprint {
 
 impl Blueprint {
     /// Every template parameter the blueprint declares (`{parameter: Name}`),
-    /// each with where it is first written, in blueprint order.
+    /// each with where it is first written.
     pub fn parameters(&self) -> Vec<(&str, Span)> {
-        let cluster = &self.cluster;
-        let mut written: Vec<(&str, Span)> = Vec::new();
-        for value in [
-            &cluster.name,
-            &cluster.endpoint,
-            &cluster.certificate_authority,
-        ]
-        .into_iter()
-        .chain(&cluster.service_ipv4_cidr)
-        .chain(&cluster.control_plane_security_group)
-        .chain(&cluster.vpc)
-        .chain(&cluster.service_ipv6_cidr)
-        .chain(&cluster.cluster_security_group)
-        {
-            if let Source::Parameter { name, .. } = &value.value {
-                written.push((name, value.span));
-            }
-        }
-        if let NodeAccess::AwsAuth(AwsAuthProvider::Existing(Source::Parameter { name, .. })) =
-            &cluster.node_access
-        {
-            written.push((name, cluster.node_access_span));
-        }
-        if let Some(Located {
-            value: Source::Parameter { name, .. },
-            span,
-        }) = &self.iam.permissions_boundary
-        {
-            written.push((name, *span));
-        }
-        for group in &self.node_groups {
-            if let Subnets::Parameter { name, .. } = &group.subnets.value {
-                written.push((name, group.subnets.span));
-            }
-            for key in group.kms_keys().chain(&group.iam.permissions_boundary) {
-                if let Source::Parameter { name, .. } = &key.value {
-                    written.push((name, key.span));
-                }
-            }
-            let ssh = group.ssh.iter().flat_map(|s| &s.source_security_groups);
-            for source in group.security_groups.iter().chain(ssh) {
-                if let Source::Parameter { name, .. } = &source.value {
-                    written.push((name, source.span));
-                }
-            }
-        }
         let mut seen = std::collections::HashSet::new();
-        written.retain(|(name, _)| seen.insert(*name));
-        written
+        parameter_uses(&self.cluster, &self.iam, &self.node_groups)
+            .into_iter()
+            .filter(|(name, _, _)| seen.insert(*name))
+            .map(|(name, _, span)| (name, span))
+            .collect()
     }
+}
+
+/// Every place a template parameter is written: its name, the parameter
+/// type it needs there, and where it is written. The cluster's values come
+/// first, then the groups' subnets and keys, their security groups, and
+/// their images.
+fn parameter_uses<'a>(
+    cluster: &'a Cluster,
+    iam: &'a RoleDefaults,
+    groups: &'a [NodeGroup],
+) -> Vec<(&'a str, &'static str, Span)> {
+    const STRING: &str = "String";
+    const SECURITY_GROUP: &str = "AWS::EC2::SecurityGroup::Id";
+    fn parameter(source: &Source) -> Option<&str> {
+        match source {
+            Source::Parameter { name, .. } => Some(name),
+            Source::Literal(_) | Source::Import(_) => None,
+        }
+    }
+    let mut uses = Vec::new();
+    let mut add = |name: Option<&'a str>, kind: &'static str, span: Span| {
+        uses.extend(name.map(|name| (name, kind, span)));
+    };
+    for (value, kind) in [
+        (Some(&cluster.name), STRING),
+        (Some(&cluster.endpoint), STRING),
+        (Some(&cluster.certificate_authority), STRING),
+        (cluster.service_ipv4_cidr.as_ref(), STRING),
+        (
+            cluster.control_plane_security_group.as_ref(),
+            SECURITY_GROUP,
+        ),
+        (cluster.vpc.as_ref(), "AWS::EC2::VPC::Id"),
+        (cluster.service_ipv6_cidr.as_ref(), STRING),
+        (cluster.cluster_security_group.as_ref(), SECURITY_GROUP),
+    ] {
+        if let Some(value) = value {
+            add(parameter(&value.value), kind, value.span);
+        }
+    }
+    if let NodeAccess::AwsAuth(AwsAuthProvider::Existing(token)) = &cluster.node_access {
+        add(parameter(token), STRING, cluster.node_access_span);
+    }
+    if let Some(boundary) = &iam.permissions_boundary {
+        add(parameter(&boundary.value), STRING, boundary.span);
+    }
+    for group in groups {
+        if let Subnets::Parameter { name, .. } = &group.subnets.value {
+            add(Some(name), "List<AWS::EC2::Subnet::Id>", group.subnets.span);
+        }
+        for key in group.kms_keys().chain(&group.iam.permissions_boundary) {
+            add(parameter(&key.value), STRING, key.span);
+        }
+    }
+    for group in groups {
+        let ssh = group.ssh.iter().flat_map(|s| &s.source_security_groups);
+        for value in group.security_groups.iter().chain(ssh) {
+            add(parameter(&value.value), SECURITY_GROUP, value.span);
+        }
+    }
+    for group in groups {
+        if let Ami::Parameter { name, .. } = &group.ami {
+            let at = group
+                .field_spans
+                .iter()
+                .find(|(field, _)| *field == "ami")
+                .map_or(group.span, |(_, span)| *span);
+            add(Some(name), "AWS::EC2::Image::Id", at);
+        }
+    }
+    uses
 }
 
 /// One CloudFormation stack a blueprint makes.
@@ -893,8 +921,7 @@ impl NodeGroup {
     /// capacity, which counts capacity units when the instance types are
     /// weighted, over the largest weight.
     pub fn initial_instances(&self) -> u32 {
-        let largest = self.weights.iter().copied().max().unwrap_or(1).max(1);
-        self.initial_capacity().div_ceil(largest)
+        instance_count(self.initial_capacity(), &self.weights)
     }
 
     /// The signal timeout in seconds, for the node's own wait.
@@ -902,6 +929,13 @@ impl NodeGroup {
         // The loader accepted the duration, so it always parses.
         rules::iso_duration_seconds(&self.signal_timeout).map_or(900, |s| s as u32)
     }
+}
+
+/// How many instances make `units` of capacity at least: the units over
+/// the largest weight, rounded up (the units themselves without weights).
+fn instance_count(units: u32, weights: &[u32]) -> u32 {
+    let largest = weights.iter().copied().max().unwrap_or(1).max(1);
+    units.div_ceil(largest)
 }
 
 #[cfg(test)]

@@ -70,6 +70,36 @@ impl Generated<'_> {
     }
 }
 
+/// How many tags AWS allows on an Auto Scaling group.
+const AUTO_SCALING_GROUP_TAGS: usize = 50;
+
+/// Reports a group whose Auto Scaling group would carry more tags than AWS
+/// allows: the `Name` and cluster tags (a user's `Name` replaces the
+/// generated one), the user's tags and, for the cluster autoscaler, its two
+/// discovery tags and one tag per label and taint.
+pub fn check_count(
+    d: &mut Decoder,
+    group: &Located<String>,
+    tags: &[(Located<String>, Located<String>)],
+    generated: &Generated<'_>,
+) {
+    let user_name = tags.iter().any(|(k, _)| k.value == NAME);
+    let autoscaler = if generated.autoscaler {
+        2 + generated.labels.len() + generated.taints.len()
+    } else {
+        0
+    };
+    let count = 2 - usize::from(user_name) + tags.len() + autoscaler;
+    if count > AUTO_SCALING_GROUP_TAGS {
+        let message = format!(
+            "node group `{}` needs {count} Auto Scaling group tags; AWS allows {AUTO_SCALING_GROUP_TAGS}",
+            group.value
+        );
+        d.error(group.span, message).help =
+            Some("remove tags or labels, or set `clusterAutoscaler: false` to drop the node-template tags".into());
+    }
+}
+
 /// Reports every user tag of a self-managed group whose key eksynth also
 /// writes, and every second taint of one key when the cluster autoscaler's
 /// tags are on (its node-template tag describes one taint per key).
@@ -116,4 +146,47 @@ pub fn user_name(tags: &[(String, String)]) -> Option<&str> {
     tags.iter()
         .find(|(key, _)| key == NAME)
         .map(|(_, value)| value.as_str())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::{SourceFile, Span};
+
+    #[test]
+    fn the_tag_count_takes_the_labels_eksynth_adds() {
+        let at = Span::new(1, 1, 1);
+        let tags = |n: usize| -> Vec<(Located<String>, Located<String>)> {
+            (0..n)
+                .map(|i| {
+                    (
+                        Located::new(format!("team-{i}"), at),
+                        Located::new("platform".into(), at),
+                    )
+                })
+                .collect()
+        };
+        let spot = [("node-lifecycle".to_string(), "spot".to_string())];
+        let generated = Generated {
+            cluster_name: &Source::Literal("demo".into()),
+            autoscaler: true,
+            labels: &spot,
+            taints: &[],
+        };
+        let group = Located::new("spot".to_string(), at);
+        let errors = |n: usize| {
+            let mut d = Decoder::new(vec![SourceFile::new("t.yaml", "x")]);
+            check_count(&mut d, &group, &tags(n), &generated);
+            d.diagnostics
+                .iter()
+                .map(|d| d.message.clone())
+                .collect::<Vec<_>>()
+        };
+        // Name, the cluster tag, two discovery tags and the label's: 5.
+        assert!(errors(45).is_empty());
+        assert_eq!(
+            errors(46),
+            ["node group `spot` needs 51 Auto Scaling group tags; AWS allows 50"]
+        );
+    }
 }

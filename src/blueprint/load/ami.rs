@@ -83,7 +83,7 @@ pub(super) fn decode_ami(d: &mut Decoder, node: &Node) -> Opt<Ami> {
     if text.value == "recommended" {
         return Some(Located::new(Ami::Recommended, text.span));
     }
-    if !is_image_id(&text.value) {
+    if !rules::is_ec2_id("ami", &text.value) {
         let message = format!(
             "`ami` `{}` is neither `recommended` nor an AMI ID",
             text.value
@@ -97,17 +97,8 @@ pub(super) fn decode_ami(d: &mut Decoder, node: &Node) -> Opt<Ami> {
     Some(Located::new(Ami::Pinned(text.value), text.span))
 }
 
-fn is_image_id(text: &str) -> bool {
-    text.strip_prefix("ami-").is_some_and(|hex| {
-        (hex.len() == 8 || hex.len() == 17)
-            && hex
-                .chars()
-                .all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase())
-    })
-}
-
 fn check_image_id(d: &mut Decoder, id: &Located<String>) -> bool {
-    let ok = is_image_id(&id.value);
+    let ok = rules::is_ec2_id("ami", &id.value);
     if !ok {
         d.error(
             id.span,

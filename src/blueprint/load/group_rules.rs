@@ -338,27 +338,7 @@ pub(super) fn resolve_group(
         hop_limit_span: spec.imds.hop_limit.as_ref().map(|h| h.span),
     };
 
-    // The Auto Scaling group carries the Name and cluster tags, the user's
-    // tags and, for the cluster autoscaler, two discovery tags and one tag
-    // per label and taint; AWS allows 50.
     let autoscaler = spec.cluster_autoscaler.as_ref().is_none_or(|v| v.value);
-    // A user's `Name` tag replaces the generated one.
-    let user_name = spec.tags.iter().any(|(k, _)| k.value == tags::NAME);
-    let tag_count = 2 - usize::from(user_name)
-        + spec.tags.len()
-        + if autoscaler {
-            2 + spec.labels.len() + spec.taints.as_ref().map_or(0, |t| t.value.len())
-        } else {
-            0
-        };
-    if tag_count > 50 {
-        let message = format!(
-            "node group `{}` needs {tag_count} Auto Scaling group tags; AWS allows 50",
-            name.value
-        );
-        d.error(name.span, message).help =
-            Some("remove tags or labels, or set `clusterAutoscaler: false` to drop the node-template tags".into());
-    }
 
     if let Some(max_pods) = &spec.max_pods {
         max_pods::check(d, max_pods, &instance_types, cluster.prefix_delegation);
@@ -428,17 +408,15 @@ pub(super) fn resolve_group(
     if all_spot && !labels.iter().any(|(k, _)| k == "node-lifecycle") {
         labels.push(("node-lifecycle".to_string(), "spot".to_string()));
     }
+    let generated = tags::Generated {
+        cluster_name: &cluster.name.value,
+        autoscaler,
+        labels: &labels,
+        taints: spec.taints.as_ref().map_or(&[], |t| t.value.as_slice()),
+    };
+    tags::check_count(d, &name, &spec.tags, &generated);
     if !is_managed {
-        tags::check_self_managed(
-            d,
-            &spec.tags,
-            &tags::Generated {
-                cluster_name: &cluster.name.value,
-                autoscaler,
-                labels: &labels,
-                taints: spec.taints.as_ref().map_or(&[], |t| t.value.as_slice()),
-            },
-        );
+        tags::check_self_managed(d, &spec.tags, &generated);
     }
     if let Some(per_az) = &spec.per_az
         && per_az.value
@@ -546,7 +524,7 @@ pub(super) fn resolve_group(
         associate_public_ip,
         node_security_group,
         ssh,
-        cluster_autoscaler: spec.cluster_autoscaler.is_none_or(|v| v.value),
+        cluster_autoscaler: autoscaler,
         autoscaler_priority: spec.autoscaler_priority.map(|p| p.value),
         auto_scaling_group_name: spec.auto_scaling_group_name,
         update,
@@ -559,14 +537,6 @@ pub(super) fn resolve_group(
         span,
         name,
     })
-}
-
-/// How many instances make `units` of capacity at least: the units over
-/// the largest weight, rounded up (the units themselves without weights),
-/// as [`NodeGroup::initial_instances`] counts them.
-pub(super) fn instance_count(units: u32, weights: &[u32]) -> u32 {
-    let largest = weights.iter().copied().max().unwrap_or(1).max(1);
-    units.div_ceil(largest)
 }
 
 /// The spot and on-demand mix of a self-managed group, when it has one:

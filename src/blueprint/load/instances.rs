@@ -322,6 +322,19 @@ pub(super) fn decode_capacity_reservation(
     Some(Located::new(reservation, text.span))
 }
 
+/// A field also written under `lifecycle`, its older place: either
+/// spelling, not both.
+fn one_spelling<T: Clone>(d: &mut Decoder, field: &str, top: &Opt<T>, old: &Opt<T>) -> Opt<T> {
+    match (top, old) {
+        (Some(top), Some(_)) => {
+            let message = format!("`{field}` and `lifecycle.{field}` are both set");
+            d.error(top.span, message).help = Some(format!("keep `{field}`"));
+            None
+        }
+        (top, old) => top.as_ref().or(old.as_ref()).cloned(),
+    }
+}
+
 /// `cr-` and 17 lower case hexadecimal digits.
 pub(super) fn is_reservation_id(id: &str) -> bool {
     id.strip_prefix("cr-").is_some_and(|hex| {
@@ -405,35 +418,18 @@ pub(super) fn check_instances(
         );
     }
 
-    let written_placement = match (&spec.placement_group, &spec.lifecycle_placement_group) {
-        (Some(top), Some(_)) => {
-            d.error(
-                top.span,
-                "`placementGroup` and `lifecycle.placementGroup` are both set",
-            )
-            .help = Some("keep `placementGroup`".into());
-            None
-        }
-        (Some(top), None) => Some(top.clone()),
-        (None, Some(old)) => Some(old.clone()),
-        (None, None) => None,
-    };
-    let capacity_reservation = match (
+    let written_placement = one_spelling(
+        d,
+        "placementGroup",
+        &spec.placement_group,
+        &spec.lifecycle_placement_group,
+    );
+    let capacity_reservation = one_spelling(
+        d,
+        "capacityReservation",
         &spec.capacity_reservation,
         &spec.lifecycle_capacity_reservation,
-    ) {
-        (Some(top), Some(_)) => {
-            d.error(
-                top.span,
-                "`capacityReservation` and `lifecycle.capacityReservation` are both set",
-            )
-            .help = Some("keep `capacityReservation`".into());
-            None
-        }
-        (Some(top), None) => Some(top.clone()),
-        (None, Some(old)) => Some(old.clone()),
-        (None, None) => None,
-    };
+    );
     if let Some(reservation) = &capacity_reservation
         && spec.capacity_reservation_id.is_some()
     {
@@ -579,7 +575,7 @@ mod tests {
 
     #[test]
     fn weighted_capacity_becomes_the_fewest_instances_that_make_it() {
-        use super::super::group_rules::instance_count;
+        use crate::blueprint::instance_count;
         assert_eq!(instance_count(4, &[]), 4);
         assert_eq!(instance_count(4, &[1, 2, 2]), 2);
         assert_eq!(instance_count(5, &[1, 2]), 3);

@@ -353,16 +353,17 @@ fn decode_blueprint(d: &mut Decoder, root: &Node) -> Option<Blueprint> {
             "Windows nodes cannot run CoreDNS and other kube-system pods; the cluster needs at least one Linux node group".into(),
         );
     }
-    check_parameters(d, &cluster, &groups);
+    let iam = RoleDefaults {
+        permissions_boundary: top_iam.permissions_boundary,
+        role_path: top_iam.role_path.map(|p| p.value),
+    };
+    check_parameters(d, &cluster, &iam, &groups);
     Some(Blueprint {
         description,
         cluster,
         node_groups: groups,
         suppressions,
-        iam: RoleDefaults {
-            permissions_boundary: top_iam.permissions_boundary,
-            role_path: top_iam.role_path.map(|p| p.value),
-        },
+        iam,
         overrides,
         stacks: std::mem::take(&mut stacks.specs),
     })

@@ -89,69 +89,15 @@ pub(super) fn check_literal(
 }
 
 /// One template parameter may serve several fields only when they need the
-/// same parameter type.
-pub(super) fn check_parameters(d: &mut Decoder, cluster: &Cluster, groups: &[NodeGroup]) {
-    let mut seen: HashMap<String, (&'static str, Span)> = HashMap::new();
-    let mut uses: Vec<(String, &'static str, Span)> = Vec::new();
-    let string = "String";
-    for (source, kind) in [
-        (&cluster.name, string),
-        (&cluster.endpoint, string),
-        (&cluster.certificate_authority, string),
-    ]
-    .into_iter()
-    .chain(cluster.service_ipv4_cidr.iter().map(|s| (s, string)))
-    .chain(
-        cluster
-            .control_plane_security_group
-            .iter()
-            .map(|s| (s, "AWS::EC2::SecurityGroup::Id")),
-    )
-    .chain(cluster.vpc.iter().map(|s| (s, "AWS::EC2::VPC::Id")))
-    .chain(cluster.service_ipv6_cidr.iter().map(|s| (s, string)))
-    .chain(
-        cluster
-            .cluster_security_group
-            .iter()
-            .map(|s| (s, "AWS::EC2::SecurityGroup::Id")),
-    ) {
-        if let Source::Parameter { name, .. } = &source.value {
-            uses.push((name.clone(), kind, source.span));
-        }
-    }
-    for group in groups {
-        if let Subnets::Parameter { name, .. } = &group.subnets.value {
-            uses.push((
-                name.clone(),
-                "List<AWS::EC2::Subnet::Id>",
-                group.subnets.span,
-            ));
-        }
-        for key in group.kms_keys().chain(&group.iam.permissions_boundary) {
-            if let Source::Parameter { name, .. } = &key.value {
-                uses.push((name.clone(), string, key.span));
-            }
-        }
-    }
-    for group in groups {
-        let ssh = group.ssh.iter().flat_map(|s| &s.source_security_groups);
-        for source in group.security_groups.iter().chain(ssh) {
-            if let Source::Parameter { name, .. } = &source.value {
-                uses.push((name.clone(), "AWS::EC2::SecurityGroup::Id", source.span));
-            }
-        }
-    }
-    for group in groups {
-        if let Ami::Parameter { name, .. } = &group.ami {
-            let at = group
-                .field_spans
-                .iter()
-                .find(|(field, _)| *field == "ami")
-                .map_or(group.span, |(_, span)| *span);
-            uses.push((name.clone(), "AWS::EC2::Image::Id", at));
-        }
-    }
-    for (name, kind, span) in uses {
+/// same parameter type, and none takes a name eksynth declares itself.
+pub(super) fn check_parameters(
+    d: &mut Decoder,
+    cluster: &Cluster,
+    iam: &RoleDefaults,
+    groups: &[NodeGroup],
+) {
+    let mut seen: HashMap<&str, (&'static str, Span)> = HashMap::new();
+    for (name, kind, span) in parameter_uses(cluster, iam, groups) {
         if name.starts_with(IMAGE_PARAMETER_PREFIX) {
             let message = format!("parameter name `{name}` is reserved for node images");
             d.error(span, message).help =

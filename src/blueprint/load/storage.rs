@@ -136,12 +136,7 @@ fn decode_data_volume(d: &mut Decoder, node: &Node) -> Option<DataVolumeSpec> {
     let device_name = opt_string(d, &mut f, "volumes[].", "deviceName");
     let settings = decode_settings(d, &mut f, "volumes[]");
     let snapshot_id = opt_string(d, &mut f, "volumes[].", "snapshotId").and_then(|id| {
-        let ok = id.value.strip_prefix("snap-").is_some_and(|hex| {
-            (hex.len() == 8 || hex.len() == 17)
-                && hex
-                    .chars()
-                    .all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase())
-        });
+        let ok = rules::is_ec2_id("snap", &id.value);
         if !ok {
             let message = format!("`{}` is not an EBS snapshot ID", id.value);
             d.error(id.span, message).help =
