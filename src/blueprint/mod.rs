@@ -722,7 +722,7 @@ pub struct Managed {
     /// is `CapacityBlock`.
     pub capacity_reservation_id: Option<String>,
     /// `MaxUnavailable` (a count) or `MaxUnavailablePercentage`.
-    pub max_unavailable: Option<MaxUnavailable>,
+    pub max_unavailable: Option<Amount>,
     /// `UpdateConfig.UpdateStrategy`; EKS's default when unset.
     pub update_strategy: Option<UpdateStrategy>,
     /// `NodeRepairConfig`: EKS's node auto repair.
@@ -732,12 +732,6 @@ pub struct Managed {
     /// An explicit `AmiType`; otherwise it follows from the family,
     /// architecture and accelerator.
     pub ami_type: Option<String>,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum MaxUnavailable {
-    Count(u32),
-    Percentage(u32),
 }
 
 /// How a managed group replaces nodes in a version update: `DEFAULT`

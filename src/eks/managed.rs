@@ -6,8 +6,8 @@
 use super::ami;
 use super::inputs::{self, ClusterValues};
 use crate::blueprint::{
-    Ami, Amount, CapacityType, Managed, MaxUnavailable, NodeGroup, NodeRepair, RepairAction,
-    TaintEffect, UpdateStrategy,
+    Ami, Amount, CapacityType, Managed, NodeGroup, NodeRepair, RepairAction, TaintEffect,
+    UpdateStrategy,
 };
 use crate::cfn::{Expr, Resource, Template};
 
@@ -71,10 +71,10 @@ pub fn lower(
     });
     let mut update_config = Vec::new();
     match managed.max_unavailable {
-        Some(MaxUnavailable::Count(count)) => {
+        Some(Amount::Count(count)) => {
             update_config.push(("MaxUnavailable", Expr::from(count)));
         }
-        Some(MaxUnavailable::Percentage(pct)) => {
+        Some(Amount::Percentage(pct)) => {
             update_config.push(("MaxUnavailablePercentage", Expr::from(pct)));
         }
         None => {}

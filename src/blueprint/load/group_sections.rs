@@ -237,7 +237,7 @@ fn spot_max_price(d: &mut Decoder, node: &Node) -> Option<String> {
 pub(super) fn decode_update_config(
     d: &mut Decoder,
     node: &Node,
-) -> (Opt<MaxUnavailable>, Opt<UpdateStrategy>) {
+) -> (Opt<Amount>, Opt<UpdateStrategy>) {
     let Some(mut f) = d.fields("updateConfig", node, UPDATE_CONFIG_FIELDS) else {
         return (None, None);
     };
@@ -255,11 +255,8 @@ pub(super) fn decode_update_config(
     );
     f.finish(d, "`updateConfig`");
     let max_unavailable = match (count, percentage) {
-        (Some(count), None) => Some(Located::new(MaxUnavailable::Count(count.value), count.span)),
-        (None, Some(pct)) => Some(Located::new(
-            MaxUnavailable::Percentage(pct.value),
-            pct.span,
-        )),
+        (Some(count), None) => Some(Located::new(Amount::Count(count.value), count.span)),
+        (None, Some(pct)) => Some(Located::new(Amount::Percentage(pct.value), pct.span)),
         (Some(count), Some(_)) => {
             d.error(
                 count.span,

@@ -175,7 +175,7 @@ pub(super) struct GroupSpec {
     pub(super) distribution: Opt<DistributionSpec>,
     pub(super) bootstrap_arguments: Opt<String>,
     pub(super) lifecycle: Opt<Lifecycle>,
-    pub(super) max_unavailable: Opt<MaxUnavailable>,
+    pub(super) max_unavailable: Opt<Amount>,
     pub(super) update_strategy: Opt<UpdateStrategy>,
     pub(super) node_repair: Opt<NodeRepair>,
     pub(super) force_update_enabled: Opt<bool>,

@@ -407,3 +407,18 @@ pub(super) fn check_instance_store(
         .help = Some("set it once: remove `--local-disks` here".into());
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::VOLUME_TYPES;
+
+    #[test]
+    fn every_volume_type_the_loader_takes_has_ebs_limits_and_no_more() {
+        let limited: Vec<&str> = crate::ebs::LIMITS.iter().map(|l| l.volume_type).collect();
+        let mut taken = VOLUME_TYPES.to_vec();
+        let mut known = limited.clone();
+        taken.sort_unstable();
+        known.sort_unstable();
+        assert_eq!(taken, known);
+    }
+}
