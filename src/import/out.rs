@@ -269,7 +269,9 @@ fn is_plain(text: &str) -> bool {
     }
     text.chars()
         .all(|c| c.is_ascii_alphanumeric() || "_./-@=()$*, :".contains(c))
-        && !text.starts_with(['*', ' '])
+        // YAML indicators that cannot begin a plain scalar (`-` and `.`
+        // are quoted above).
+        && !text.starts_with(['*', '@', ',', ' '])
         && !text.ends_with([':', ' '])
         && !text.contains(": ")
         && !text.contains(" #")
@@ -286,6 +288,8 @@ mod tests {
         assert_eq!(scalar("a: b"), "\"a: b\"");
         assert_eq!(scalar("line\nnext"), "\"line\\nnext\"");
         assert_eq!(scalar("m5.large"), "m5.large");
+        assert_eq!(scalar("@team"), "\"@team\"");
+        assert_eq!(scalar(",a"), "\",a\"");
     }
 
     #[test]
