@@ -138,27 +138,17 @@ impl Out {
     /// Removes every entry and item that comes from `origin`, and the
     /// mappings and lists left empty by that.
     pub fn remove_origin(&mut self, origin: usize) {
+        let kept = |value: &mut Out| {
+            if value.origin == Some(origin) {
+                return false;
+            }
+            let had_children = !value.is_empty();
+            value.remove_origin(origin);
+            !(had_children && value.is_empty())
+        };
         match &mut self.value {
-            OutValue::Map(entries) => {
-                entries.retain_mut(|(_, value)| {
-                    if value.origin == Some(origin) {
-                        return false;
-                    }
-                    let had_children = !value.is_empty();
-                    value.remove_origin(origin);
-                    !(had_children && value.is_empty())
-                });
-            }
-            OutValue::Seq(items) => {
-                items.retain_mut(|item| {
-                    if item.origin == Some(origin) {
-                        return false;
-                    }
-                    let had_children = !item.is_empty();
-                    item.remove_origin(origin);
-                    !(had_children && item.is_empty())
-                });
-            }
+            OutValue::Map(entries) => entries.retain_mut(|(_, value)| kept(value)),
+            OutValue::Seq(items) => items.retain_mut(kept),
             OutValue::Str(_) | OutValue::Raw(_) => {}
         }
     }
