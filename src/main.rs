@@ -294,16 +294,19 @@ fn read_input(path: &str) -> Result<Arc<SourceFile>, String> {
     }
 }
 
-fn load_schemas(dir: Option<PathBuf>) -> Result<&'static SchemaSet, String> {
+/// The embedded schemas, or those of `--schemas DIR`; a directory that
+/// cannot be read is reported (exit 2).
+fn load_schemas(dir: Option<PathBuf>) -> Result<&'static SchemaSet, ExitCode> {
     match dir {
         None => Ok(SchemaSet::embedded()),
         Some(dir) => SchemaSet::from_dir(&dir)
             .map(|set| &*Box::leak(Box::new(set)))
             .map_err(|error| {
-                format!(
+                eprintln!(
                     "error: cannot read schemas from `{}`: {error}",
                     dir.display()
-                )
+                );
+                ExitCode::from(USAGE_OR_IO)
             }),
     }
 }
@@ -375,34 +378,59 @@ fn compiled_with(
     format: cfn::Format,
 ) -> Result<Compiled, ExitCode> {
     match eksynth::compile::compile_with_overrides(file, schemas, overrides, format) {
-        Ok(compiled) => {
+        Ok(compiled) if !compiled.has_errors() => {
             report(&compiled.diagnostics);
-            if !compiled.has_errors() {
-                return Ok(compiled);
-            }
-            let errors = compiled.diagnostics.iter().filter(|d| d.is_error()).count();
-            eprintln!(
-                "error: the template of `{}` has {}; no template was written",
-                file.name,
-                plural(errors, "error")
-            );
-            Err(ExitCode::from(FINDINGS))
+            Ok(compiled)
+        }
+        Ok(compiled) => {
+            let subject = format!("the template of `{}`", file.name);
+            Err(refused(&compiled.diagnostics, &subject, "template"))
         }
         Err(CompileError::Blueprint(diagnostics)) => {
-            report(&diagnostics);
-            let errors = diagnostics.iter().filter(|d| d.is_error()).count();
-            eprintln!(
-                "error: `{}` has {}; no template was written",
-                file.name,
-                plural(errors, "error")
-            );
-            Err(ExitCode::from(FINDINGS))
+            let subject = format!("`{}`", file.name);
+            Err(refused(&diagnostics, &subject, "template"))
         }
         Err(error @ CompileError::Internal(_)) => {
             eprintln!("error: {error}");
             Err(ExitCode::from(USAGE_OR_IO))
         }
     }
+}
+
+/// Reports `diagnostics` and that `subject` has errors among them, so no
+/// `what` was written: exit 1.
+fn refused(diagnostics: &[Diagnostic], subject: &str, what: &str) -> ExitCode {
+    report(diagnostics);
+    let errors = diagnostics.iter().filter(|d| d.is_error()).count();
+    eprintln!(
+        "error: {subject} has {}; no {what} was written",
+        plural(errors, "error")
+    );
+    ExitCode::from(FINDINGS)
+}
+
+/// Writes `contents` to `dir/file_name` (see `output::write_atomically`)
+/// and says so; an error is exit 2.
+fn write_in(dir: &std::path::Path, file_name: &str, contents: &[u8]) -> Result<(), ExitCode> {
+    let outcome = output::write_atomically(dir, file_name, contents).map_err(|error| {
+        eprintln!("error: {error}");
+        ExitCode::from(USAGE_OR_IO)
+    })?;
+    let verb = match outcome {
+        output::WriteOutcome::Written => "wrote",
+        output::WriteOutcome::Unchanged => "unchanged",
+    };
+    eprintln!("{verb} {}", dir.join(file_name).display());
+    Ok(())
+}
+
+/// Makes sure `dir` can take the files written into it (see
+/// `output::prepare_out_dir`); an error is exit 2.
+fn prepare_out_dir(dir: &std::path::Path) -> Result<(), ExitCode> {
+    output::prepare_out_dir(dir).map_err(|error| {
+        eprintln!("error: {error}");
+        ExitCode::from(USAGE_OR_IO)
+    })
 }
 
 /// Turns a command's result into its exit code.
@@ -469,16 +497,10 @@ fn synth(path: &str, options: &SynthOptions) -> ExitCode {
             overrides.push((path.trim().to_string(), value.to_string()));
         }
         if let Some(dir) = &options.out_dir {
-            output::prepare_out_dir(dir).map_err(|error| {
-                eprintln!("error: {error}");
-                ExitCode::from(USAGE_OR_IO)
-            })?;
+            prepare_out_dir(dir)?;
         }
         let file = read(path)?;
-        let schemas = load_schemas(options.schemas.clone()).map_err(|message| {
-            eprintln!("{message}");
-            ExitCode::from(USAGE_OR_IO)
-        })?;
+        let schemas = load_schemas(options.schemas.clone())?;
         let compiled = compiled_with(&file, schemas, &overrides, options.format.into())?;
         let Some(dir) = &options.out_dir else {
             let stack = single_stack(
@@ -499,17 +521,7 @@ fn synth(path: &str, options: &SynthOptions) -> ExitCode {
             ));
         }
         for (file_name, contents) in files {
-            let outcome = output::write_atomically(dir, &file_name, contents.as_bytes()).map_err(
-                |error| {
-                    eprintln!("error: {error}");
-                    ExitCode::from(USAGE_OR_IO)
-                },
-            )?;
-            let verb = match outcome {
-                output::WriteOutcome::Written => "wrote",
-                output::WriteOutcome::Unchanged => "unchanged",
-            };
-            eprintln!("{verb} {}", dir.join(&file_name).display());
+            write_in(dir, &file_name, contents.as_bytes())?;
         }
         Ok(ExitCode::SUCCESS)
     })())
@@ -684,18 +696,9 @@ fn man(out_dir: Option<&std::path::Path>) -> ExitCode {
             write_stdout(&String::from_utf8_lossy(roff))?;
             return Ok(ExitCode::SUCCESS);
         };
-        let fail = |error: output::OutputError| {
-            eprintln!("error: {error}");
-            ExitCode::from(USAGE_OR_IO)
-        };
-        output::prepare_out_dir(dir).map_err(fail)?;
+        prepare_out_dir(dir)?;
         for (file_name, roff) in &pages {
-            let outcome = output::write_atomically(dir, file_name, roff).map_err(fail)?;
-            let verb = match outcome {
-                output::WriteOutcome::Written => "wrote",
-                output::WriteOutcome::Unchanged => "unchanged",
-            };
-            eprintln!("{verb} {}", dir.join(file_name).display());
+            write_in(dir, file_name, roff)?;
         }
         Ok(ExitCode::SUCCESS)
     })())
@@ -722,16 +725,7 @@ fn autoscaler_priorities(path: &str) -> ExitCode {
         let file = read(path)?;
         let loaded = match eksynth::blueprint::load(&file) {
             Ok(loaded) => loaded,
-            Err(diagnostics) => {
-                report(&diagnostics);
-                let errors = diagnostics.iter().filter(|d| d.is_error()).count();
-                eprintln!(
-                    "error: {} has {errors} error{}; no ConfigMap was written",
-                    file.name,
-                    if errors == 1 { "" } else { "s" }
-                );
-                return Err(ExitCode::from(FINDINGS));
-            }
+            Err(diagnostics) => return Err(refused(&diagnostics, &file.name, "ConfigMap")),
         };
         report(&loaded.warnings);
         let Some(priorities) = eksynth::eks::priorities::config_map(&loaded.blueprint) else {
@@ -782,13 +776,8 @@ fn import_eksctl(
                 Ok(ExitCode::SUCCESS)
             }
             Err(diagnostics) => {
-                report(&diagnostics);
-                eprintln!(
-                    "error: `{}` has {}; no blueprint was written",
-                    file.name,
-                    plural(diagnostics.iter().filter(|d| d.is_error()).count(), "error")
-                );
-                Err(ExitCode::from(FINDINGS))
+                let subject = format!("`{}`", file.name);
+                Err(refused(&diagnostics, &subject, "blueprint"))
             }
         }
     })())
@@ -802,10 +791,7 @@ fn validate(
 ) -> ExitCode {
     let schemas = match load_schemas(schemas) {
         Ok(schemas) => schemas,
-        Err(message) => {
-            eprintln!("{message}");
-            return ExitCode::from(USAGE_OR_IO);
-        }
+        Err(code) => return code,
     };
     let mut reports: Vec<Report> = Vec::new();
     let mut unreadable = false;

@@ -212,3 +212,16 @@ fn cluster_values_come_from_describe_cluster_when_given_and_are_parameters_other
     assert_eq!(errors[0].file.name, "describe.json");
     assert_eq!(errors[0].message, "no `cluster` object in this file");
 }
+
+#[test]
+fn values_that_begin_with_a_yaml_indicator_are_quoted_and_carried() {
+    let imported = import_text(
+        "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata: {name: c, region: us-west-2, version: \"1.33\"}\n\
+         managedNodeGroups:\n- name: ng\n  tags: {owner: \"@platform\", list: \",a\", port: \":8080\"}\n",
+    );
+    let warnings: Vec<_> = imported.warnings.iter().map(|w| w.render()).collect();
+    assert!(warnings.is_empty(), "{warnings:?}");
+    for line in ["owner: \"@platform\"", "list: \",a\"", "port: :8080"] {
+        assert!(imported.text.contains(line), "{line}: {}", imported.text);
+    }
+}

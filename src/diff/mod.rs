@@ -420,21 +420,18 @@ pub fn diff(old: &Template, new: &Template, schemas: &SchemaSet) -> Diff {
     let conditions = diff_entries(&old.conditions, &new.conditions, Expr::clone, |_| None);
     let mappings = diff_entries(&old.mappings, &new.mappings, Expr::clone, |_| None);
 
-    let mut template = Vec::new();
     let description = |t: &Template| t.description.clone().map(Expr::String);
-    push_changes(
-        &mut template,
-        "Description",
+    let mut template = value_changes(
         description(old).as_ref(),
         description(new).as_ref(),
+        "Description",
     );
     let metadata = |t: &Template| (!t.metadata.is_empty()).then(|| Expr::Map(t.metadata.clone()));
-    push_changes(
-        &mut template,
-        "Metadata",
+    template.extend(value_changes(
         metadata(old).as_ref(),
         metadata(new).as_ref(),
-    );
+        "Metadata",
+    ));
 
     Diff {
         resources,
@@ -447,14 +444,23 @@ pub fn diff(old: &Template, new: &Template, schemas: &SchemaSet) -> Diff {
     }
 }
 
-fn push_changes(out: &mut Vec<Change>, root: &str, old: Option<&Expr>, new: Option<&Expr>) {
+/// The changed values between two values, with paths below `root` (empty
+/// for none).
+fn value_changes(old: Option<&Expr>, new: Option<&Expr>, root: &str) -> Vec<Change> {
+    let mut path = Vec::new();
+    if !root.is_empty() {
+        path.push(root.to_string());
+    }
     let mut leaves = Vec::new();
-    diff_values(old, new, &mut vec![root.to_string()], &mut leaves);
-    out.extend(leaves.into_iter().map(|leaf| Change {
-        path: leaf.path.join("/"),
-        old: leaf.old.cloned(),
-        new: leaf.new.cloned(),
-    }));
+    diff_values(old, new, &mut path, &mut leaves);
+    leaves
+        .into_iter()
+        .map(|leaf| Change {
+            path: leaf.path.join("/"),
+            old: leaf.old.cloned(),
+            new: leaf.new.cloned(),
+        })
+        .collect()
 }
 
 fn diff_entries<T: PartialEq>(
@@ -468,24 +474,11 @@ fn diff_entries<T: PartialEq>(
     for name in names {
         let entry = match (old.get(name), new.get(name)) {
             (Some(o), Some(n)) if o == n => continue,
-            (Some(o), Some(n)) => {
-                let (o, n) = (layout(o), layout(n));
-                let mut leaves = Vec::new();
-                diff_values(Some(&o), Some(&n), &mut Vec::new(), &mut leaves);
-                let changes = leaves
-                    .into_iter()
-                    .map(|leaf| Change {
-                        path: leaf.path.join("/"),
-                        old: leaf.old.cloned(),
-                        new: leaf.new.cloned(),
-                    })
-                    .collect();
-                (
-                    EntryKind::Modified,
-                    changes,
-                    new.get(name).and_then(&detail),
-                )
-            }
+            (Some(o), Some(n)) => (
+                EntryKind::Modified,
+                value_changes(Some(&layout(o)), Some(&layout(n)), ""),
+                detail(n),
+            ),
             (Some(o), None) => (EntryKind::Removed, Vec::new(), detail(o)),
             (None, Some(n)) => (EntryKind::Added, Vec::new(), detail(n)),
             (None, None) => continue,

@@ -15,8 +15,11 @@ pub struct Out {
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum OutValue {
-    /// A scalar, already written as YAML (quoted where needed).
-    Scalar(String),
+    /// A string, quoted when written where YAML would read it otherwise.
+    Str(String),
+    /// A scalar written as it is: a number, a boolean, `null`, a tagged
+    /// value.
+    Raw(String),
     Map(Vec<(String, Out)>),
     Seq(Vec<Out>),
 }
@@ -37,20 +40,21 @@ impl Out {
     }
 
     pub fn str(text: &str) -> Out {
-        Out::new(OutValue::Scalar(scalar(text)))
+        Out::new(OutValue::Str(text.to_string()))
     }
 
     pub fn int(n: i64) -> Out {
-        Out::new(OutValue::Scalar(n.to_string()))
+        Out::new(OutValue::Raw(n.to_string()))
     }
 
     pub fn bool(b: bool) -> Out {
-        Out::new(OutValue::Scalar(b.to_string()))
+        Out::new(OutValue::Raw(b.to_string()))
     }
 
-    /// A number written as the input wrote it (`0.5`, `3`).
-    pub fn number(text: &str) -> Out {
-        Out::new(OutValue::Scalar(text.to_string()))
+    /// A scalar written as it is: a number as the input wrote it (`0.5`,
+    /// `3`), `null`, a tagged value.
+    pub fn raw(text: &str) -> Out {
+        Out::new(OutValue::Raw(text.to_string()))
     }
 
     pub fn map() -> Out {
@@ -108,6 +112,14 @@ impl Out {
         &mut entries[index].1
     }
 
+    /// The string, when the value is one.
+    pub fn as_str(&self) -> Option<&str> {
+        match &self.value {
+            OutValue::Str(text) => Some(text),
+            _ => None,
+        }
+    }
+
     pub fn get(&self, key: &str) -> Option<&Out> {
         match &self.value {
             OutValue::Map(entries) => entries.iter().find(|(k, _)| k == key).map(|(_, v)| v),
@@ -119,35 +131,25 @@ impl Out {
         match &self.value {
             OutValue::Map(entries) => entries.is_empty(),
             OutValue::Seq(items) => items.is_empty(),
-            OutValue::Scalar(_) => false,
+            OutValue::Str(_) | OutValue::Raw(_) => false,
         }
     }
 
     /// Removes every entry and item that comes from `origin`, and the
     /// mappings and lists left empty by that.
     pub fn remove_origin(&mut self, origin: usize) {
+        let kept = |value: &mut Out| {
+            if value.origin == Some(origin) {
+                return false;
+            }
+            let had_children = !value.is_empty();
+            value.remove_origin(origin);
+            !(had_children && value.is_empty())
+        };
         match &mut self.value {
-            OutValue::Map(entries) => {
-                entries.retain_mut(|(_, value)| {
-                    if value.origin == Some(origin) {
-                        return false;
-                    }
-                    let had_children = !value.is_empty();
-                    value.remove_origin(origin);
-                    !(had_children && value.is_empty())
-                });
-            }
-            OutValue::Seq(items) => {
-                items.retain_mut(|item| {
-                    if item.origin == Some(origin) {
-                        return false;
-                    }
-                    let had_children = !item.is_empty();
-                    item.remove_origin(origin);
-                    !(had_children && item.is_empty())
-                });
-            }
-            OutValue::Scalar(_) => {}
+            OutValue::Map(entries) => entries.retain_mut(|(_, value)| kept(value)),
+            OutValue::Seq(items) => items.retain_mut(kept),
+            OutValue::Str(_) | OutValue::Raw(_) => {}
         }
     }
 
@@ -222,7 +224,11 @@ fn emit_block(
                 }
             }
         }
-        OutValue::Scalar(text) => lines.push((format!("{}{text}", " ".repeat(indent)), inherited)),
+        OutValue::Str(_) | OutValue::Raw(_) => {
+            if let Some(text) = inline(value) {
+                lines.push((format!("{}{text}", " ".repeat(indent)), inherited));
+            }
+        }
     }
 }
 
@@ -230,14 +236,15 @@ fn emit_block(
 /// `{parameter: NAME}`.
 fn inline(value: &Out) -> Option<String> {
     match &value.value {
-        OutValue::Scalar(text) => Some(text.clone()),
+        OutValue::Str(text) => Some(scalar(text)),
+        OutValue::Raw(text) => Some(text.clone()),
         OutValue::Map(entries) if entries.is_empty() => Some("{}".into()),
         OutValue::Seq(items) if items.is_empty() => Some("[]".into()),
         OutValue::Map(entries) if entries.len() == 1 && entries[0].0 == "parameter" => {
-            let OutValue::Scalar(name) = &entries[0].1.value else {
+            let OutValue::Str(name) = &entries[0].1.value else {
                 return None;
             };
-            Some(format!("{{parameter: {name}}}"))
+            Some(format!("{{parameter: {}}}", scalar(name)))
         }
         _ => None,
     }
@@ -269,7 +276,9 @@ fn is_plain(text: &str) -> bool {
     }
     text.chars()
         .all(|c| c.is_ascii_alphanumeric() || "_./-@=()$*, :".contains(c))
-        && !text.starts_with(['*', ' '])
+        // YAML indicators that cannot begin a plain scalar (`-` and `.`
+        // are quoted above).
+        && !text.starts_with(['*', '@', ',', ' '])
         && !text.ends_with([':', ' '])
         && !text.contains(": ")
         && !text.contains(" #")
@@ -286,6 +295,8 @@ mod tests {
         assert_eq!(scalar("a: b"), "\"a: b\"");
         assert_eq!(scalar("line\nnext"), "\"line\\nnext\"");
         assert_eq!(scalar("m5.large"), "m5.large");
+        assert_eq!(scalar("@team"), "\"@team\"");
+        assert_eq!(scalar(",a"), "\",a\"");
     }
 
     #[test]

@@ -59,9 +59,9 @@ fn managed_policy_arn(name: &str) -> String {
 /// A JSON value as a blueprint value.
 fn out(json: &Json) -> Out {
     match json {
-        Json::Null => Out::number("null"),
+        Json::Null => Out::raw("null"),
         Json::Bool(b) => Out::bool(*b),
-        Json::Number(n) => Out::number(&n.to_string()),
+        Json::Number(n) => Out::raw(&n.to_string()),
         Json::String(s) => Out::str(s),
         Json::Array(items) => Out::seq(items.iter().map(out).collect()),
         Json::Object(entries) => {
@@ -119,23 +119,21 @@ pub(super) fn add_statements(group: &mut Group<'_>, statements: Vec<Out>, origin
 /// The actions of an `Allow` statement that are `*` or a service's `*`
 /// (`fsx:*`), which eksynth warns about.
 fn wildcard_actions(statement: &Out) -> Vec<String> {
-    let text = |out: &Out| match &out.value {
-        OutValue::Scalar(written) => {
-            Some(serde_json::from_str::<String>(written).unwrap_or_else(|_| written.clone()))
-        }
-        _ => None,
-    };
-    if statement.get("Effect").and_then(text).as_deref() != Some("Allow") {
+    if statement.get("Effect").and_then(Out::as_str) != Some("Allow") {
         return Vec::new();
     }
-    let actions = match statement.get("Action").map(|a| &a.value) {
-        Some(OutValue::Seq(items)) => items.iter().filter_map(text).collect(),
-        Some(OutValue::Scalar(_)) => statement.get("Action").and_then(text).into_iter().collect(),
-        _ => Vec::new(),
+    let actions: Vec<&str> = match statement.get("Action") {
+        Some(Out {
+            value: OutValue::Seq(items),
+            ..
+        }) => items.iter().filter_map(Out::as_str).collect(),
+        Some(action) => action.as_str().into_iter().collect(),
+        None => Vec::new(),
     };
     actions
         .into_iter()
-        .filter(|a| a == "*" || a.ends_with(":*"))
+        .filter(|a| *a == "*" || a.ends_with(":*"))
+        .map(str::to_string)
         .collect()
 }
 

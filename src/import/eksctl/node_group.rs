@@ -380,11 +380,10 @@ fn root_volume(group: &mut Group<'_>, key: &Key, value: &Node, field: &str) {
 /// override puts them on the group's Auto Scaling group.
 fn load_balancers(group: &mut Group<'_>, key: &Key, value: &Node, property: &str) {
     let origin = group.origin(key);
-    let name = group.out.get("name").cloned();
-    let Some(crate::import::out::OutValue::Scalar(name)) = name.map(|n| n.value) else {
+    let Some(name) = group.out.get("name").and_then(Out::as_str) else {
         return;
     };
-    let logical_id = format!("{}NodeGroup", super::values::pascal(&name));
+    let logical_id = format!("{}NodeGroup", super::values::pascal(name));
     let items = strings(value)
         .iter()
         .map(|item| {
@@ -392,7 +391,7 @@ fn load_balancers(group: &mut Group<'_>, key: &Key, value: &Node, property: &str
             if free == *item {
                 Out::str(item)
             } else {
-                Out::number(&format!("!Sub {}", crate::import::out::scalar(&free)))
+                Out::raw(&format!("!Sub {}", crate::import::out::scalar(&free)))
             }
         })
         .collect();
@@ -582,9 +581,9 @@ fn subnets(group: &mut Group<'_>, input: &Input<'_>, entries: &[(Key, Node)]) {
 impl Group<'_> {
     /// The group's blueprint name.
     fn path_name(&self) -> String {
-        match self.out.get("name").map(|n| &n.value) {
-            Some(crate::import::out::OutValue::Scalar(name)) => name.clone(),
-            _ => self.path.clone(),
+        match self.out.get("name").and_then(Out::as_str) {
+            Some(name) => name.to_string(),
+            None => self.path.clone(),
         }
     }
 }

@@ -40,10 +40,10 @@ pub fn strings(node: &Node) -> Vec<String> {
 /// The value as written, as a blueprint value (scalars keep their type).
 pub fn copy(node: &Node) -> Out {
     match &node.value {
-        Value::Null => Out::number("null"),
+        Value::Null => Out::raw("null"),
         Value::Bool(b) => Out::bool(*b),
         Value::Int(i) => Out::int(*i),
-        Value::Float(f) => Out::number(&f.to_string()),
+        Value::Float(f) => Out::raw(&f.to_string()),
         Value::String(s) => Out::str(s),
         Value::Seq(items) => Out::seq(items.iter().map(copy).collect()),
         Value::Map(entries) => {
@@ -79,12 +79,8 @@ pub fn partition_free(arn: &str) -> String {
 /// Every string below `out` with its literal partition replaced.
 pub fn partition_free_tree(out: &mut Out) {
     match &mut out.value {
-        OutValue::Scalar(text) => {
-            if text.starts_with("arn:") || text.starts_with("\"arn:") {
-                let unquoted: String = serde_json::from_str(text).unwrap_or_else(|_| text.clone());
-                *text = crate::import::out::scalar(&partition_free(&unquoted));
-            }
-        }
+        OutValue::Str(text) => *text = partition_free(text),
+        OutValue::Raw(_) => {}
         OutValue::Map(entries) => entries.iter_mut().for_each(|(_, v)| partition_free_tree(v)),
         OutValue::Seq(items) => items.iter_mut().for_each(partition_free_tree),
     }
