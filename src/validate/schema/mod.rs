@@ -214,16 +214,18 @@ impl SchemaSet {
     /// error with keyword `schema` rather than silently passing.
     pub fn validate(&self, resource_type: &str, properties: &Value) -> Option<Vec<SchemaError>> {
         let entry = self.entry(resource_type)?;
+        // `Properties: !If [...]` is as legitimate as any intrinsic value.
+        let intrinsic = is_intrinsic(properties);
+        let masked = dynamic_reference::masked(properties);
+        let properties = masked.as_ref().unwrap_or(properties);
         // Only the parts of the schema this value uses are compiled, unless
         // the schema is beyond that (then it is compiled whole, below).
         if entry.whole.get().is_none()
             && let Some(document) = entry.document()
         {
-            if is_intrinsic(properties) {
+            if intrinsic {
                 return Some(Vec::new());
             }
-            let masked = dynamic_reference::masked(properties);
-            let properties = masked.as_ref().unwrap_or(properties);
             match entry.lazy.validate(document, properties) {
                 Some(errors) => return Some(sorted(errors)),
                 None => {
@@ -241,18 +243,20 @@ impl SchemaSet {
                 }]);
             }
         };
-        // `Properties: !If [...]` is as legitimate as any intrinsic value.
-        if is_intrinsic(properties) {
+        if intrinsic {
             return Some(Vec::new());
         }
-        let masked = dynamic_reference::masked(properties);
-        let properties = masked.as_ref().unwrap_or(properties);
-        let mut errors = Vec::new();
-        for error in validator.iter_errors(properties) {
-            report(error.to_owned(), &mut errors);
-        }
-        Some(sorted(errors))
+        Some(errors(validator, properties))
     }
+}
+
+/// The errors of `value` against a whole compiled schema, sorted.
+fn errors(validator: &Validator, value: &Value) -> Vec<SchemaError> {
+    let mut errors = Vec::new();
+    for error in validator.iter_errors(value) {
+        report(error.to_owned(), &mut errors);
+    }
+    sorted(errors)
 }
 
 /// Errors sorted by pointer, then message, without repeats.
@@ -292,15 +296,7 @@ impl Fragment {
         if is_intrinsic(value) {
             return Vec::new();
         }
-        let mut errors = Vec::new();
-        for error in validator.iter_errors(value) {
-            report(error.to_owned(), &mut errors);
-        }
-        errors.sort_by(|a, b| {
-            (&a.pointer, &a.message, &a.keyword).cmp(&(&b.pointer, &b.message, &b.keyword))
-        });
-        errors.dedup();
-        errors
+        errors(validator, value)
     }
 }
 
