@@ -371,3 +371,122 @@ fn is_intrinsic(value: &Value) -> bool {
         _ => false,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use serde_json::Map;
+
+    use super::*;
+    use crate::source::SourceFile;
+
+    /// The templates of the validation corpus and of the examples.
+    fn templates() -> Vec<(String, crate::cfn::Template)> {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut paths: Vec<PathBuf> = Vec::new();
+        let mut add = |dir: &Path| {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path
+                    .extension()
+                    .is_some_and(|extension| extension == "yaml" || extension == "json")
+                {
+                    paths.push(path);
+                }
+            }
+        };
+        add(&root.join("tests/validate"));
+        for example in std::fs::read_dir(root.join("examples")).unwrap() {
+            add(&example.unwrap().path());
+        }
+        paths.sort();
+        let mut templates = Vec::new();
+        for path in paths {
+            let name = path.display().to_string();
+            let file = Arc::new(SourceFile::new(
+                name.clone(),
+                std::fs::read_to_string(&path).unwrap(),
+            ));
+            let Ok(root) = crate::syntax::parse(&file) else {
+                continue;
+            };
+            // Blueprints have no `Resources`.
+            let template = crate::cfn::read::read_lenient(&file, &root).template;
+            if !template.resources.is_empty() {
+                templates.push((name, template));
+            }
+        }
+        templates
+    }
+
+    /// The value with every literal changed one way (`how`), for errors at
+    /// every depth: strings emptied, numbers negative, a stray key in every
+    /// object, every list's first item repeated. Intrinsics are kept.
+    fn mutated(value: &Value, how: usize) -> Value {
+        match value {
+            _ if is_intrinsic(value) => value.clone(),
+            Value::String(_) if how == 0 => Value::String(String::new()),
+            Value::Number(_) if how == 1 => Value::from(-1),
+            Value::Object(map) => {
+                let mut map: Map<String, Value> = map
+                    .iter()
+                    .map(|(key, value)| (key.clone(), mutated(value, how)))
+                    .collect();
+                if how == 2 {
+                    map.insert("Stray".to_string(), Value::from(true));
+                }
+                Value::Object(map)
+            }
+            Value::Array(items) => {
+                let mut items: Vec<Value> = items.iter().map(|item| mutated(item, how)).collect();
+                if how == 3
+                    && let Some(first) = items.first()
+                {
+                    items.push(first.clone());
+                }
+                Value::Array(items)
+            }
+            other => other.clone(),
+        }
+    }
+
+    /// How much of a schema is compiled never changes a finding: every
+    /// resource of the corpus (many with a deliberate mistake) and of the
+    /// examples, as written and with its values changed every way
+    /// `mutated` knows, gets the same errors from the nodes compiled lazily
+    /// as from the whole schema compiled at once.
+    #[test]
+    fn compiling_lazily_gives_the_errors_of_the_whole_schema() {
+        let set = SchemaSet::embedded();
+        let mut compared = 0;
+        let mut with_errors = 0;
+        for (name, template) in templates() {
+            for (id, resource) in &template.resources {
+                let Some(entry) = set.entry(&resource.kind) else {
+                    continue;
+                };
+                let written = crate::cfn::json::expr_map(&resource.properties);
+                let variants = std::iter::once(written.clone())
+                    .chain((0..4).map(|how| mutated(&written, how)));
+                for properties in variants {
+                    if is_intrinsic(&properties) {
+                        continue;
+                    }
+                    let masked = dynamic_reference::masked(&properties);
+                    let properties = masked.as_ref().unwrap_or(&properties);
+                    let document = entry.document().unwrap();
+                    let Some(lazy) = entry.lazy.validate(document, properties) else {
+                        continue;
+                    };
+                    let whole = errors(entry.validator().as_ref().unwrap(), properties);
+                    assert_eq!(sorted(lazy), whole, "{name}: {id}: {properties}");
+                    compared += 1;
+                    with_errors += usize::from(!whole.is_empty());
+                }
+            }
+        }
+        assert!(compared > 1000, "only {compared} values compared");
+        assert!(with_errors > 500, "only {with_errors} values with errors");
+    }
+}
