@@ -215,7 +215,14 @@ fn compile_node(document: &Value, pointer: &str) -> Option<Node> {
         }
     };
     let shallow = if pointer.is_empty() {
-        root_schema(document, cut)
+        let mut root = root_schema(document, cut);
+        // The definitions a node refers to are copied beside it (see
+        // `with_references`): the root's own copy of all of them would only
+        // be rewritten and crawled at every compile, and never used.
+        if let Value::Object(map) = &mut root {
+            map.remove("definitions");
+        }
+        root
     } else {
         match document.pointer(pointer)? {
             Value::Object(map) => Value::Object(
