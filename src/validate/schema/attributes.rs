@@ -16,19 +16,17 @@ impl SchemaSet {
     /// once per type.
     pub fn attributes(&self, resource_type: &str) -> Option<&[String]> {
         let entry = self.entry(resource_type)?;
-        let paths = self.property_paths(resource_type, "readOnlyProperties")?;
+        let document = entry.document()?;
         let names = entry.attributes.get_or_init(|| {
             let mut names = Vec::new();
-            for path in paths {
+            for path in property_paths(document, "readOnlyProperties") {
                 if path.iter().any(|segment| segment == "*") {
                     continue;
                 }
                 push_unique(&mut names, path.join("."));
             }
-            if let Some(document) = entry.document() {
-                for name in settable_attributes(resource_type, document) {
-                    push_unique(&mut names, name);
-                }
+            for name in settable_attributes(resource_type, document) {
+                push_unique(&mut names, name);
             }
             names
         });
@@ -39,10 +37,10 @@ impl SchemaSet {
     /// Worked out once per type.
     pub fn read_only_properties(&self, resource_type: &str) -> Option<&[String]> {
         let entry = self.entry(resource_type)?;
-        let paths = self.property_paths(resource_type, "readOnlyProperties")?;
+        let document = entry.document()?;
         let names = entry.read_only.get_or_init(|| {
             let mut names = Vec::new();
-            for path in paths {
+            for path in property_paths(document, "readOnlyProperties") {
                 if let Some(first) = path.into_iter().next() {
                     push_unique(&mut names, first);
                 }
@@ -57,9 +55,9 @@ impl SchemaSet {
     /// unescaped and joined with `/`, `*` standing for any array item
     /// (`LaunchTemplateName`, `SecurityGroupIngress/*/FromPort`).
     pub fn create_only_properties(&self, resource_type: &str) -> Option<Vec<String>> {
-        let paths = self.property_paths(resource_type, "createOnlyProperties")?;
+        let document = self.entry(resource_type)?.document()?;
         let mut names = Vec::new();
-        for path in paths {
+        for path in property_paths(document, "createOnlyProperties") {
             push_unique(&mut names, path.join("/"));
         }
         Some(names)
@@ -69,8 +67,8 @@ impl SchemaSet {
     /// (`primaryIdentifier`), or `None` when one of them is not a
     /// top-level property.
     pub fn primary_identifier(&self, resource_type: &str) -> Option<Vec<String>> {
-        let paths = self.property_paths(resource_type, "primaryIdentifier")?;
-        paths
+        let document = self.entry(resource_type)?.document()?;
+        property_paths(document, "primaryIdentifier")
             .into_iter()
             .map(|path| match path.as_slice() {
                 [one] => Some(one.clone()),
@@ -78,23 +76,20 @@ impl SchemaSet {
             })
             .collect()
     }
+}
 
-    /// The `/properties/...` pointers listed under `key`, as unescaped
-    /// segments below `properties`; anything else is ignored.
-    fn property_paths(&self, resource_type: &str, key: &str) -> Option<Vec<Vec<String>>> {
-        let document = self.entry(resource_type)?.document()?;
-        let listed = document.get(key).and_then(Value::as_array);
-        Some(
-            listed
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str)
-                .filter_map(|pointer| pointer.strip_prefix("/properties/"))
-                .filter(|rest| !rest.is_empty())
-                .map(|rest| rest.split('/').map(unescape).collect())
-                .collect(),
-        )
-    }
+/// The `/properties/...` pointers the schema lists under `key`, as unescaped
+/// segments below `properties`; anything else is ignored.
+fn property_paths(document: &Value, key: &str) -> Vec<Vec<String>> {
+    let listed = document.get(key).and_then(Value::as_array);
+    listed
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .filter_map(|pointer| pointer.strip_prefix("/properties/"))
+        .filter(|rest| !rest.is_empty())
+        .map(|rest| rest.split('/').map(unescape).collect())
+        .collect()
 }
 
 fn push_unique(list: &mut Vec<String>, item: String) {
