@@ -165,19 +165,24 @@ fn wrap(schema: Value, position: Position) -> Value {
     }
 }
 
+/// A subschema rewritten, and wrapped when it sits at a value position.
+fn rewrite_entry(schema: &Value, wrapped: bool, position: Position, patterns: Patterns) -> Value {
+    let schema = rewrite_at(schema, position, patterns);
+    if wrapped {
+        wrap(schema, position)
+    } else {
+        schema
+    }
+}
+
 fn rewrite_map(value: &Value, wrapped: bool, position: Position, patterns: Patterns) -> Value {
     match value {
         Value::Object(map) => Value::Object(
             map.iter()
                 .map(|(key, schema)| {
-                    let schema = rewrite_at(schema, position, patterns);
                     (
                         key.clone(),
-                        if wrapped {
-                            wrap(schema, position)
-                        } else {
-                            schema
-                        },
+                        rewrite_entry(schema, wrapped, position, patterns),
                     )
                 })
                 .collect(),
@@ -191,14 +196,7 @@ fn rewrite_list(value: &Value, wrapped: bool, position: Position, patterns: Patt
         Value::Array(items) => Value::Array(
             items
                 .iter()
-                .map(|schema| {
-                    let schema = rewrite_at(schema, position, patterns);
-                    if wrapped {
-                        wrap(schema, position)
-                    } else {
-                        schema
-                    }
-                })
+                .map(|schema| rewrite_entry(schema, wrapped, position, patterns))
                 .collect(),
         ),
         other => other.clone(),
@@ -250,15 +248,12 @@ fn rewrite_at(schema: &Value, position: Position, patterns: Patterns) -> Value {
                 out.insert(key.clone(), Value::Object(entries));
             }
             "additionalProperties" | "additionalItems" => {
-                out.insert(
-                    key.clone(),
-                    wrap(rewrite_at(value, position, patterns), position),
-                );
+                out.insert(key.clone(), rewrite_entry(value, true, position, patterns));
             }
             "items" => {
                 let items = match value {
                     Value::Array(_) => rewrite_list(value, true, position, patterns),
-                    _ => wrap(rewrite_at(value, position, patterns), position),
+                    _ => rewrite_entry(value, true, position, patterns),
                 };
                 out.insert(key.clone(), items);
             }
