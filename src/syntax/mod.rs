@@ -12,6 +12,8 @@ use serde_saphyr::{Spanned, Tagged};
 use crate::diagnostic::Diagnostic;
 use crate::source::{SourceFile, Span};
 
+mod events;
+
 /// One YAML node with its location and, for `!Ref x` and the like, its tag.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Node {
@@ -106,17 +108,31 @@ pub fn parse_as(file: &Arc<SourceFile>, file_id: u32) -> Result<Node, Box<Diagno
             ),
         ));
     }
+    let mut node = match events::read(&file.text) {
+        Some(node) => node,
+        None => parse_reference(file)?,
+    };
+    if file_id != 0 {
+        node.set_file(file_id);
+    }
+    Ok(node)
+}
+
+/// The fast reader alone: the tree of `text`, or `None` where it leaves
+/// the document to serde-saphyr (see [`parse_reference`]).
+pub fn parse_fast(text: &str) -> Option<Node> {
+    events::read(text)
+}
+
+/// Parses a file with serde-saphyr alone: the reader [`parse`] uses
+/// whenever its fast reader declines a document, and the reference that
+/// fast reader is tested against. The spans say file 0.
+pub fn parse_reference(file: &Arc<SourceFile>) -> Result<Node, Box<Diagnostic>> {
     let options = serde_saphyr::options! {
         strict_booleans: true,
     };
     match serde_saphyr::from_str_with_options::<RawNode>(&file.text, options) {
-        Ok(raw) => {
-            let mut node = raw.into_node();
-            if file_id != 0 {
-                node.set_file(file_id);
-            }
-            Ok(node)
-        }
+        Ok(raw) => Ok(raw.into_node()),
         Err(error) => {
             let span = error
                 .location()
