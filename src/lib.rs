@@ -16,6 +16,7 @@ pub mod ebs;
 pub mod eks;
 pub mod import;
 pub mod output;
+pub mod parallel;
 pub mod report;
 pub mod source;
 pub mod suggest;

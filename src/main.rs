@@ -793,17 +793,18 @@ fn validate(
         Ok(schemas) => schemas,
         Err(code) => return code,
     };
-    let mut reports: Vec<Report> = Vec::new();
+    let mut files = Vec::new();
     let mut unreadable = false;
     for path in paths {
         match read_input(path) {
-            Ok(file) => reports.push(check_file(&file, schemas)),
+            Ok(file) => files.push(file),
             Err(message) => {
                 eprintln!("{message}");
                 unreadable = true;
             }
         }
     }
+    let reports: Vec<Report> = eksynth::parallel::map(&files, |file| check_file(file, schemas));
     let errors: usize = reports.iter().map(|r| r.count(Level::Error)).sum();
     let warnings: usize = reports.iter().map(|r| r.count(Level::Warning)).sum();
     let notes: usize = reports.iter().map(|r| r.count(Level::Note)).sum();

@@ -338,32 +338,61 @@ pub const SPLIT_HELP: &str = "split the node groups into several stacks";
 /// Validates a template against the schemas and every other check. The
 /// findings come sorted by path, then ID.
 pub fn validate(template: &Template, context: &Context<'_>) -> Vec<Finding> {
-    let mut findings = Vec::new();
-    schema_checks(template, context.schemas, &mut findings);
-    references::check(template, context.schemas, &mut findings);
-    quotas::check(template, context, &mut findings);
-    policies::check(template, &mut findings);
-    security::check(template, &mut findings);
-    tags::check(template, &mut findings);
-    volumes::check(template, &mut findings);
-    extensions::check(template, &mut findings);
-    iam_policies::check(template, &mut findings);
-    dynamodb::check(template, &mut findings);
-    backup::check(template, &mut findings);
-    modules::check(template, &mut findings);
-    functions::check(template, &mut findings);
-    catalogs::check(template, &mut findings);
-    serverless::check(template, &mut findings);
-    role_paths::check(template, &mut findings);
-    attributes::check(template, &mut findings);
-    parameters::check(template, &mut findings);
-    structure::check(template, &mut findings);
-    identifiers::check(template, context.schemas, &mut findings);
-    eks::check(template, &mut findings);
+    let schemas = context.schemas;
+    let resources: Vec<(&String, &crate::cfn::Resource)> = template.resources.iter().collect();
+    // The checks are independent, and their findings are sorted at the end:
+    // they run side by side, the schema checks (most of the work) first and
+    // in slices of resources, so that the work spreads evenly.
+    let mut work: Vec<Check<'_>> = resources
+        .chunks(RESOURCES_PER_CHECK)
+        .map(|slice| -> Check<'_> {
+            Box::new(move |findings: &mut Vec<Finding>| {
+                for (id, resource) in slice {
+                    schema_check(id, resource, schemas, findings);
+                }
+            })
+        })
+        .collect();
+    work.extend([
+        Box::new(|f: &mut Vec<Finding>| iam_policies::check(template, f)) as Check<'_>,
+        Box::new(|f: &mut Vec<Finding>| references::check(template, schemas, f)),
+        Box::new(|f: &mut Vec<Finding>| quotas::check(template, context, f)),
+        Box::new(|f: &mut Vec<Finding>| policies::check(template, f)),
+        Box::new(|f: &mut Vec<Finding>| security::check(template, f)),
+        Box::new(|f: &mut Vec<Finding>| tags::check(template, f)),
+        Box::new(|f: &mut Vec<Finding>| volumes::check(template, f)),
+        Box::new(|f: &mut Vec<Finding>| extensions::check(template, f)),
+        Box::new(|f: &mut Vec<Finding>| dynamodb::check(template, f)),
+        Box::new(|f: &mut Vec<Finding>| backup::check(template, f)),
+        Box::new(|f: &mut Vec<Finding>| modules::check(template, f)),
+        Box::new(|f: &mut Vec<Finding>| functions::check(template, f)),
+        Box::new(|f: &mut Vec<Finding>| catalogs::check(template, f)),
+        Box::new(|f: &mut Vec<Finding>| serverless::check(template, f)),
+        Box::new(|f: &mut Vec<Finding>| role_paths::check(template, f)),
+        Box::new(|f: &mut Vec<Finding>| attributes::check(template, f)),
+        Box::new(|f: &mut Vec<Finding>| parameters::check(template, f)),
+        Box::new(|f: &mut Vec<Finding>| structure::check(template, f)),
+        Box::new(|f: &mut Vec<Finding>| identifiers::check(template, schemas, f)),
+        Box::new(|f: &mut Vec<Finding>| eks::check(template, f)),
+    ]);
+    let mut findings: Vec<Finding> = crate::parallel::map(&work, |check| {
+        let mut findings = Vec::new();
+        check(&mut findings);
+        findings
+    })
+    .into_iter()
+    .flatten()
+    .collect();
     findings.sort_by(|a, b| (&a.path, a.id, &a.message).cmp(&(&b.path, b.id, &b.message)));
     findings.dedup();
     findings
 }
+
+/// One piece of [`validate`]'s work: it adds what it finds.
+type Check<'a> = Box<dyn Fn(&mut Vec<Finding>) + Send + Sync + 'a>;
+
+/// Resources per piece of the schema checks.
+const RESOURCES_PER_CHECK: usize = 16;
 
 /// Whether a resource type is a module (`Org::Service::Name::MODULE`),
 /// which CloudFormation replaces with the resources it is made of.
@@ -418,102 +447,106 @@ fn schema_type(kind: &str) -> &str {
     }
 }
 
-fn schema_checks(template: &Template, schemas: &SchemaSet, findings: &mut Vec<Finding>) {
-    for (id, resource) in &template.resources {
-        if is_module(&resource.kind) {
-            findings.push(Finding::new(
-                "I1008",
+/// The checks of one resource against its type's schema.
+fn schema_check(
+    id: &str,
+    resource: &crate::cfn::Resource,
+    schemas: &SchemaSet,
+    findings: &mut Vec<Finding>,
+) {
+    if is_module(&resource.kind) {
+        findings.push(Finding::new(
+            "I1008",
+            format!("Resources/{id}/Type"),
+            format!(
+                "`{}` is a module: the resources it is made of are not checked",
+                resource.kind
+            ),
+        ));
+        return;
+    }
+    let kind = schema_type(&resource.kind);
+    let mut properties = crate::cfn::json::expr_map(&resource.properties);
+    // A custom resource gets every property as a string: a boolean is
+    // as good as any other scalar.
+    if kind == "AWS::CloudFormation::CustomResource"
+        && let serde_json::Value::Object(entries) = &mut properties
+    {
+        for value in entries.values_mut() {
+            if let serde_json::Value::Bool(b) = value {
+                *value = serde_json::Value::String(b.to_string());
+            }
+        }
+    }
+    let packaged: Vec<&String> = resource
+        .properties
+        .iter()
+        .filter(|(name, value)| local_path(&resource.kind, name, value))
+        .map(|(name, _)| name)
+        .collect();
+    for name in &packaged {
+        findings.push(
+            Finding::new(
+                "I1009",
+                format!("Resources/{id}/Properties/{name}"),
+                format!(
+                    "`{name}` is a local path: `aws cloudformation package` uploads it and puts its S3 location here"
+                ),
+            )
+            .help("deploy the template `package` writes, not this one"),
+        );
+    }
+    let Some(errors) = branches::validate(schemas, kind, &properties) else {
+        findings.push(
+            Finding::new(
+                "W1000",
                 format!("Resources/{id}/Type"),
                 format!(
-                    "`{}` is a module: the resources it is made of are not checked",
+                    "no schema for `{}`; its properties were not checked",
                     resource.kind
                 ),
-            ));
+            )
+            .help(
+                "check the type's spelling; a type newer than the embedded schemas (cfn-lint 1.58.0's us-east-1) or a third-party one needs `--schemas` with its schema",
+            ),
+        );
+        return;
+    };
+    for error in errors {
+        if packaged.iter().any(|name| {
+            let at = format!("/{name}");
+            error.pointer == at || error.pointer.starts_with(&format!("{at}/"))
+        }) {
             continue;
         }
-        let kind = schema_type(&resource.kind);
-        let mut properties = crate::cfn::json::expr_map(&resource.properties);
-        // A custom resource gets every property as a string: a boolean is
-        // as good as any other scalar.
-        if kind == "AWS::CloudFormation::CustomResource"
-            && let serde_json::Value::Object(entries) = &mut properties
-        {
-            for value in entries.values_mut() {
-                if let serde_json::Value::Bool(b) = value {
-                    *value = serde_json::Value::String(b.to_string());
-                }
-            }
-        }
-        let packaged: Vec<&String> = resource
-            .properties
-            .iter()
-            .filter(|(name, value)| local_path(&resource.kind, name, value))
-            .map(|(name, _)| name)
-            .collect();
-        for name in &packaged {
-            findings.push(
-                Finding::new(
-                    "I1009",
-                    format!("Resources/{id}/Properties/{name}"),
-                    format!(
-                        "`{name}` is a local path: `aws cloudformation package` uploads it and puts its S3 location here"
-                    ),
-                )
-                .help("deploy the template `package` writes, not this one"),
-            );
-        }
-        let Some(errors) = branches::validate(schemas, kind, &properties) else {
-            findings.push(
-                Finding::new(
-                    "W1000",
-                    format!("Resources/{id}/Type"),
-                    format!(
-                        "no schema for `{}`; its properties were not checked",
-                        resource.kind
-                    ),
-                )
-                .help(
-                    "check the type's spelling; a type newer than the embedded schemas (cfn-lint 1.58.0's us-east-1) or a third-party one needs `--schemas` with its schema",
-                ),
-            );
-            continue;
+        let finding_id = match error.keyword.as_str() {
+            "enum" | "const" => "E1001",
+            "type" => "E1002",
+            "required" => "E1003",
+            "additionalProperties" => "E1004",
+            "exclusive" => "E1010",
+            _ => "E1005",
         };
-        for error in errors {
-            if packaged.iter().any(|name| {
-                let at = format!("/{name}");
-                error.pointer == at || error.pointer.starts_with(&format!("{at}/"))
-            }) {
-                continue;
-            }
-            let finding_id = match error.keyword.as_str() {
-                "enum" | "const" => "E1001",
-                "type" => "E1002",
-                "required" => "E1003",
-                "additionalProperties" => "E1004",
-                "exclusive" => "E1010",
-                _ => "E1005",
-            };
-            findings.push(Finding::new(
-                finding_id,
-                format!("Resources/{id}/Properties{}", error.pointer),
-                error.message,
-            ));
-        }
-        if let Some(read_only) = schemas.read_only_properties(kind) {
-            for name in resource
-                .properties
-                .keys()
-                .filter(|name| read_only.contains(name))
-            {
-                findings.push(
-                    Finding::new(
-                        "E1006",
-                        format!("Resources/{id}/Properties/{name}"),
-                        format!("`{name}` is read-only for `{}`", resource.kind),
-                    )
-                    .help("CloudFormation sets it; read it with `Fn::GetAtt` instead"),
-                );
-            }
+        findings.push(Finding::new(
+            finding_id,
+            format!("Resources/{id}/Properties{}", error.pointer),
+            error.message,
+        ));
+    }
+    if let Some(read_only) = schemas.read_only_properties(kind) {
+        for name in resource
+            .properties
+            .keys()
+            .filter(|name| read_only.contains(name))
+        {
+            findings.push(
+                Finding::new(
+                    "E1006",
+                    format!("Resources/{id}/Properties/{name}"),
+                    format!("`{name}` is read-only for `{}`", resource.kind),
+                )
+                .help("CloudFormation sets it; read it with `Fn::GetAtt` instead"),
+            );
         }
     }
 }
