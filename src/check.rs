@@ -157,6 +157,7 @@ pub fn check_file(file: &Arc<SourceFile>, schemas: &SchemaSet) -> Report {
             .iter()
             .map(|finding| finding_diagnostic(finding, file, template_span(&root, &finding.path))),
     );
+    free_aside((root, reading.template), file.text.len());
     // In file order, as a reader goes through the template.
     diagnostics.sort_by_key(|d| d.span.map(|s| (s.line, s.column)));
     Report {
@@ -165,3 +166,18 @@ pub fn check_file(file: &Arc<SourceFile>, schemas: &SchemaSet) -> Report {
         diagnostics,
     }
 }
+
+/// Inputs this large have their trees freed on a thread of their own.
+const FREED_ASIDE: usize = 256 * 1024;
+
+/// Drops `value`, on a thread of its own when its file is large: freeing
+/// the tree of a large template takes a few milliseconds that the answer
+/// need not wait for (a process that is done exits without waiting).
+fn free_aside<T: Send + 'static>(value: T, file_bytes: usize) {
+    if file_bytes < FREED_ASIDE {
+        return;
+    }
+    // A thread that cannot be started drops the value where it is.
+    let _ = std::thread::Builder::new().spawn(move || drop(value));
+}
+
