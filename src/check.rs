@@ -180,4 +180,3 @@ fn free_aside<T: Send + 'static>(value: T, file_bytes: usize) {
     // A thread that cannot be started drops the value where it is.
     let _ = std::thread::Builder::new().spawn(move || drop(value));
 }
-

@@ -6,7 +6,6 @@
 //! surprising ways.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use eksynth::source::SourceFile;
 use eksynth::syntax::{self, Node};
@@ -36,11 +35,11 @@ fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
 
 /// Whether the fast reader agrees with the reference on `text`: `Ok(true)`
 /// if it read the document, `Ok(false)` if it declined it.
-fn agrees(name: &str, text: &str) -> Result<bool, String> {
-    let Some(fast) = syntax::parse_fast(text) else {
+fn agrees(name: &str, text: &str, fast: impl Fn(&str) -> Option<Node>) -> Result<bool, String> {
+    let Some(fast) = fast(text) else {
         return Ok(false);
     };
-    let file = Arc::new(SourceFile::new(name, text.to_string()));
+    let file = SourceFile::new(name, text.to_string());
     match syntax::parse_reference(&file) {
         Ok(reference) if reference == fast => Ok(true),
         Ok(reference) => Err(format!(
@@ -119,6 +118,7 @@ fn the_fast_reader_reads_every_file_of_the_project_as_serde_saphyr_does() {
     let mut read = 0;
     let mut declined = Vec::new();
     let mut differences = Vec::new();
+    let mut cut = 0;
     for path in &files {
         let Ok(text) = std::fs::read_to_string(path) else {
             continue;
@@ -131,12 +131,21 @@ fn the_fast_reader_reads_every_file_of_the_project_as_serde_saphyr_does() {
             .unwrap_or(path)
             .display()
             .to_string();
-        match agrees(&name, &text) {
+        match agrees(&name, &text, syntax::parse_fast) {
             Ok(true) => read += 1,
-            Ok(false) => declined.push(name),
+            Ok(false) => declined.push(name.clone()),
             Err(difference) => differences.push(difference),
         }
+        // Every file, however small, also cut into runs of resources.
+        match agrees(&name, &text, |text| syntax::parse_fast_in_pieces(text, 3)) {
+            Ok(true) => cut += 1,
+            Ok(false) => {}
+            Err(difference) => differences.push(format!("in pieces: {difference}")),
+        }
     }
+    // The templates with a block `Resources` section of three or more
+    // resources: the examples' and most of cfn-lint's YAML fixtures.
+    assert!(cut >= 100, "only {cut} files were read in pieces");
     assert!(
         differences.is_empty(),
         "{} files read differently:\n{}",
@@ -316,7 +325,7 @@ proptest! {
             text.push_str(": ");
             render(value, 2, &mut text);
         }
-        if let Err(difference) = agrees("generated.yaml", &text) {
+        if let Err(difference) = agrees("generated.yaml", &text, syntax::parse_fast) {
             prop_assert!(false, "{difference}\n---\n{text}");
         }
     }
@@ -327,7 +336,7 @@ proptest! {
         tagged in any::<bool>(),
     ) {
         let text = if tagged { format!("v: !Ref {scalar}\n") } else { format!("v: {scalar}\n") };
-        if let Err(difference) = agrees("scalar.yaml", &text) {
+        if let Err(difference) = agrees("scalar.yaml", &text, syntax::parse_fast) {
             prop_assert!(false, "{difference}\n---\n{text}");
         }
     }
@@ -343,3 +352,67 @@ fn the_fast_reader_reads_most_generated_scalars_itself() {
         .count();
     assert!(read * 4 >= SCALARS.len() * 3, "{read} of {}", SCALARS.len());
 }
+
+/// The 90-group benchmark template, the size `validate` cuts into pieces on
+/// its own, read in pieces as in one.
+#[test]
+fn a_large_template_read_in_pieces_is_read_as_serde_saphyr_reads_it() {
+    let file = SourceFile::new("large.yaml", generator::blueprint(90));
+    let loaded = eksynth::blueprint::load(&file).unwrap_or_else(|_| panic!("the blueprint"));
+    let lowered = eksynth::eks::lower(&loaded.blueprint).unwrap_or_else(|e| panic!("{e}"));
+    let text = eksynth::cfn::yaml::emit(&lowered.template);
+    assert!(text.len() > 256 * 1024, "{} bytes", text.len());
+    for pieces in [2, 8, 50] {
+        assert_eq!(
+            agrees("large.yaml", &text, |text| syntax::parse_fast_in_pieces(
+                text, pieces
+            )),
+            Ok(true),
+            "{pieces} pieces"
+        );
+    }
+    // And the reader `validate` uses takes it in pieces.
+    let whole = syntax::parse(&SourceFile::new("large.yaml", text.clone()))
+        .unwrap_or_else(|e| panic!("{}", e.message));
+    assert_eq!(Some(whole), syntax::parse_fast_in_pieces(&text, 8));
+}
+
+/// Cuts that YAML would read otherwise are not made, or their pieces are
+/// declined: the document is then read whole.
+#[test]
+fn a_template_that_cannot_be_cut_safely_is_read_whole() {
+    let cases = [
+        // A quoted scalar open across the cut.
+        "Resources:\n  A:\n    Type: \"x\n  B: y\"\n  C:\n    Type: z\n  D:\n    Type: w\n",
+        // A flow mapping open across the cut.
+        "Resources:\n  A: {Type: x,\n  B: y}\n  C:\n    Type: z\n  D:\n    Type: w\n",
+        // A key repeated in two runs.
+        "Resources:\n  A:\n    Type: x\n  B:\n    Type: y\n  A:\n    Type: z\n",
+        // An alias to an anchor in another run.
+        "Resources:\n  A: &a\n    Type: x\n  B:\n    Type: y\n  C: *a\n",
+        // A line indented less than the keys.
+        "Resources:\n    A:\n      Type: x\n  B:\n      Type: y\n    C:\n      Type: z\n",
+    ];
+    for text in cases {
+        // As many pieces as keys: a cut before every key.
+        assert_eq!(syntax::parse_fast_in_pieces(text, 50), None, "{text}");
+        for pieces in 2..4 {
+            assert!(
+                agrees("t.yaml", text, |text| syntax::parse_fast_in_pieces(
+                    text, pieces
+                ))
+                .is_ok(),
+                "{text}"
+            );
+        }
+        let file = SourceFile::new("t.yaml", text.to_string());
+        assert_eq!(
+            syntax::parse(&file).map_err(|e| e.message),
+            syntax::parse_reference(&file).map_err(|e| e.message),
+            "{text}"
+        );
+    }
+}
+
+#[path = "../benches/common/blueprint.rs"]
+mod generator;

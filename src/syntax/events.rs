@@ -45,6 +45,31 @@ const MAX_SCALAR_BYTES: usize = 32 * 1024 * 1024;
 
 /// Reads `text` into a tree, or `None` when serde-saphyr must read it.
 pub fn read(text: &str) -> Option<Node> {
+    let (root, _) = read_at(text, 1)?;
+    Some(root)
+}
+
+/// What reading a piece of a document took, counted against serde-saphyr's
+/// budget for the whole.
+#[derive(Clone, Copy, Default)]
+pub(super) struct Counts {
+    pub nodes: usize,
+    pub scalar_bytes: usize,
+}
+
+impl Counts {
+    pub(super) fn add(self, other: Counts) -> Option<Counts> {
+        let sum = Counts {
+            nodes: self.nodes + other.nodes,
+            scalar_bytes: self.scalar_bytes + other.scalar_bytes,
+        };
+        (sum.nodes <= MAX_NODES && sum.scalar_bytes <= MAX_SCALAR_BYTES).then_some(sum)
+    }
+}
+
+/// [`read`] of a document whose root is at nesting `depth` of a larger
+/// one (1 for a whole document), with what it took.
+pub(super) fn read_at(text: &str, depth: usize) -> Option<(Node, Counts)> {
     let mut reader = Reader {
         parser: Parser::new_from_str(text),
         nodes: 0,
@@ -59,7 +84,7 @@ pub fn read(text: &str) -> Option<Node> {
         return None;
     }
     let (event, span) = reader.next()?;
-    let root = reader.node(event, span, 1)?;
+    let root = reader.node(event, span, depth)?;
     let (event, _) = reader.next()?;
     if !matches!(event, Event::DocumentEnd) {
         return None;
@@ -69,7 +94,13 @@ pub fn read(text: &str) -> Option<Node> {
         return None;
     }
     match reader.parser.next() {
-        None => Some(root),
+        None => Some((
+            root,
+            Counts {
+                nodes: reader.nodes,
+                scalar_bytes: reader.scalar_bytes,
+            },
+        )),
         Some(_) => None,
     }
 }

@@ -13,6 +13,7 @@ use crate::diagnostic::Diagnostic;
 use crate::source::{SourceFile, Span};
 
 mod events;
+mod split;
 
 /// One YAML node with its location and, for `!Ref x` and the like, its tag.
 #[derive(Clone, Debug, PartialEq)]
@@ -108,7 +109,10 @@ pub fn parse_as(file: &Arc<SourceFile>, file_id: u32) -> Result<Node, Box<Diagno
             ),
         ));
     }
-    let mut node = match events::read(&file.text) {
+    let split = (file.text.len() >= split::MIN_BYTES)
+        .then(|| split::read(&file.text, PIECES))
+        .flatten();
+    let mut node = match split.or_else(|| events::read(&file.text)) {
         Some(node) => node,
         None => parse_reference(file)?,
     };
@@ -123,6 +127,16 @@ pub fn parse_as(file: &Arc<SourceFile>, file_id: u32) -> Result<Node, Box<Diagno
 pub fn parse_fast(text: &str) -> Option<Node> {
     events::read(text)
 }
+
+/// The fast reader on a large template cut into up to `pieces` runs of
+/// resources read side by side, or `None` where it cannot be cut that way
+/// or a piece is declined (see `split.rs`).
+pub fn parse_fast_in_pieces(text: &str, pieces: usize) -> Option<Node> {
+    split::read(text, pieces)
+}
+
+/// Runs of resources a large template is cut into.
+const PIECES: usize = 8;
 
 /// Parses a file with serde-saphyr alone: the reader [`parse`] uses
 /// whenever its fast reader declines a document, and the reference that

@@ -1,0 +1,209 @@
+//! A large template read in pieces, side by side: the resources of a block
+//! `Resources:` section are cut into runs at their keys, each run is read
+//! as a document of its own by the fast reader, and the runs are put back
+//! together under the rest of the template.
+//!
+//! The cut is made only where YAML allows no other reading. In a block
+//! mapping whose keys are indented by `n` spaces, a line indented by exactly
+//! `n` spaces that starts with a letter or digit starts the next key: a
+//! block or plain scalar of the previous entry ends before a line that is
+//! not indented more, and a quoted scalar or flow collection still open
+//! across the cut leaves its run unterminated, which the fast reader
+//! declines. Any piece the fast reader declines (or a key repeated across
+//! runs) sends the whole document back to be read in one piece. The rest
+//! of the template keeps its line numbers: the cut-out lines are left
+//! blank there, and each run's lines are shifted back to where they were.
+
+use std::collections::HashSet;
+
+use super::events::{Counts, read_at};
+use super::{Node, Value};
+
+/// Files smaller than this are read in one piece: cutting costs more than
+/// it saves.
+pub(super) const MIN_BYTES: usize = 128 * 1024;
+
+/// The key of the section that is cut.
+const SECTION: &str = "Resources:";
+
+/// Reads `text` in up to `pieces` runs of resources read side by side;
+/// `None` when it cannot be cut or a piece is declined.
+pub(super) fn read(text: &str, pieces: usize) -> Option<Node> {
+    let cut = Cut::find(text, pieces)?;
+    let mut rest = String::with_capacity(text.len());
+    rest.push_str(&text[..cut.body.start]);
+    rest.extend(std::iter::repeat_n('\n', cut.body_lines));
+    rest.push_str(&text[cut.body.end..]);
+
+    let mut jobs: Vec<Job<'_>> = vec![Job::Rest(&rest)];
+    jobs.extend(cut.runs.iter().map(|run| Job::Run {
+        text: &text[run.bytes.clone()],
+        first_line: run.first_line,
+    }));
+    let mut read = crate::parallel::map(&jobs, Job::read).into_iter();
+
+    let (mut root, mut counts) = read.next()??;
+    let mut entries = Vec::new();
+    let mut names = HashSet::new();
+    let mut span = None;
+    for piece in read {
+        let (node, piece_counts) = piece?;
+        counts = counts.add(piece_counts)?;
+        if node.tag.is_some() {
+            return None;
+        }
+        span.get_or_insert(node.span);
+        let Value::Map(run) = node.value else {
+            return None;
+        };
+        for (key, value) in run {
+            if !names.insert(key.name.clone()) {
+                return None;
+            }
+            entries.push((key, value));
+        }
+    }
+    let Value::Map(sections) = &mut root.value else {
+        return None;
+    };
+    let (_, resources) = sections
+        .iter_mut()
+        .find(|(key, _)| key.name == SECTION[..SECTION.len() - 1])?;
+    if resources.tag.is_some() || resources.value != Value::Null {
+        return None;
+    }
+    *resources = Node {
+        span: span?,
+        tag: None,
+        value: Value::Map(entries),
+    };
+    Some(root)
+}
+
+enum Job<'t> {
+    /// The template without the resources.
+    Rest(&'t str),
+    /// A run of resources, whose first line is `first_line` of the file.
+    Run { text: &'t str, first_line: usize },
+}
+
+impl Job<'_> {
+    fn read(&self) -> Option<(Node, Counts)> {
+        match self {
+            Job::Rest(text) => read_at(text, 1),
+            Job::Run { text, first_line } => {
+                let (mut node, counts) = read_at(text, 2)?;
+                shift(&mut node, first_line - 1);
+                Some((node, counts))
+            }
+        }
+    }
+}
+
+/// Moves every span of `node` down by `lines`.
+fn shift(node: &mut Node, lines: usize) {
+    node.span.line += lines;
+    match &mut node.value {
+        Value::Seq(items) => items.iter_mut().for_each(|item| shift(item, lines)),
+        Value::Map(entries) => {
+            for (key, value) in entries {
+                key.span.line += lines;
+                shift(value, lines);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Where the resources are and how they are cut.
+struct Cut {
+    /// The bytes of the section's entries (after the `Resources:` line).
+    body: std::ops::Range<usize>,
+    /// How many lines they take.
+    body_lines: usize,
+    runs: Vec<Run>,
+}
+
+struct Run {
+    bytes: std::ops::Range<usize>,
+    /// The file's line number (from 1) of the run's first line.
+    first_line: usize,
+}
+
+impl Cut {
+    fn find(text: &str, pieces: usize) -> Option<Cut> {
+        // The lines, with their byte offsets and numbers.
+        let mut offset = 0;
+        let mut lines = text.split_inclusive('\n').enumerate().map(|(index, line)| {
+            let start = offset;
+            offset += line.len();
+            (index + 1, start, line)
+        });
+        let (header_line, _, _) = lines.find(|(_, _, line)| {
+            line.trim_end_matches(['\n', '\r'])
+                .strip_prefix(SECTION)
+                .is_some_and(|after| after.trim_matches(' ').is_empty())
+        })?;
+        let mut indent = None;
+        let mut keys: Vec<(usize, usize)> = Vec::new();
+        let mut body_end = text.len();
+        let mut body_lines = 0;
+        for (number, start, line) in lines {
+            let content = line.trim_end_matches(['\n', '\r']);
+            let trimmed = content.trim_start_matches(' ');
+            if trimmed.is_empty() || trimmed.starts_with('#') {
+                body_lines += 1;
+                continue;
+            }
+            let spaces = content.len() - trimmed.len();
+            if spaces == 0 {
+                // The next section.
+                body_end = start;
+                break;
+            }
+            let indent = *indent.get_or_insert(spaces);
+            if spaces < indent || trimmed.starts_with('\t') {
+                return None;
+            }
+            if spaces == indent {
+                if !trimmed.starts_with(|c: char| c.is_ascii_alphanumeric()) {
+                    return None;
+                }
+                keys.push((number, start));
+            }
+            body_lines += 1;
+        }
+        let pieces = pieces.min(keys.len());
+        if pieces < 2 {
+            return None;
+        }
+        // Runs of about equal size, each starting at a key.
+        let (first_key_line, body_start) = *keys.first()?;
+        let size = (body_end - body_start).div_ceil(pieces);
+        let mut runs: Vec<Run> = Vec::new();
+        for &(number, start) in &keys {
+            let due = runs
+                .last()
+                .is_none_or(|run| start - run.bytes.start >= size);
+            if due {
+                // A run ends with the indentation of the next key, so that
+                // a scalar ending the run ends where it does in the whole
+                // (a block scalar's span reaches the next token).
+                if let Some(run) = runs.last_mut() {
+                    run.bytes.end = start + indent?;
+                }
+                runs.push(Run {
+                    bytes: start..body_end,
+                    first_line: number,
+                });
+            }
+        }
+        // What comes before the first key (blank lines and comments) stays
+        // with the rest of the template.
+        Some(Cut {
+            body: body_start..body_end,
+            body_lines: body_lines - (first_key_line - header_line - 1),
+            runs,
+        })
+    }
+}
