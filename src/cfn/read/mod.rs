@@ -96,6 +96,7 @@ enum Context {
     Condition,
 }
 
+#[derive(Clone)]
 struct Reader<'f> {
     /// The files spans point into; a template's spans all point at the first.
     files: &'f [Arc<SourceFile>],

@@ -13,6 +13,12 @@ use crate::cfn::template::{FORMAT_VERSION, Output, Parameter, Resource, Template
 use crate::source::Span;
 use crate::syntax::{Key, Node, Value};
 
+/// Resources per reader when a template's resources are read side by side.
+const RESOURCES_PER_READER: usize = 32;
+/// Templates with fewer resources are read by one reader: starting threads
+/// would cost more than it saves.
+const PARALLEL_RESOURCES: usize = 128;
+
 const SECTIONS: &[&str] = &[
     "AWSTemplateFormatVersion",
     "Description",
@@ -152,26 +158,8 @@ impl Reader<'_> {
                     }
                 }
                 "Resources" => {
-                    for (name, resource) in self.mapping("`Resources`", node).unwrap_or_default() {
-                        if self.for_each(name, "resources") {
-                            continue;
-                        }
-                        let before = self.errors();
-                        match self.resource(name, resource) {
-                            Some(resource) => {
-                                template.resources.insert(name.name.clone(), resource);
-                            }
-                            None if self.lenient => {
-                                template
-                                    .resources
-                                    .insert(name.name.clone(), Resource::default());
-                            }
-                            None => {}
-                        }
-                        if self.errors() > before {
-                            self.damaged.push(format!("Resources/{}", name.name));
-                        }
-                    }
+                    let entries = self.mapping("`Resources`", node).unwrap_or_default();
+                    self.resources(entries, &mut template);
                 }
                 "Outputs" => {
                     for (name, output) in self.mapping("`Outputs`", node).unwrap_or_default() {
@@ -236,6 +224,66 @@ impl Reader<'_> {
             }
         }
         template
+    }
+
+    /// Reads the resources into `template`. A large template's are read
+    /// in slices side by side, each by a reader of its own; what they say
+    /// is merged in the order of the resources, as one reader would.
+    fn resources(&mut self, entries: &[(Key, Node)], template: &mut Template) {
+        let slices: Vec<&[(Key, Node)]> = entries.chunks(RESOURCES_PER_READER).collect();
+        let fork = Reader {
+            files: self.files,
+            diagnostics: Vec::new(),
+            lenient: self.lenient,
+            transforms: Vec::new(),
+            damaged: Vec::new(),
+            transformed: self.transformed,
+            serverless: self.serverless,
+            language_extensions: self.language_extensions,
+        };
+        let read = |slice: &&[(Key, Node)]| {
+            let mut reader = fork.clone();
+            // Per resource: `None` for a loop, else what was read, and
+            // whether it had an error.
+            let read: Vec<(Option<Option<Resource>>, bool)> = slice
+                .iter()
+                .map(|(name, node)| {
+                    if reader.for_each(name, "resources") {
+                        return (None, false);
+                    }
+                    let before = reader.errors();
+                    let resource = reader.resource(name, node);
+                    (Some(resource), reader.errors() > before)
+                })
+                .collect();
+            (read, reader.diagnostics)
+        };
+        let read = if entries.len() >= PARALLEL_RESOURCES {
+            crate::parallel::map(&slices, read)
+        } else {
+            slices.iter().map(read).collect()
+        };
+        for ((resources, diagnostics), slice) in read.into_iter().zip(&slices) {
+            self.diagnostics.extend(diagnostics);
+            for ((resource, damaged), (name, _)) in resources.into_iter().zip(slice.iter()) {
+                match resource {
+                    // A loop: noted, not read.
+                    None => continue,
+                    Some(Some(resource)) => {
+                        template.resources.insert(name.name.clone(), resource);
+                    }
+                    Some(None) if self.lenient => {
+                        template
+                            .resources
+                            .insert(name.name.clone(), Resource::default());
+                    }
+                    Some(None) => {}
+                }
+                if damaged {
+                    self.damaged.push(format!("Resources/{}", name.name));
+                }
+            }
+        }
     }
 
     /// A `Fn::ForEach::Name` loop of the language extensions, where a
