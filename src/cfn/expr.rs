@@ -5,6 +5,30 @@
 use indexmap::IndexMap;
 
 /// A value anywhere in a template: a literal or an intrinsic function.
+/// One step from a value to a value directly inside it, as written in a
+/// template path: a mapping key (`Key`), a list index (`0`), an argument of
+/// an intrinsic function (`Fn::Base64`, `Fn::If/1`), or a variable of
+/// `Fn::Sub` (`Fn::Sub/Var`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step<'a> {
+    Key(&'a str),
+    Index(usize),
+    Argument(&'static str, Option<usize>),
+    SubVariable(&'a str),
+}
+
+impl std::fmt::Display for Step<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Step::Key(key) => f.write_str(key),
+            Step::Index(index) => write!(f, "{index}"),
+            Step::Argument(function, None) => f.write_str(function),
+            Step::Argument(function, Some(index)) => write!(f, "{function}/{index}"),
+            Step::SubVariable(name) => write!(f, "Fn::Sub/{name}"),
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum Expr {
     Bool(bool),
@@ -227,10 +251,23 @@ impl Expr {
     }
 
     /// The values directly inside this one, each with the path segment
-    /// that leads to it (`Key`, `0`, `Fn::If/1`, `Fn::Sub/Var`): the one
-    /// place that knows the shape of every intrinsic, for the walkers that
-    /// visit a whole value.
+    /// that leads to it (`Key`, `0`, `Fn::If/1`, `Fn::Sub/Var`), as text.
     pub fn children(&self) -> Vec<(String, &Expr)> {
+        let mut children = Vec::new();
+        self.for_each_child(|step, child| children.push((step.to_string(), child)));
+        children
+    }
+
+    /// Calls `visit` on each value directly inside this one, in order, with
+    /// the step that leads to it: the one place that knows the shape of
+    /// every intrinsic, for the walkers that visit a whole value. Nothing
+    /// is allocated.
+    pub fn for_each_child<'a>(&'a self, mut visit: impl FnMut(Step<'a>, &'a Expr)) {
+        let mut numbered = |name: &'static str, items: &[&'a Expr]| {
+            for (index, item) in items.iter().enumerate() {
+                visit(Step::Argument(name, Some(index)), item);
+            }
+        };
         match self {
             Expr::Bool(_)
             | Expr::Int(_)
@@ -238,44 +275,55 @@ impl Expr {
             | Expr::String(_)
             | Expr::Ref(_)
             | Expr::GetAtt { .. }
-            | Expr::Condition(_) => Vec::new(),
-            Expr::List(items) => items
-                .iter()
-                .enumerate()
-                .map(|(i, e)| (i.to_string(), e))
-                .collect(),
-            Expr::And(items) => numbered("Fn::And", items),
-            Expr::Or(items) => numbered("Fn::Or", items),
-            Expr::Map(entries) => entries.iter().map(|(k, v)| (k.clone(), v)).collect(),
-            Expr::Sub { variables, .. } => variables
-                .iter()
-                .map(|(k, v)| (format!("Fn::Sub/{k}"), v))
-                .collect(),
-            Expr::Base64(inner) => vec![("Fn::Base64".to_string(), inner.as_ref())],
-            Expr::GetAZs(inner) => vec![("Fn::GetAZs".to_string(), inner.as_ref())],
-            Expr::ImportValue(inner) => vec![("Fn::ImportValue".to_string(), inner.as_ref())],
-            Expr::Not(inner) => vec![("Fn::Not".to_string(), inner.as_ref())],
-            Expr::Join { items, .. } => vec![("Fn::Join".to_string(), items.as_ref())],
-            Expr::Split { source, .. } => vec![("Fn::Split".to_string(), source.as_ref())],
+            | Expr::Condition(_) => {}
+            Expr::List(items) => {
+                for (index, item) in items.iter().enumerate() {
+                    visit(Step::Index(index), item);
+                }
+            }
+            Expr::And(items) | Expr::Or(items) => {
+                let function = if matches!(self, Expr::And(_)) {
+                    "Fn::And"
+                } else {
+                    "Fn::Or"
+                };
+                for (index, item) in items.iter().enumerate() {
+                    visit(Step::Argument(function, Some(index)), item);
+                }
+            }
+            Expr::Map(entries) => {
+                for (key, value) in entries {
+                    visit(Step::Key(key), value);
+                }
+            }
+            Expr::Sub { variables, .. } => {
+                for (name, value) in variables {
+                    visit(Step::SubVariable(name), value);
+                }
+            }
+            Expr::Base64(inner) => visit(Step::Argument("Fn::Base64", None), inner),
+            Expr::GetAZs(inner) => visit(Step::Argument("Fn::GetAZs", None), inner),
+            Expr::ImportValue(inner) => visit(Step::Argument("Fn::ImportValue", None), inner),
+            Expr::Not(inner) => visit(Step::Argument("Fn::Not", None), inner),
+            Expr::Join { items, .. } => visit(Step::Argument("Fn::Join", None), items),
+            Expr::Split { source, .. } => visit(Step::Argument("Fn::Split", None), source),
             Expr::If {
                 then, otherwise, ..
-            } => vec![
-                ("Fn::If/1".to_string(), then.as_ref()),
-                ("Fn::If/2".to_string(), otherwise.as_ref()),
-            ],
-            Expr::Select { index, list } => numbered("Fn::Select", [index.as_ref(), list.as_ref()]),
+            } => {
+                visit(Step::Argument("Fn::If", Some(1)), then);
+                visit(Step::Argument("Fn::If", Some(2)), otherwise);
+            }
+            Expr::Select { index, list } => numbered("Fn::Select", &[index, list]),
             Expr::FindInMap {
                 top_key,
                 second_key,
                 ..
-            } => vec![
-                ("Fn::FindInMap/1".to_string(), top_key.as_ref()),
-                ("Fn::FindInMap/2".to_string(), second_key.as_ref()),
-            ],
-            Expr::Cidr { block, count, bits } => {
-                numbered("Fn::Cidr", [block.as_ref(), count.as_ref(), bits.as_ref()])
+            } => {
+                visit(Step::Argument("Fn::FindInMap", Some(1)), top_key);
+                visit(Step::Argument("Fn::FindInMap", Some(2)), second_key);
             }
-            Expr::Equals(a, b) => numbered("Fn::Equals", [a.as_ref(), b.as_ref()]),
+            Expr::Cidr { block, count, bits } => numbered("Fn::Cidr", &[block, count, bits]),
+            Expr::Equals(a, b) => numbered("Fn::Equals", &[a, b]),
         }
     }
 
@@ -312,9 +360,7 @@ impl Expr {
             }
             _ => {}
         }
-        for (_, child) in self.children() {
-            child.collect_references(found);
-        }
+        self.for_each_child(|_, child| child.collect_references(found));
     }
 
     /// The values directly inside this one, mutable, in the order of
@@ -352,15 +398,6 @@ impl Expr {
             Expr::Equals(a, b) => vec![a.as_mut(), b.as_mut()],
         }
     }
-}
-
-/// The arguments of an intrinsic that takes a list, as `Name/index`.
-fn numbered<'a>(name: &str, items: impl IntoIterator<Item = &'a Expr>) -> Vec<(String, &'a Expr)> {
-    items
-        .into_iter()
-        .enumerate()
-        .map(|(i, e)| (format!("{name}/{i}"), e))
-        .collect()
 }
 
 impl From<&str> for Expr {

@@ -30,6 +30,7 @@ mod volumes;
 
 use crate::cfn::{Expr, Template};
 pub use schema::SchemaSet;
+use std::fmt::Write as _;
 
 /// A finding's level is a diagnostic's severity: findings become
 /// diagnostics unchanged.
@@ -566,13 +567,13 @@ fn schema_check(
 /// string for the whole walk).
 fn walk<'a>(expr: &'a Expr, path: &mut String, visit: &mut dyn FnMut(&'a Expr, &str)) {
     visit(expr, path);
-    for (segment, child) in expr.children() {
+    expr.for_each_child(|step, child| {
         let length = path.len();
         path.push('/');
-        path.push_str(&segment);
+        let _ = write!(path, "{step}");
         walk(child, path, &mut *visit);
         path.truncate(length);
-    }
+    });
 }
 
 /// Every value of a resource, with its path from the template root.

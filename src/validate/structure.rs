@@ -30,9 +30,7 @@ fn collect_conditions<'a>(expr: &'a Expr, used: &mut HashSet<&'a str>) {
         }
         _ => {}
     }
-    for (_, child) in expr.children() {
-        collect_conditions(child, used);
-    }
+    expr.for_each_child(|_, child| collect_conditions(child, used));
 }
 
 fn conditions(template: &Template, findings: &mut Vec<Finding>) {
