@@ -301,6 +301,50 @@ mod tests {
         read(&SourceFile::new("t.yaml", text))
     }
 
+    /// A template large enough to have its resources read side by side,
+    /// with mistakes spread through it: everything is reported as one
+    /// reader going through the file would, in file order.
+    #[test]
+    fn resources_read_side_by_side_are_reported_in_file_order() {
+        let mut text = String::from("Resources:\n");
+        for i in 0..400 {
+            match i % 97 {
+                0 => text.push_str(&format!("  R{i}:\n    Properties: {{}}\n")),
+                1 => text.push_str(&format!("  R{i}:\n    Type: T\n    Typo: x\n")),
+                2 => text.push_str(&format!(
+                    "  Fn::ForEach::L{i}:\n    - X\n    - [a]\n    - R${{X}}:\n        Type: T\n"
+                )),
+                _ => text.push_str(&format!("  R{i}:\n    Type: T\n")),
+            }
+        }
+        let file = SourceFile::new("t.yaml", text.as_str());
+        let root = crate::syntax::parse(&file).expect("YAML");
+        let reading = read_lenient(&file, &root);
+        let lines: Vec<usize> = reading
+            .diagnostics
+            .iter()
+            .filter_map(|d| d.span.map(|s| s.line))
+            .collect();
+        assert_eq!(lines.len(), 15, "{:?}", reading.diagnostics);
+        assert!(lines.is_sorted(), "{lines:?}");
+        let damaged: Vec<&str> = reading.damaged.iter().map(String::as_str).collect();
+        assert_eq!(
+            damaged,
+            [0, 1, 97, 98, 194, 195, 291, 292, 388, 389]
+                .map(|i| format!("Resources/R{i}"))
+                .iter()
+                .map(String::as_str)
+                .collect::<Vec<_>>()
+        );
+        // Every resource but the loops, in file order.
+        let names: Vec<String> = reading.template.resources.keys().cloned().collect();
+        let expected: Vec<String> = (0..400)
+            .filter(|i| i % 97 != 2)
+            .map(|i| format!("R{i}"))
+            .collect();
+        assert_eq!(names, expected);
+    }
+
     #[test]
     fn short_and_long_forms_read_the_same() {
         let short = read_str(
