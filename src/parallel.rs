@@ -11,19 +11,45 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 /// the gain on the sizes eksynth sees.
 const MAX_WORKERS: usize = 8;
 
+thread_local! {
+    /// Whether this thread is running a piece of [`map`]'s work.
+    static IN_WORKER: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Marks the thread as running [`map`]'s work until dropped (a panic
+/// included).
+struct Worker(bool);
+
+impl Worker {
+    fn enter() -> Worker {
+        Worker(IN_WORKER.replace(true))
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        IN_WORKER.set(self.0);
+    }
+}
+
 /// Runs `work` on every item, on up to as many threads as the machine has
 /// cores (and at most one per item), and returns the results in item
 /// order. A panic in a worker is resumed on the caller's thread.
+///
+/// Work already running side by side runs what it asks for in turn: the
+/// cores are taken, and more threads would only add the cost of starting
+/// them (the files of one `validate` each validate their checks in turn).
 pub fn map<I: Sync, T: Send>(items: &[I], work: impl Fn(&I) -> T + Sync) -> Vec<T> {
     let workers = std::thread::available_parallelism()
         .map_or(1, usize::from)
         .min(MAX_WORKERS)
         .min(items.len());
-    if workers <= 1 {
+    if workers <= 1 || IN_WORKER.get() {
         return items.iter().map(work).collect();
     }
     let next = AtomicUsize::new(0);
     let run = || {
+        let _worker = Worker::enter();
         let mut done = Vec::new();
         loop {
             let index = next.fetch_add(1, Ordering::Relaxed);
@@ -63,6 +89,31 @@ mod tests {
             n * n
         });
         assert_eq!(squares, items.iter().map(|n| n * n).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn work_inside_work_runs_in_turn_with_the_same_results() {
+        let outer: Vec<u64> = (0..16).collect();
+        let sums = map(&outer, |n| {
+            let inner: Vec<u64> = (0..*n).collect();
+            let threads: std::collections::HashSet<_> =
+                map(&inner, |_| std::thread::current().id())
+                    .into_iter()
+                    .collect();
+            assert!(
+                threads.len() <= 1,
+                "nested work ran on {} threads",
+                threads.len()
+            );
+            map(&inner, |m| m * 2).iter().sum::<u64>()
+        });
+        assert_eq!(
+            sums,
+            outer
+                .iter()
+                .map(|n| n * n.saturating_sub(1))
+                .collect::<Vec<_>>()
+        );
     }
 
     #[test]
