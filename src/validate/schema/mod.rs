@@ -20,6 +20,7 @@ mod dynamic_reference;
 mod errors;
 mod keywords;
 mod lazy;
+mod pattern;
 mod returned;
 mod rewrite;
 

@@ -24,8 +24,10 @@
 //!   (The other keywords still apply by JSON type: `"100"` passes as an
 //!   integer but is not compared with `minimum`.)
 //! - Patterns written for Java/Python get `\A`/`\Z` as `^`/`$`; a pattern
-//!   the ECMA 262 dialect cannot express is dropped rather than failing the
-//!   whole type.
+//!   the ECMA 262 dialect cannot express is dropped (a `patternProperties`
+//!   key becomes `.*`) rather than failing the whole type. `pattern` is a
+//!   keyword of ours (`pattern.rs`) that compiles its regex when a string
+//!   first meets it.
 //! - Array-form `dependencies` and draft 2019's `dependentRequired` (which
 //!   draft 7 ignores) become `dependencies` with `{"required": [...]}`
 //!   subschemas, so an error can name the property that needs the missing
@@ -46,15 +48,20 @@ use serde_json::{Map, Value, json};
 
 use super::cfn_type::{CfnIntrinsic, CfnType};
 use super::keywords;
+use super::pattern::{self, Pattern};
 
+/// Compiles a whole provider schema, patterns trusted first (see
+/// [`compile_fragment`]).
 pub(super) fn compile(document: &Value) -> Result<Validator, String> {
-    build(&prepare(document))
+    let root = root_schema(document, |_, value| value.clone());
+    build(&rewrite_with(&root, Patterns::Trusted)).or_else(|_| build(&rewrite(&root)))
 }
 
 /// Compiles a schema of one value (an extension schema), rewritten like a
 /// provider schema but taken whole.
 /// Patterns are trusted first: checking each on its own costs more than
-/// the whole compile, and only matters when that compile fails.
+/// the whole compile, and only matters when that compile fails (the
+/// meta-schema checks each pattern's syntax).
 pub(super) fn compile_fragment(document: &Value) -> Result<Validator, String> {
     build(&rewrite_with(document, Patterns::Trusted)).or_else(|_| build(&rewrite(document)))
 }
@@ -68,7 +75,8 @@ pub(super) fn build(schema: &Value) -> Result<Validator, String> {
                 .offline()
                 .should_validate_formats(false)
                 .with_keyword("cfnType", |_, value, _| Ok(Box::new(CfnType::new(value))))
-                .with_keyword("cfnIntrinsic", |_, _, _| Ok(Box::new(CfnIntrinsic))),
+                .with_keyword("cfnIntrinsic", |_, _, _| Ok(Box::new(CfnIntrinsic)))
+                .with_keyword("pattern", |_, value, _| Ok(pattern::keyword(value))),
         )
     });
     OPTIONS.build(schema).map_err(|error| error.to_string())
@@ -100,11 +108,6 @@ const ROOT_KEYWORDS: &[&str] = &[
     "dependentExcluded",
 ];
 
-/// The provider schema rewritten for validating a resource's `Properties`.
-fn prepare(document: &Value) -> Value {
-    rewrite(&root_schema(document, |_, value| value.clone()))
-}
-
 /// The schema of `Properties` itself: the validation keywords of the
 /// document's root, each passed through `copy` (keyword, value), and
 /// `"type": "object"`.
@@ -121,9 +124,10 @@ pub(super) fn root_schema(document: &Value, mut copy: impl FnMut(&str, &Value) -
     Value::Object(root)
 }
 
-/// Whether each `pattern` is compiled on its own first, to leave out one
+/// Whether each pattern is compiled on its own first, to leave out one
 /// that cannot be (`Checked`), or trusted (`Trusted`: cheaper, and right
-/// whenever the whole schema then compiles).
+/// whenever the whole schema then compiles, as the keyword lets a pattern
+/// it cannot compile match everything).
 #[derive(Clone, Copy, PartialEq)]
 pub(super) enum Patterns {
     Checked,
@@ -321,12 +325,10 @@ fn rewrite_at(schema: &Value, position: Position, patterns: Patterns) -> Value {
     Value::Object(out)
 }
 
-/// A `pattern` in the regex dialect `jsonschema` accepts (ECMA 262), or
-/// `None` if it cannot be. The schemas come from Java and Python tooling:
-/// their `\A` and `\Z` (start and end of text) are `^` and `$` here, as no
-/// pattern is multi-line. A pattern that still does not compile is left
-/// out: one bad pattern should not cost the whole type its checks.
-fn usable_pattern(pattern: &str, patterns: Patterns) -> Option<String> {
+/// A `pattern` in the regex dialect `jsonschema` accepts (ECMA 262). The
+/// schemas come from Java and Python tooling: their `\A` and `\Z` (start
+/// and end of text) are `^` and `$` here, as no pattern is multi-line.
+fn translated_pattern(pattern: &str) -> String {
     let mut translated = String::with_capacity(pattern.len());
     let mut chars = pattern.chars();
     while let Some(c) = chars.next() {
@@ -344,18 +346,15 @@ fn usable_pattern(pattern: &str, patterns: Patterns) -> Option<String> {
             None => translated.push('\\'),
         }
     }
-    if patterns == Patterns::Trusted {
-        return Some(translated);
-    }
-    static CHECK: LazyLock<jsonschema::ValidationOptions> = LazyLock::new(|| {
-        jsonschema::options()
-            .with_draft(jsonschema::Draft::Draft7)
-            .offline()
-    });
-    CHECK
-        .build(&json!({ "pattern": translated }))
-        .is_ok()
-        .then_some(translated)
+    translated
+}
+
+/// A pattern translated, or `None` if it cannot be compiled (checked only
+/// with `Patterns::Checked`): one bad pattern should not cost the whole
+/// type its checks.
+fn usable_pattern(pattern: &str, patterns: Patterns) -> Option<String> {
+    let translated = translated_pattern(pattern);
+    (patterns == Patterns::Trusted || Pattern::get(&translated).usable()).then_some(translated)
 }
 
 /// A `$ref` as a pointer into the rewritten document, or `None` for a
