@@ -1,4 +1,5 @@
-//! Compiling only the parts of a provider schema that a template uses.
+//! Compiling only the parts of a provider schema (or of a schema of one
+//! value, a `Fragment`) that a template uses.
 //!
 //! Compiling a whole provider schema costs milliseconds (the launch
 //! template's has hundreds of subschemas and patterns), while a resource
@@ -15,7 +16,10 @@
 //! intrinsic in a child's place passes, as the rewrite's `if` would let it).
 //!
 //! A `$ref` at a child's place is followed here, so the child is the node
-//! of the schema it names, shared by every place that names it. A `$ref`
+//! of the schema it names, shared by every place that names it. So is an
+//! entry of a node's `allOf` that is only a `$ref` (what a `$ref` with
+//! siblings becomes): the node it names is validated on the same value,
+//! as the whole schema's `allOf` would. A `$ref`
 //! deeper inside a node (in an `anyOf` branch, say) is compiled with the
 //! node: the definitions it needs are copied along. Anything outside this
 //! scheme (a reference to the document root, outside `definitions` and
@@ -39,6 +43,18 @@ pub(super) struct Lazy {
     /// By the node's JSON pointer in the provider document (`""` is the
     /// root); `None` for a node this scheme cannot compile.
     nodes: Mutex<HashMap<String, Option<Arc<Node>>>>,
+    root: Root,
+}
+
+/// What the document's root is.
+#[derive(Default, Clone, Copy)]
+enum Root {
+    /// A provider schema, whose root's validation keywords are the schema
+    /// of `Properties`.
+    #[default]
+    Provider,
+    /// A schema of one value (`Fragment`): the document itself.
+    Document,
 }
 
 /// One compiled node and the children that are validated on their own.
@@ -48,6 +64,10 @@ struct Node {
     properties: HashMap<String, Child>,
     /// The object-form `items`.
     items: Option<Child>,
+    /// Each entry of `allOf` that is only a `$ref`: it applies to the
+    /// value itself, which the whole schema's `allOf` reports as the
+    /// entry's own errors.
+    all_of: Vec<Child>,
 }
 
 /// A child of a node: where its subschema is, and its node once compiled.
@@ -72,16 +92,33 @@ impl Child {
 }
 
 impl Lazy {
+    /// For a schema of one value rather than a provider schema.
+    pub(super) fn fragment() -> Lazy {
+        Lazy {
+            nodes: Mutex::default(),
+            root: Root::Document,
+        }
+    }
+
     /// The errors of `instance` (a resource's `Properties`) against the
     /// provider schema `document`, unsorted; `None` when the schema is
     /// beyond this scheme and must be compiled whole.
     pub(super) fn validate(&self, document: &Value, instance: &Value) -> Option<Vec<SchemaError>> {
         let root = self.node(document, String::new())?;
         let mut errors = Vec::new();
-        self.walk(document, &root, instance, &mut String::new(), &mut errors)?;
+        self.walk(
+            document,
+            &root,
+            instance,
+            &mut String::new(),
+            &mut errors,
+            0,
+        )?;
         Some(errors)
     }
 
+    /// `hops`: how many `allOf` references in a row led to this node on
+    /// the same value, to give up on a cycle.
     fn walk(
         &self,
         document: &Value,
@@ -89,6 +126,7 @@ impl Lazy {
         instance: &Value,
         path: &mut String,
         errors: &mut Vec<SchemaError>,
+        hops: usize,
     ) -> Option<()> {
         if !node.validator.is_valid(instance) {
             let start = errors.len();
@@ -97,6 +135,15 @@ impl Lazy {
             }
             for error in &mut errors[start..] {
                 error.pointer.insert_str(0, path);
+            }
+        }
+        if !node.all_of.is_empty() {
+            if hops >= MAX_REFERENCES {
+                return None;
+            }
+            for child in &node.all_of {
+                let child = child.node(self, document)?;
+                self.walk(document, &child, instance, path, errors, hops + 1)?;
             }
         }
         match instance {
@@ -112,7 +159,7 @@ impl Lazy {
                     let length = path.len();
                     path.push('/');
                     path.push_str(&name.replace('~', "~0").replace('/', "~1"));
-                    self.walk(document, &child, value, path, errors)?;
+                    self.walk(document, &child, value, path, errors, 0)?;
                     path.truncate(length);
                 }
             }
@@ -128,7 +175,7 @@ impl Lazy {
                     let length = path.len();
                     path.push('/');
                     path.push_str(&index.to_string());
-                    self.walk(document, &child, value, path, errors)?;
+                    self.walk(document, &child, value, path, errors, 0)?;
                     path.truncate(length);
                 }
             }
@@ -144,7 +191,7 @@ impl Lazy {
         }
         // Compiled without the lock held: two threads may both compile a
         // node, and either result is the same.
-        let node = compile_node(document, &pointer).map(Arc::new);
+        let node = compile_node(document, &pointer, self.root).map(Arc::new);
         self.lock().entry(pointer).or_insert(node).clone()
     }
 
@@ -185,12 +232,36 @@ fn resolve(document: &Value, pointer: &str) -> Option<String> {
     None
 }
 
-/// Compiles the node at `pointer` (`""`: the root, `Properties` itself).
-fn compile_node(document: &Value, pointer: &str) -> Option<Node> {
+/// Compiles the node at `pointer` (`""`: the root, for a provider schema
+/// `Properties` itself).
+fn compile_node(document: &Value, pointer: &str, root: Root) -> Option<Node> {
     let mut properties = HashMap::new();
     let mut items = None;
+    let mut all_of = Vec::new();
     let mut cut = |key: &str, value: &Value| -> Value {
         match (key, value) {
+            ("allOf", Value::Array(entries)) => {
+                let kept: Vec<Value> = entries
+                    .iter()
+                    .enumerate()
+                    .filter(|(index, entry)| {
+                        let only_reference = entry
+                            .as_object()
+                            .is_some_and(|map| map.len() == 1 && map.contains_key("$ref"));
+                        if only_reference {
+                            all_of.push(Child::new(format!("{pointer}/allOf/{index}")));
+                        }
+                        !only_reference
+                    })
+                    .map(|(_, entry)| entry.clone())
+                    .collect();
+                // Draft 7 wants at least one entry.
+                Value::Array(if kept.is_empty() {
+                    vec![Value::Bool(true)]
+                } else {
+                    kept
+                })
+            }
             ("properties", Value::Object(entries)) => Value::Object(
                 entries
                     .iter()
@@ -215,7 +286,15 @@ fn compile_node(document: &Value, pointer: &str) -> Option<Node> {
         }
     };
     let shallow = if pointer.is_empty() {
-        let mut root = root_schema(document, cut);
+        let mut root = match (root, document) {
+            (Root::Provider, _) => root_schema(document, cut),
+            (Root::Document, Value::Object(map)) => Value::Object(
+                map.iter()
+                    .map(|(key, value)| (key.clone(), cut(key, value)))
+                    .collect(),
+            ),
+            (Root::Document, other) => other.clone(),
+        };
         // The definitions a node refers to are copied beside it (see
         // `with_references`): the root's own copy of all of them would only
         // be rewritten and crawled at every compile, and never used.
@@ -243,6 +322,7 @@ fn compile_node(document: &Value, pointer: &str) -> Option<Node> {
         validator,
         properties,
         items,
+        all_of,
     })
 }
 

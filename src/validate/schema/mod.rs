@@ -273,31 +273,67 @@ fn sorted(mut errors: Vec<SchemaError>) -> Vec<SchemaError> {
 /// extension schemas), compiled as a provider schema is: intrinsics pass,
 /// and cfn-lint's keywords apply.
 pub struct Fragment {
-    validator: Result<Validator, String>,
+    document: Value,
+    /// The parts of the schema compiled so far, as for a provider schema.
+    lazy: lazy::Lazy,
+    /// The whole schema compiled at once, when the parts cannot be.
+    whole: OnceLock<Result<Validator, String>>,
+    /// Set when the schema has to be compiled whole.
+    beyond_lazy: OnceLock<()>,
 }
 
 impl Fragment {
     pub fn new(document: &Value) -> Fragment {
         Fragment {
-            validator: compile_fragment(document),
+            document: document.clone(),
+            lazy: lazy::Lazy::fragment(),
+            whole: OnceLock::new(),
+            beyond_lazy: OnceLock::new(),
         }
     }
 
-    /// Why the schema cannot be used, if it cannot.
-    pub fn broken(&self) -> Option<&str> {
-        self.validator.as_ref().err().map(String::as_str)
+    fn whole(&self) -> &Result<Validator, String> {
+        self.whole.get_or_init(|| compile_fragment(&self.document))
     }
 
-    /// The errors of a value, pointers relative to it, sorted. A schema
-    /// that cannot be compiled reports nothing (see [`Fragment::broken`]).
+    /// Why the schema cannot be used, if it cannot (compiling it whole).
+    pub fn broken(&self) -> Option<&str> {
+        self.whole().as_ref().err().map(String::as_str)
+    }
+
+    /// The errors of a value, pointers relative to it, sorted. Only the
+    /// parts of the schema the value uses are compiled (see `lazy.rs`); a
+    /// schema that cannot be compiled reports nothing (see
+    /// [`Fragment::broken`]).
     pub fn validate(&self, value: &Value) -> Vec<SchemaError> {
-        let Ok(validator) = &self.validator else {
-            return Vec::new();
-        };
         if is_intrinsic(value) {
             return Vec::new();
         }
-        errors(validator, value)
+        if self.beyond_lazy.get().is_none() {
+            match self.lazy.validate(&self.document, value) {
+                Some(errors) => return sorted(errors),
+                None => {
+                    let _ = self.beyond_lazy.set(());
+                }
+            }
+        }
+        self.validate_whole(value)
+    }
+
+    /// [`Fragment::validate`] against the whole schema compiled at once.
+    fn validate_whole(&self, value: &Value) -> Vec<SchemaError> {
+        match self.whole() {
+            Ok(validator) if !is_intrinsic(value) => errors(validator, value),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The errors of a value from the parts of the schema it uses and from
+    /// the whole schema, for tests that the two agree.
+    #[cfg(test)]
+    pub(crate) fn both_ways(&self, value: &Value) -> (Option<Vec<SchemaError>>, Vec<SchemaError>) {
+        let lazy = self.lazy.validate(&self.document, value).map(sorted);
+        (lazy, self.validate_whole(value))
     }
 }
 
@@ -374,7 +410,7 @@ fn is_intrinsic(value: &Value) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use std::sync::Arc;
 
     use serde_json::Map;
@@ -383,7 +419,7 @@ mod tests {
     use crate::source::SourceFile;
 
     /// The templates of the validation corpus and of the examples.
-    fn templates() -> Vec<(String, crate::cfn::Template)> {
+    pub(crate) fn templates() -> Vec<(String, crate::cfn::Template)> {
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
         let mut paths: Vec<PathBuf> = Vec::new();
         let mut add = |dir: &Path| {
@@ -424,7 +460,7 @@ mod tests {
     /// The value with every literal changed one way (`how`), for errors at
     /// every depth: strings emptied, numbers negative, a stray key in every
     /// object, every list's first item repeated. Intrinsics are kept.
-    fn mutated(value: &Value, how: usize) -> Value {
+    pub(crate) fn mutated(value: &Value, how: usize) -> Value {
         match value {
             _ if is_intrinsic(value) => value.clone(),
             Value::String(_) if how == 0 => Value::String(String::new()),
