@@ -880,22 +880,38 @@ fn the_example_templates_validate_clean() {
     assert!(checked > 10, "only {checked} resources checked");
 }
 
+/// A schema, or each part of one, is compiled once: validating the same
+/// values again, many times, compiles nothing more and finds the same.
 #[test]
-fn validating_a_large_template_is_fast_once_compiled() {
-    let group = auto_scaling_group();
-    let template = launch_template();
-    let _ = errors("AWS::AutoScaling::AutoScalingGroup", group.clone());
-    let _ = errors("AWS::EC2::LaunchTemplate", template.clone());
-    let start = std::time::Instant::now();
-    for _ in 0..50 {
-        assert!(errors("AWS::AutoScaling::AutoScalingGroup", group.clone()).is_empty());
-        assert!(errors("AWS::EC2::LaunchTemplate", template.clone()).is_empty());
+fn validating_again_compiles_nothing_new() {
+    let dir = std::env::temp_dir().join(format!(
+        "eksynth-schema-compile-once-{}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (file, kind) in [
+        ("group.json", "AWS::AutoScaling::AutoScalingGroup"),
+        ("template.json", "AWS::EC2::LaunchTemplate"),
+    ] {
+        std::fs::write(dir.join(file), SchemaSet::embedded_text(kind).unwrap()).unwrap();
     }
-    // Generous, for debug builds on a loaded machine: the point is "not
-    // recompiled per call".
-    assert!(
-        start.elapsed() < std::time::Duration::from_secs(2),
-        "{:?}",
-        start.elapsed()
-    );
+    // A set of its own, so that no other test compiles into it meanwhile.
+    let set = SchemaSet::from_dir(&dir).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    let values = [
+        ("AWS::AutoScaling::AutoScalingGroup", auto_scaling_group()),
+        ("AWS::EC2::LaunchTemplate", launch_template()),
+    ];
+    assert_eq!(set.compilations(), 0);
+    for (kind, value) in &values {
+        assert_eq!(set.validate(kind, value), Some(Vec::new()), "{kind}");
+    }
+    let compiled = set.compilations();
+    assert!(compiled > 2, "only {compiled} compilations");
+    for _ in 0..50 {
+        for (kind, value) in &values {
+            assert_eq!(set.validate(kind, value), Some(Vec::new()), "{kind}");
+        }
+    }
+    assert_eq!(set.compilations(), compiled);
 }

@@ -28,6 +28,7 @@
 //! this scheme reproduces.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use jsonschema::Validator;
@@ -44,6 +45,8 @@ pub(super) struct Lazy {
     /// root); `None` for a node this scheme cannot compile.
     nodes: Mutex<HashMap<String, Option<Arc<Node>>>>,
     root: Root,
+    /// How many nodes have been compiled (see `SchemaSet::compilations`).
+    compiled: AtomicUsize,
 }
 
 /// What the document's root is.
@@ -95,8 +98,8 @@ impl Lazy {
     /// For a schema of one value rather than a provider schema.
     pub(super) fn fragment() -> Lazy {
         Lazy {
-            nodes: Mutex::default(),
             root: Root::Document,
+            ..Lazy::default()
         }
     }
 
@@ -191,8 +194,14 @@ impl Lazy {
         }
         // Compiled without the lock held: two threads may both compile a
         // node, and either result is the same.
+        self.compiled.fetch_add(1, Ordering::Relaxed);
         let node = compile_node(document, &pointer, self.root).map(Arc::new);
         self.lock().entry(pointer).or_insert(node).clone()
+    }
+
+    /// How many nodes have been compiled so far.
+    pub(super) fn compilations(&self) -> usize {
+        self.compiled.load(Ordering::Relaxed)
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Option<Arc<Node>>>> {

@@ -8,6 +8,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{LazyLock, OnceLock};
 
 use jsonschema::Validator;
@@ -75,6 +76,9 @@ struct Entry {
     lazy: lazy::Lazy,
     /// Set when the schema has to be compiled whole after all.
     whole: OnceLock<()>,
+    /// How many times the whole schema has been compiled (see
+    /// [`SchemaSet::compilations`]).
+    whole_compilations: AtomicUsize,
 }
 
 enum Text {
@@ -93,7 +97,13 @@ impl Entry {
             read_only: OnceLock::new(),
             lazy: lazy::Lazy::default(),
             whole: OnceLock::new(),
+            whole_compilations: AtomicUsize::new(0),
         }
+    }
+
+    /// How many schemas, whole or in parts, have been compiled for the type.
+    fn compilations(&self) -> usize {
+        self.whole_compilations.load(Ordering::Relaxed) + self.lazy.compilations()
     }
 
     fn document(&self) -> Option<&Value> {
@@ -112,7 +122,10 @@ impl Entry {
 
     fn validator(&self) -> &Result<Validator, String> {
         self.compiled.get_or_init(|| match self.document() {
-            Some(document) => compile(document),
+            Some(document) => {
+                self.whole_compilations.fetch_add(1, Ordering::Relaxed);
+                compile(document)
+            }
             None => Err("the schema is not a JSON object".to_string()),
         })
     }
@@ -189,6 +202,20 @@ impl SchemaSet {
         archive::text(archive::position(resource_type)?)
             .ok()
             .map(String::from)
+    }
+
+    /// How many times a schema, whole or a part of one (see `lazy.rs`), has
+    /// been compiled in this set so far: each is compiled once, however
+    /// many values are validated against it, which tests check with this.
+    pub fn compilations(&self) -> usize {
+        match &self.store {
+            Store::Embedded(slots) => slots
+                .iter()
+                .filter_map(OnceLock::get)
+                .map(|entry| entry.compilations())
+                .sum(),
+            Store::Dir(entries) => entries.values().map(Entry::compilations).sum(),
+        }
     }
 
     /// The type's entry, made on first use.
