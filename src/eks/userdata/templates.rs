@@ -146,12 +146,46 @@ fn build_registry(spec: &Spec) -> Result<Handlebars<'static>, String> {
             .find(|(partial, _)| partial == name)
             .map(|(_, text)| *text)
             .ok_or_else(|| format!("partial {name}: not found"))?;
-        hb.register_partial(name, text)
+        hb.register_partial(name, without_comments(text))
             .map_err(|e| format!("partial {name}: {e}"))?;
     }
-    hb.register_template_string(spec.name, spec.text)
+    hb.register_template_string(spec.name, without_comments(spec.text))
         .map_err(|e| format!("template {}: {e}", spec.name))?;
     Ok(hb)
+}
+
+/// The text without its comments that stand on lines of their own
+/// (`{{!--` at the start of a line, `--}}` at the end of one), which
+/// handlebars drops with their lines: the parser goes through a text
+/// character by character, and a third of the templates' text is such
+/// comments. Any other comment is left to handlebars.
+fn without_comments(text: &str) -> String {
+    const OPEN: &str = "{{!--";
+    const CLOSE: &str = "--}}\n";
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find(OPEN) {
+        let at_line_start = if start == 0 {
+            out.is_empty() || out.ends_with('\n')
+        } else {
+            rest[..start].ends_with('\n')
+        };
+        let end = rest[start..]
+            .find(CLOSE)
+            .map(|end| start + end + CLOSE.len());
+        match end {
+            Some(end) if at_line_start && !rest[start..end - CLOSE.len()].contains("}}") => {
+                out.push_str(&rest[..start]);
+                rest = &rest[end..];
+            }
+            _ => {
+                out.push_str(&rest[..start + OPEN.len()]);
+                rest = &rest[start + OPEN.len()..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 pub(super) fn render_template(name: &str, data: &Value) -> Result<String, UserDataError> {
@@ -210,7 +244,66 @@ fn scalar_text(value: &Value) -> Result<String, RenderError> {
 
 #[cfg(test)]
 mod tests {
-    use super::{PARTIALS, TEMPLATES};
+    use handlebars::template::{Template, TemplateElement};
+
+    use super::{PARTIALS, TEMPLATES, without_comments};
+
+    /// Comments on lines of their own go with their lines; the rest stays.
+    #[test]
+    fn only_comments_on_lines_of_their_own_are_left_out() {
+        let text = "{{!-- head --}}\n{{!-- next --}}\na\n{{!--\n  two\n  lines\n--}}\nb {{!-- inline --}}\n  {{!-- indented --}}\nc\n{{!-- last --}}";
+        assert_eq!(
+            without_comments(text),
+            "a\nb {{!-- inline --}}\n  {{!-- indented --}}\nc\n{{!-- last --}}"
+        );
+    }
+
+    /// A parsed template without what leaving the comments out may change
+    /// and rendering does not see: the comments themselves, where the text
+    /// is cut, and the line and column of each element.
+    fn rendered_parts(template: &mut Template) {
+        use handlebars::template::TemplateElement::{Comment, HelperBlock, RawString};
+        template.mapping.clear();
+        let mut elements: Vec<TemplateElement> = Vec::new();
+        for mut element in std::mem::take(&mut template.elements) {
+            match (&mut element, elements.last_mut()) {
+                (Comment(_), _) => continue,
+                (RawString(text), Some(RawString(last))) => {
+                    last.push_str(text);
+                    continue;
+                }
+                (HelperBlock(helper), _) => {
+                    helper.template.as_mut().map(rendered_parts);
+                    helper.inverse.as_mut().map(rendered_parts);
+                }
+                _ => {}
+            }
+            elements.push(element);
+        }
+        elements.retain(|element| !matches!(element, RawString(text) if text.is_empty()));
+        template.elements = elements;
+    }
+
+    /// Leaving the comments out changes nothing that handlebars renders,
+    /// and leaves out some in every file that has any.
+    #[test]
+    fn templates_parse_the_same_without_their_comments() {
+        let texts = TEMPLATES
+            .iter()
+            .map(|spec| spec.text)
+            .chain(PARTIALS.iter().map(|(_, text)| *text));
+        for text in texts {
+            let stripped = without_comments(text);
+            if text.contains("{{!--\n") {
+                assert!(stripped.len() < text.len(), "{text}");
+            }
+            let mut original = Template::compile(text).unwrap();
+            let mut without = Template::compile(&stripped).unwrap();
+            rendered_parts(&mut original);
+            rendered_parts(&mut without);
+            assert_eq!(without, original, "{text}");
+        }
+    }
 
     /// Each template's registry holds only the partials it declares, so a
     /// partial a template uses but does not declare would fail rendering.
