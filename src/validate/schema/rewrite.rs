@@ -314,6 +314,10 @@ fn rewrite_at(schema: &Value, position: Position, patterns: Patterns) -> Value {
             // Nothing is fetched, and the document's own meta-schema is not
             // one draft 7 knows.
             "$schema" | "$id" => {}
+            // Words for people and for other tools, which validate nothing:
+            // `jsonschema` would keep a copy of each as an annotation.
+            "description" | "title" | "examples" | "$comment" | "insertionOrder"
+            | "relationshipRef" | "arrayType" => {}
             _ => {
                 out.insert(key.clone(), value.clone());
             }
