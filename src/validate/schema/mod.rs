@@ -17,6 +17,7 @@ use serde_json::Value;
 mod archive;
 mod attributes;
 mod cfn_type;
+mod document;
 mod dynamic_reference;
 mod errors;
 mod keywords;
@@ -112,8 +113,8 @@ impl Entry {
                 let parsed = match &self.text {
                     Text::Embedded(position) => archive::text(*position)
                         .ok()
-                        .and_then(|text| serde_json::from_str(&text).ok()),
-                    Text::Owned(text) => serde_json::from_str(text).ok(),
+                        .and_then(|text| document::parse(&text).ok()),
+                    Text::Owned(text) => document::parse(text).ok(),
                 };
                 parsed.filter(Value::is_object)
             })
