@@ -100,3 +100,68 @@ impl<'i> Keyword<'i> for PatternKeyword {
             .is_none_or(|pattern| pattern.matches(instance))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::Pattern;
+    use crate::validate::schema::SchemaError;
+    use crate::validate::schema::errors::report;
+    use crate::validate::schema::rewrite::build;
+
+    fn errors(validator: &jsonschema::Validator, value: &Value) -> Vec<SchemaError> {
+        let mut out = Vec::new();
+        for error in validator.iter_errors(value) {
+            report(error.to_owned(), &mut out);
+        }
+        out
+    }
+
+    /// A regex is compiled when a string first meets its pattern, not
+    /// when the schema is compiled nor for a value of another type.
+    #[test]
+    fn a_pattern_is_compiled_when_a_string_first_meets_it() {
+        let text = "^only-here-[0-9]+$";
+        let validator = build(&json!({ "pattern": text })).unwrap();
+        let pattern = Pattern::get(text);
+        assert!(validator.is_valid(&json!(12)));
+        assert!(pattern.compiled.get().is_none());
+        assert!(validator.is_valid(&json!("only-here-1")));
+        assert!(pattern.compiled.get().is_some());
+        assert!(!validator.is_valid(&json!("elsewhere")));
+    }
+
+    /// The keyword matches and reports as `jsonschema`'s own does, and a
+    /// pattern it cannot compile matches everything.
+    #[test]
+    fn the_keyword_agrees_with_the_built_in_one() {
+        let builtin = |pattern: &str| {
+            jsonschema::options()
+                .with_draft(jsonschema::Draft::Draft7)
+                .build(&json!({ "pattern": pattern }))
+                .unwrap()
+        };
+        for (pattern, values) in [
+            ("^ami-[0-9a-f]{8}$", vec!["ami-0123abcd", "ami-x", ""]),
+            (r"^\S+$", vec!["a b", "ab"]),
+            ("^(get|put)$", vec!["get", "post"]),
+            (r"^\d+(?!x)", vec!["12x", "12", "x"]),
+        ] {
+            let ours = build(&json!({ "pattern": pattern })).unwrap();
+            let theirs = builtin(pattern);
+            for value in values {
+                let value = json!(value);
+                assert_eq!(
+                    errors(&ours, &value),
+                    errors(&theirs, &value),
+                    "{pattern} {value}"
+                );
+            }
+        }
+        let broken = build(&json!({ "pattern": "(" }));
+        assert!(broken.is_err(), "the meta-schema still checks the syntax");
+        let keyword = super::keyword(&json!("[z-a]"));
+        assert!(keyword.is_valid(&json!("anything")));
+    }
+}
