@@ -111,14 +111,31 @@ fn unchecked(reading: &crate::cfn::read::Reading) -> bool {
 /// Validates one file, whatever it is. Problems reading it as a blueprint
 /// or a template are reported as diagnostics (`E0001`, `E0002`).
 pub fn check_file(file: &Arc<SourceFile>, schemas: &SchemaSet) -> Report {
+    check_file_keeping_trees(file, schemas).0
+}
+
+/// What [`check_file`] built to check a template: its syntax tree and the
+/// template read from it. A large template's take milliseconds to free,
+/// which a process about to exit need not spend (`std::mem::forget`).
+pub struct Trees {
+    _root: syntax::Node,
+    _template: crate::cfn::Template,
+}
+
+/// [`check_file`], with the trees it built for a template.
+pub fn check_file_keeping_trees(
+    file: &Arc<SourceFile>,
+    schemas: &SchemaSet,
+) -> (Report, Option<Trees>) {
     let root = match syntax::parse(file) {
         Ok(root) => root,
         Err(diagnostic) => {
-            return Report {
+            let report = Report {
                 file: Arc::clone(file),
                 kind: Kind::Template,
                 diagnostics: coded(vec![*diagnostic], "E0002"),
             };
+            return (report, None);
         }
     };
     if looks_like_blueprint(&root) {
@@ -129,11 +146,12 @@ pub fn check_file(file: &Arc<SourceFile>, schemas: &SchemaSet) -> Report {
                 vec![Diagnostic::error(file, None, error.to_string())]
             }
         };
-        return Report {
+        let report = Report {
             file: Arc::clone(file),
             kind: Kind::Blueprint,
             diagnostics,
         };
+        return (report, None);
     }
     // What cannot be read is reported, and everything else still checked.
     let reading = crate::cfn::read::read_lenient(file, &root);
@@ -157,26 +175,16 @@ pub fn check_file(file: &Arc<SourceFile>, schemas: &SchemaSet) -> Report {
             .iter()
             .map(|finding| finding_diagnostic(finding, file, template_span(&root, &finding.path))),
     );
-    free_aside((root, reading.template), file.text.len());
     // In file order, as a reader goes through the template.
     diagnostics.sort_by_key(|d| d.span.map(|s| (s.line, s.column)));
-    Report {
+    let report = Report {
         file: Arc::clone(file),
         kind: Kind::Template,
         diagnostics,
-    }
-}
-
-/// Inputs this large have their trees freed on a thread of their own.
-const FREED_ASIDE: usize = 256 * 1024;
-
-/// Drops `value`, on a thread of its own when its file is large: freeing
-/// the tree of a large template takes a few milliseconds that the answer
-/// need not wait for (a process that is done exits without waiting).
-fn free_aside<T: Send + 'static>(value: T, file_bytes: usize) {
-    if file_bytes < FREED_ASIDE {
-        return;
-    }
-    // A thread that cannot be started drops the value where it is.
-    let _ = std::thread::Builder::new().spawn(move || drop(value));
+    };
+    let trees = Trees {
+        _root: root,
+        _template: reading.template,
+    };
+    (report, Some(trees))
 }

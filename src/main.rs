@@ -8,7 +8,7 @@ use std::sync::Arc;
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 
 use eksynth::cfn;
-use eksynth::check::{Report, check_file};
+use eksynth::check::{Report, check_file_keeping_trees};
 use eksynth::compile::{CompileError, Compiled, Stack};
 use eksynth::diagnostic::Diagnostic;
 use eksynth::output;
@@ -804,7 +804,13 @@ fn validate(
             }
         }
     }
-    let reports: Vec<Report> = eksynth::parallel::map(&files, |file| check_file(file, schemas));
+    let (reports, trees): (Vec<Report>, Vec<_>) =
+        eksynth::parallel::map(&files, |file| check_file_keeping_trees(file, schemas))
+            .into_iter()
+            .unzip();
+    // The process ends with this command: the templates' trees go with it,
+    // without the milliseconds freeing a large one takes.
+    std::mem::forget(trees);
     let errors: usize = reports.iter().map(|r| r.count(Level::Error)).sum();
     let warnings: usize = reports.iter().map(|r| r.count(Level::Warning)).sum();
     let notes: usize = reports.iter().map(|r| r.count(Level::Note)).sum();
