@@ -54,10 +54,7 @@ impl Reader<'_> {
     /// Any value: a literal or an intrinsic, short or long form.
     pub(super) fn expr(&mut self, node: &Node, context: Context) -> Option<Expr> {
         match app_tag(node) {
-            Some(tag) => {
-                let at = self.tag_span(node, tag);
-                self.intrinsic(tag, node, Form::Short, at)
-            }
+            Some(tag) => self.intrinsic(tag, node, Form::Short, None),
             None => self.value(node, context),
         }
     }
@@ -92,7 +89,7 @@ impl Reader<'_> {
                     && (is_long_form_key(&key.name)
                         || (key.name == "Condition" && context == Context::Condition))
                 {
-                    return self.intrinsic(&key.name, argument, Form::Long, key.span);
+                    return self.intrinsic(&key.name, argument, Form::Long, Some(key.span));
                 }
                 let mut complete = true;
                 let mut map = IndexMap::new();
@@ -123,8 +120,16 @@ impl Reader<'_> {
     /// An intrinsic function, `written` as a tag (`Sub` for `!Sub`) or a
     /// long-form key (`Fn::Sub`). `argument` is the tagged node itself in
     /// short form and the mapping's value in long form; `at` is where the
-    /// name was written.
-    fn intrinsic(&mut self, written: &str, argument: &Node, form: Form, at: Span) -> Option<Expr> {
+    /// name was written, or `None` for a tag, which is looked for (in the
+    /// text) only when something is said about it.
+    fn intrinsic(
+        &mut self,
+        written: &str,
+        argument: &Node,
+        form: Form,
+        at: Option<Span>,
+    ) -> Option<Expr> {
+        let at = |reader: &Self| at.unwrap_or_else(|| reader.tag_span(argument, written));
         let spelled = match form {
             Form::Short => format!("!{written}"),
             Form::Long => written.to_string(),
@@ -137,7 +142,7 @@ impl Reader<'_> {
         let known = INTRINSICS.contains(&bare)
             && (form == Form::Short || (bare == written) == matches!(bare, "Ref" | "Condition"));
         if !known && self.lenient && bare.starts_with("ForEach::") && !self.language_extensions {
-            self.for_each_without_transform(at, written);
+            self.for_each_without_transform(at(self), written);
             return None;
         }
         if !known && self.lenient && (form == Form::Long || UNSUPPORTED.contains(&bare)) {
@@ -146,14 +151,14 @@ impl Reader<'_> {
             } else {
                 "is not known to eksynth"
             };
-            return self.opaque(written, argument, form, at, why);
+            return self.opaque(written, argument, form, at(self), why);
         }
         if self.transformed && bare == "Ref" && !matches!(argument.value, Value::String(_)) {
             return self.opaque(
                 written,
                 argument,
                 form,
-                at,
+                at(self),
                 "of a computed name is left to the transform",
             );
         }
@@ -166,11 +171,12 @@ impl Reader<'_> {
                 written,
                 argument,
                 form,
-                at,
+                at(self),
                 "with a default value or a computed mapping name is beyond eksynth's model",
             );
         }
         if !known {
+            let at = at(self);
             let diagnostic = if UNSUPPORTED.contains(&bare) {
                 self.error(
                     at,
