@@ -45,9 +45,12 @@ fn mask(value: &Value) -> Value {
 /// least one character between (cfn-lint's `{{(resolve:.+)}}`).
 fn is_dynamic_reference(text: &str) -> bool {
     const OPEN: &str = "{{resolve:";
-    text.find(OPEN).is_some_and(|start| {
-        text[start + OPEN.len()..]
-            .match_indices("}}")
-            .any(|(at, _)| at >= 1)
-    })
+    // `contains` is the quick test (most strings, user data included, hold
+    // none); `find` then says where.
+    text.contains(OPEN)
+        && text.find(OPEN).is_some_and(|start| {
+            text[start + OPEN.len()..]
+                .match_indices("}}")
+                .any(|(at, _)| at >= 1)
+        })
 }
