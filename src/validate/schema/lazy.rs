@@ -42,8 +42,11 @@ use super::{SchemaError, is_intrinsic, unescape};
 #[derive(Default)]
 pub(super) struct Lazy {
     /// By the node's JSON pointer in the provider document (`""` is the
-    /// root); `None` for a node this scheme cannot compile.
-    nodes: Mutex<HashMap<String, Option<Arc<Node>>>>,
+    /// root); `None` for a node this scheme cannot compile. The lock is
+    /// held only to find a node's cell; the cell is filled outside it, once:
+    /// a thread that wants a node another is compiling waits for it rather
+    /// than compiling it again.
+    nodes: Mutex<HashMap<String, Arc<Cell>>>,
     root: Root,
     /// How many nodes have been compiled (see `SchemaSet::compilations`).
     compiled: AtomicUsize,
@@ -59,6 +62,9 @@ enum Root {
     /// A schema of one value (`Fragment`): the document itself.
     Document,
 }
+
+/// Where one node goes once compiled.
+type Cell = OnceLock<Option<Arc<Node>>>;
 
 /// One compiled node and the children that are validated on their own.
 struct Node {
@@ -189,14 +195,18 @@ impl Lazy {
 
     /// The node at `pointer` (no `$ref` to follow there), compiled once.
     fn node(&self, document: &Value, pointer: String) -> Option<Arc<Node>> {
-        if let Some(node) = self.lock().get(&pointer) {
-            return node.clone();
-        }
-        // Compiled without the lock held: two threads may both compile a
-        // node, and either result is the same.
-        self.compiled.fetch_add(1, Ordering::Relaxed);
-        let node = compile_node(document, &pointer, self.root).map(Arc::new);
-        self.lock().entry(pointer).or_insert(node).clone()
+        let cell = {
+            let mut nodes = self.lock();
+            match nodes.get(&pointer) {
+                Some(cell) => Arc::clone(cell),
+                None => Arc::clone(nodes.entry(pointer.clone()).or_default()),
+            }
+        };
+        cell.get_or_init(|| {
+            self.compiled.fetch_add(1, Ordering::Relaxed);
+            compile_node(document, &pointer, self.root).map(Arc::new)
+        })
+        .clone()
     }
 
     /// How many nodes have been compiled so far.
@@ -204,7 +214,7 @@ impl Lazy {
         self.compiled.load(Ordering::Relaxed)
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Option<Arc<Node>>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Cell>>> {
         // A panic while holding the lock leaves the map as it was: every
         // insert is one call.
         self.nodes
