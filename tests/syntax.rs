@@ -144,8 +144,11 @@ fn the_fast_reader_reads_every_file_of_the_project_as_serde_saphyr_does() {
         }
     }
     // The templates with a block `Resources` section of three or more
-    // resources: the examples' and most of cfn-lint's YAML fixtures.
-    assert!(cut >= 100, "only {cut} files were read in pieces");
+    // resources: the examples' and the corpus's (76), and most of cfn-lint's
+    // YAML fixtures when the peer suite has downloaded them.
+    let fixtures = Path::new(ROOT).join("tests/peer/.cache").is_dir();
+    let floor = if fixtures { 150 } else { 70 };
+    assert!(cut >= floor, "only {cut} files were read in pieces");
     assert!(
         differences.is_empty(),
         "{} files read differently:\n{}",
