@@ -25,7 +25,7 @@
 //! is resolved by serde-saphyr itself, alone.
 //!
 //! `tests/syntax.rs` holds the two readers equal over every YAML and JSON
-//! file of the project and cfn-lint's fixtures, and over generated
+//! file of the project (and cfn-lint's fixtures once downloaded), and over generated
 //! documents.
 
 use std::borrow::Cow;
