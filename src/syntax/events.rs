@@ -45,7 +45,7 @@ const MAX_SCALAR_BYTES: usize = 32 * 1024 * 1024;
 
 /// Reads `text` into a tree, or `None` when serde-saphyr must read it.
 pub fn read(text: &str) -> Option<Node> {
-    let (root, _) = read_at(text, 1)?;
+    let (root, _) = read_at(text, 1, 0)?;
     Some(root)
 }
 
@@ -68,10 +68,12 @@ impl Counts {
 }
 
 /// [`read`] of a document whose root is at nesting `depth` of a larger
-/// one (1 for a whole document), with what it took.
-pub(super) fn read_at(text: &str, depth: usize) -> Option<(Node, Counts)> {
+/// one (1 for a whole document) and whose first line is `lines_before`
+/// lines into it, with what it took.
+pub(super) fn read_at(text: &str, depth: usize, lines_before: usize) -> Option<(Node, Counts)> {
     let mut reader = Reader {
         parser: Parser::new_from_str(text),
+        lines_before,
         nodes: 0,
         scalar_bytes: 0,
     };
@@ -106,6 +108,8 @@ pub(super) fn read_at(text: &str, depth: usize) -> Option<(Node, Counts)> {
 }
 
 struct Reader<'t> {
+    /// Added to every line number.
+    lines_before: usize,
     parser: Parser<'t, serde_saphyr::granit_parser::StrInput<'t>>,
     nodes: usize,
     scalar_bytes: usize,
@@ -177,7 +181,7 @@ impl<'t> Reader<'t> {
                     let value = self.node(event, span, depth + 1)?;
                     entries.push((
                         Key {
-                            span: span_of(&key_span),
+                            span: self.span_of(&key_span),
                             name,
                         },
                         value,
@@ -187,7 +191,7 @@ impl<'t> Reader<'t> {
             }
             _ => return None,
         };
-        let span = span_of(&span);
+        let span = self.span_of(&span);
         Some(Node {
             // As serde-saphyr's reader: at least one column, so that a caret
             // is always drawn.
@@ -201,10 +205,16 @@ impl<'t> Reader<'t> {
     }
 }
 
-/// The location serde-saphyr gives a node: the line, the column counted
-/// from 1, and the length in characters.
-fn span_of(span: &ParserSpan) -> Span {
-    Span::new(span.start.line(), span.start.col() + 1, span.len())
+impl Reader<'_> {
+    /// The location serde-saphyr gives a node: the line, the column counted
+    /// from 1, and the length in characters.
+    fn span_of(&self, span: &ParserSpan) -> Span {
+        Span::new(
+            span.start.line() + self.lines_before,
+            span.start.col() + 1,
+            span.len(),
+        )
+    }
 }
 
 /// A local tag such as `!Ref` as serde-saphyr writes it (`Some("!Ref")`),

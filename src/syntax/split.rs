@@ -12,7 +12,7 @@
 //! declines. Any piece the fast reader declines (or a key repeated across
 //! runs) sends the whole document back to be read in one piece. The rest
 //! of the template keeps its line numbers: the cut-out lines are left
-//! blank there, and each run's lines are shifted back to where they were.
+//! blank there, and each run's lines are numbered where they were.
 
 use std::collections::HashSet;
 
@@ -90,28 +90,9 @@ enum Job<'t> {
 impl Job<'_> {
     fn read(&self) -> Option<(Node, Counts)> {
         match self {
-            Job::Rest(text) => read_at(text, 1),
-            Job::Run { text, first_line } => {
-                let (mut node, counts) = read_at(text, 2)?;
-                shift(&mut node, first_line - 1);
-                Some((node, counts))
-            }
+            Job::Rest(text) => read_at(text, 1, 0),
+            Job::Run { text, first_line } => read_at(text, 2, first_line - 1),
         }
-    }
-}
-
-/// Moves every span of `node` down by `lines`.
-fn shift(node: &mut Node, lines: usize) {
-    node.span.line += lines;
-    match &mut node.value {
-        Value::Seq(items) => items.iter_mut().for_each(|item| shift(item, lines)),
-        Value::Map(entries) => {
-            for (key, value) in entries {
-                key.span.line += lines;
-                shift(value, lines);
-            }
-        }
-        _ => {}
     }
 }
 
