@@ -4,7 +4,6 @@
 
 use indexmap::IndexMap;
 
-/// A value anywhere in a template: a literal or an intrinsic function.
 /// One step from a value to a value directly inside it, as written in a
 /// template path: a mapping key (`Key`), a list index (`0`), an argument of
 /// an intrinsic function (`Fn::Base64`, `Fn::If/1`), or a variable of
@@ -29,6 +28,7 @@ impl std::fmt::Display for Step<'_> {
     }
 }
 
+/// A value anywhere in a template: a literal or an intrinsic function.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Expr {
     Bool(bool),
@@ -263,9 +263,11 @@ impl Expr {
     /// every intrinsic, for the walkers that visit a whole value. Nothing
     /// is allocated.
     pub fn for_each_child<'a>(&'a self, mut visit: impl FnMut(Step<'a>, &'a Expr)) {
-        let mut numbered = |name: &'static str, items: &[&'a Expr]| {
+        // An intrinsic's arguments are named after it (`Fn::If/1`).
+        let function = self.function_name().unwrap_or_default();
+        let mut numbered = |items: &[&'a Expr]| {
             for (index, item) in items.iter().enumerate() {
-                visit(Step::Argument(name, Some(index)), item);
+                visit(Step::Argument(function, Some(index)), item);
             }
         };
         match self {
@@ -282,11 +284,6 @@ impl Expr {
                 }
             }
             Expr::And(items) | Expr::Or(items) => {
-                let function = if matches!(self, Expr::And(_)) {
-                    "Fn::And"
-                } else {
-                    "Fn::Or"
-                };
                 for (index, item) in items.iter().enumerate() {
                     visit(Step::Argument(function, Some(index)), item);
                 }
@@ -301,29 +298,31 @@ impl Expr {
                     visit(Step::SubVariable(name), value);
                 }
             }
-            Expr::Base64(inner) => visit(Step::Argument("Fn::Base64", None), inner),
-            Expr::GetAZs(inner) => visit(Step::Argument("Fn::GetAZs", None), inner),
-            Expr::ImportValue(inner) => visit(Step::Argument("Fn::ImportValue", None), inner),
-            Expr::Not(inner) => visit(Step::Argument("Fn::Not", None), inner),
-            Expr::Join { items, .. } => visit(Step::Argument("Fn::Join", None), items),
-            Expr::Split { source, .. } => visit(Step::Argument("Fn::Split", None), source),
+            Expr::Base64(inner)
+            | Expr::GetAZs(inner)
+            | Expr::ImportValue(inner)
+            | Expr::Not(inner)
+            | Expr::Join { items: inner, .. }
+            | Expr::Split { source: inner, .. } => visit(Step::Argument(function, None), inner),
+            // The argument after the condition or the map's name, counted
+            // from that first argument.
             Expr::If {
                 then, otherwise, ..
             } => {
-                visit(Step::Argument("Fn::If", Some(1)), then);
-                visit(Step::Argument("Fn::If", Some(2)), otherwise);
+                visit(Step::Argument(function, Some(1)), then);
+                visit(Step::Argument(function, Some(2)), otherwise);
             }
-            Expr::Select { index, list } => numbered("Fn::Select", &[index, list]),
             Expr::FindInMap {
                 top_key,
                 second_key,
                 ..
             } => {
-                visit(Step::Argument("Fn::FindInMap", Some(1)), top_key);
-                visit(Step::Argument("Fn::FindInMap", Some(2)), second_key);
+                visit(Step::Argument(function, Some(1)), top_key);
+                visit(Step::Argument(function, Some(2)), second_key);
             }
-            Expr::Cidr { block, count, bits } => numbered("Fn::Cidr", &[block, count, bits]),
-            Expr::Equals(a, b) => numbered("Fn::Equals", &[a, b]),
+            Expr::Select { index, list } => numbered(&[index, list]),
+            Expr::Cidr { block, count, bits } => numbered(&[block, count, bits]),
+            Expr::Equals(a, b) => numbered(&[a, b]),
         }
     }
 
@@ -509,6 +508,41 @@ mod tests {
                 ("F", None),
             ]
         );
+    }
+
+    /// The path segment of every child, as finding paths spell them.
+    #[test]
+    fn each_child_is_named_as_template_paths_name_it() {
+        let names: Vec<Vec<String>> = every_variant()
+            .iter()
+            .map(|expr| expr.children().into_iter().map(|(name, _)| name).collect())
+            .collect();
+        let expected: Vec<Vec<&str>> = vec![
+            vec![],
+            vec![],
+            vec![],
+            vec![],
+            vec!["0", "1"],
+            vec!["K"],
+            vec![],
+            vec![],
+            vec!["Fn::Sub/A"],
+            vec!["Fn::Base64"],
+            vec!["Fn::Join"],
+            vec!["Fn::If/1", "Fn::If/2"],
+            vec!["Fn::Select/0", "Fn::Select/1"],
+            vec!["Fn::Split"],
+            vec!["Fn::GetAZs"],
+            vec!["Fn::ImportValue"],
+            vec!["Fn::FindInMap/1", "Fn::FindInMap/2"],
+            vec!["Fn::Cidr/0", "Fn::Cidr/1", "Fn::Cidr/2"],
+            vec!["Fn::Equals/0", "Fn::Equals/1"],
+            vec!["Fn::And/0", "Fn::And/1"],
+            vec!["Fn::Or/0", "Fn::Or/1"],
+            vec!["Fn::Not"],
+            vec![],
+        ];
+        assert_eq!(names, expected);
     }
 
     #[test]
