@@ -345,6 +345,23 @@ proptest! {
     }
 }
 
+/// A key written twice is left to serde-saphyr, which rejects it, in a
+/// small mapping and in a large one alike.
+#[test]
+fn a_repeated_key_is_left_to_serde_saphyr() {
+    for size in [3, 40] {
+        let mut text: String = (0..size).map(|i| format!("k{i}: {i}\n")).collect();
+        assert!(syntax::parse_fast(&text).is_some(), "{size} keys");
+        text.push_str("k0: again\n");
+        assert!(
+            syntax::parse_fast(&text).is_none(),
+            "{size} keys, one twice"
+        );
+        let file = SourceFile::new("t.yaml", text.as_str());
+        assert!(syntax::parse(&file).is_err(), "{size} keys, one twice");
+    }
+}
+
 /// The generated scalars reach the fast reader's own resolution, not only
 /// its refusals: most of them are read.
 #[test]

@@ -74,8 +74,7 @@ pub(super) fn read_at(text: &str, depth: usize, lines_before: usize) -> Option<(
     let mut reader = Reader {
         parser: Parser::new_from_str(text),
         lines_before,
-        nodes: 0,
-        scalar_bytes: 0,
+        counts: Counts::default(),
     };
     let (event, _) = reader.next()?;
     if !matches!(event, Event::StreamStart) {
@@ -96,23 +95,16 @@ pub(super) fn read_at(text: &str, depth: usize, lines_before: usize) -> Option<(
         return None;
     }
     match reader.parser.next() {
-        None => Some((
-            root,
-            Counts {
-                nodes: reader.nodes,
-                scalar_bytes: reader.scalar_bytes,
-            },
-        )),
+        None => Some((root, reader.counts)),
         Some(_) => None,
     }
 }
 
 struct Reader<'t> {
+    parser: Parser<'t, serde_saphyr::granit_parser::StrInput<'t>>,
     /// Added to every line number.
     lines_before: usize,
-    parser: Parser<'t, serde_saphyr::granit_parser::StrInput<'t>>,
-    nodes: usize,
-    scalar_bytes: usize,
+    counts: Counts,
 }
 
 impl<'t> Reader<'t> {
@@ -131,8 +123,8 @@ impl<'t> Reader<'t> {
         if depth > MAX_DEPTH {
             return None;
         }
-        self.nodes += 1;
-        if self.nodes > MAX_NODES {
+        self.counts.nodes += 1;
+        if self.counts.nodes > MAX_NODES {
             return None;
         }
         let (tag, value) = match event {
@@ -140,8 +132,8 @@ impl<'t> Reader<'t> {
                 if anchor != 0 {
                     return None;
                 }
-                self.scalar_bytes += text.len();
-                if self.scalar_bytes > MAX_SCALAR_BYTES {
+                self.counts.scalar_bytes += text.len();
+                if self.counts.scalar_bytes > MAX_SCALAR_BYTES {
                     return None;
                 }
                 (application_tag(tag.as_deref())?, scalar(text, style)?)
@@ -173,10 +165,7 @@ impl<'t> Reader<'t> {
                         break;
                     }
                     let name = key(event)?;
-                    if entries.iter().any(|(key, _)| key.name == name) {
-                        return None;
-                    }
-                    self.nodes += 1;
+                    self.counts.nodes += 1;
                     let (event, span) = self.next()?;
                     let value = self.node(event, span, depth + 1)?;
                     entries.push((
@@ -186,6 +175,9 @@ impl<'t> Reader<'t> {
                         },
                         value,
                     ));
+                }
+                if repeats_a_key(&entries) {
+                    return None;
                 }
                 (tag, Value::Map(entries))
             }
@@ -203,9 +195,7 @@ impl<'t> Reader<'t> {
             value,
         })
     }
-}
 
-impl Reader<'_> {
     /// The location serde-saphyr gives a node: the line, the column counted
     /// from 1, and the length in characters.
     fn span_of(&self, span: &ParserSpan) -> Span {
@@ -215,6 +205,19 @@ impl Reader<'_> {
             span.len(),
         )
     }
+}
+
+/// Whether two entries have one key (serde-saphyr rejects that).
+pub(super) fn repeats_a_key(entries: &[(Key, Node)]) -> bool {
+    if entries.len() <= 8 {
+        return entries
+            .iter()
+            .enumerate()
+            .any(|(i, (key, _))| entries[..i].iter().any(|(other, _)| other.name == key.name));
+    }
+    let mut names: Vec<&str> = entries.iter().map(|(key, _)| key.name.as_str()).collect();
+    names.sort_unstable();
+    names.windows(2).any(|pair| pair[0] == pair[1])
 }
 
 /// A local tag such as `!Ref` as serde-saphyr writes it (`Some("!Ref")`),
@@ -315,8 +318,7 @@ fn decimal_fraction(t: &str) -> bool {
 /// resolved by serde-saphyr on its own; `None` if that does not give a
 /// scalar (the text read alone is not the same node).
 fn resolved_by_serde_saphyr(t: &str) -> Option<Value> {
-    let file = crate::source::SourceFile::new("", t.to_string());
-    match super::parse_reference(&file).ok()?.value {
+    match super::serde_saphyr_tree(t).ok()?.value {
         value @ (Value::Null
         | Value::Bool(_)
         | Value::Int(_)

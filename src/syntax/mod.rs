@@ -142,11 +142,8 @@ const PIECES: usize = 8;
 /// whenever its fast reader declines a document, and the reference that
 /// fast reader is tested against. The spans say file 0.
 pub fn parse_reference(file: &Arc<SourceFile>) -> Result<Node, Box<Diagnostic>> {
-    let options = serde_saphyr::options! {
-        strict_booleans: true,
-    };
-    match serde_saphyr::from_str_with_options::<RawNode>(&file.text, options) {
-        Ok(raw) => Ok(raw.into_node()),
+    match serde_saphyr_tree(&file.text) {
+        Ok(node) => Ok(node),
         Err(error) => {
             let span = error
                 .location()
@@ -163,6 +160,15 @@ pub fn parse_reference(file: &Arc<SourceFile>) -> Result<Node, Box<Diagnostic>> 
             ))
         }
     }
+}
+
+/// The tree serde-saphyr reads from `text`, with booleans as YAML 1.2
+/// spells them.
+fn serde_saphyr_tree(text: &str) -> Result<Node, serde_saphyr::Error> {
+    let options = serde_saphyr::options! {
+        strict_booleans: true,
+    };
+    serde_saphyr::from_str_with_options::<RawNode>(text, options).map(RawNode::into_node)
 }
 
 /// What serde-saphyr produces: a spanned, tagged node with raw children.

@@ -14,25 +14,25 @@
 //! of the template keeps its line numbers: the cut-out lines are left
 //! blank there, and each run's lines are numbered where they were.
 
-use std::collections::HashSet;
-
-use super::events::{Counts, read_at};
+use super::events::{Counts, read_at, repeats_a_key};
 use super::{Node, Value};
 
 /// Files smaller than this are read in one piece: cutting costs more than
 /// it saves.
 pub(super) const MIN_BYTES: usize = 128 * 1024;
 
-/// The key of the section that is cut.
-const SECTION: &str = "Resources:";
+/// The section that is cut.
+const SECTION: &str = "Resources";
 
 /// Reads `text` in up to `pieces` runs of resources read side by side;
 /// `None` when it cannot be cut or a piece is declined.
 pub(super) fn read(text: &str, pieces: usize) -> Option<Node> {
     let cut = Cut::find(text, pieces)?;
+    // The rest of the template keeps its line numbers: the resources'
+    // lines are left blank.
     let mut rest = String::with_capacity(text.len());
     rest.push_str(&text[..cut.body.start]);
-    rest.extend(std::iter::repeat_n('\n', cut.body_lines));
+    rest.extend(text[cut.body.clone()].matches('\n'));
     rest.push_str(&text[cut.body.end..]);
 
     let mut jobs: Vec<Job<'_>> = vec![Job::Rest(&rest)];
@@ -44,7 +44,6 @@ pub(super) fn read(text: &str, pieces: usize) -> Option<Node> {
 
     let (mut root, mut counts) = read.next()??;
     let mut entries = Vec::new();
-    let mut names = HashSet::new();
     let mut span = None;
     for piece in read {
         let (node, piece_counts) = piece?;
@@ -56,19 +55,15 @@ pub(super) fn read(text: &str, pieces: usize) -> Option<Node> {
         let Value::Map(run) = node.value else {
             return None;
         };
-        for (key, value) in run {
-            if !names.insert(key.name.clone()) {
-                return None;
-            }
-            entries.push((key, value));
-        }
+        entries.extend(run);
+    }
+    if repeats_a_key(&entries) {
+        return None;
     }
     let Value::Map(sections) = &mut root.value else {
         return None;
     };
-    let (_, resources) = sections
-        .iter_mut()
-        .find(|(key, _)| key.name == SECTION[..SECTION.len() - 1])?;
+    let (_, resources) = sections.iter_mut().find(|(key, _)| key.name == SECTION)?;
     if resources.tag.is_some() || resources.value != Value::Null {
         return None;
     }
@@ -98,10 +93,9 @@ impl Job<'_> {
 
 /// Where the resources are and how they are cut.
 struct Cut {
-    /// The bytes of the section's entries (after the `Resources:` line).
+    /// The bytes of the section's entries, from its first key to the next
+    /// section or the end.
     body: std::ops::Range<usize>,
-    /// How many lines they take.
-    body_lines: usize,
     runs: Vec<Run>,
 }
 
@@ -120,20 +114,19 @@ impl Cut {
             offset += line.len();
             (index + 1, start, line)
         });
-        let (header_line, _, _) = lines.find(|(_, _, line)| {
+        lines.find(|(_, _, line)| {
             line.trim_end_matches(['\n', '\r'])
                 .strip_prefix(SECTION)
+                .and_then(|after| after.strip_prefix(':'))
                 .is_some_and(|after| after.trim_matches(' ').is_empty())
         })?;
         let mut indent = None;
         let mut keys: Vec<(usize, usize)> = Vec::new();
         let mut body_end = text.len();
-        let mut body_lines = 0;
         for (number, start, line) in lines {
             let content = line.trim_end_matches(['\n', '\r']);
             let trimmed = content.trim_start_matches(' ');
             if trimmed.is_empty() || trimmed.starts_with('#') {
-                body_lines += 1;
                 continue;
             }
             let spaces = content.len() - trimmed.len();
@@ -152,14 +145,13 @@ impl Cut {
                 }
                 keys.push((number, start));
             }
-            body_lines += 1;
         }
         let pieces = pieces.min(keys.len());
         if pieces < 2 {
             return None;
         }
         // Runs of about equal size, each starting at a key.
-        let (first_key_line, body_start) = *keys.first()?;
+        let (_, body_start) = *keys.first()?;
         let size = (body_end - body_start).div_ceil(pieces);
         let mut runs: Vec<Run> = Vec::new();
         for &(number, start) in &keys {
@@ -183,7 +175,6 @@ impl Cut {
         // with the rest of the template.
         Some(Cut {
             body: body_start..body_end,
-            body_lines: body_lines - (first_key_line - header_line - 1),
             runs,
         })
     }
