@@ -108,26 +108,10 @@ fn fixtures() -> Option<PathBuf> {
 
 /// Every file of `good` and `bad` cfn-lint reads as a template, sorted.
 fn fixture_files(root: &Path) -> Vec<String> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                walk(&path, out);
-            } else if path
-                .extension()
-                .and_then(|e| e.to_str())
-                .is_some_and(|e| matches!(e, "yaml" | "yml" | "json" | "template"))
-            {
-                out.push(path);
-            }
-        }
-    }
-    let mut files = Vec::new();
-    walk(&root.join("good"), &mut files);
-    walk(&root.join("bad"), &mut files);
+    let mut files: Vec<PathBuf> = ["good", "bad"]
+        .into_iter()
+        .flat_map(|dir| files::templates_under(&root.join(dir)))
+        .collect();
     files.sort();
     files
         .into_iter()
@@ -148,6 +132,8 @@ fn large_template(dir: &Path) -> PathBuf {
     path
 }
 
+#[path = "common/files.rs"]
+mod files;
 #[path = "common/blueprint.rs"]
 mod generator;
 

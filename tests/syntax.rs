@@ -5,33 +5,13 @@
 //! downloaded, and generated documents full of the scalars YAML resolves in
 //! surprising ways.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use eksynth::source::SourceFile;
 use eksynth::syntax::{self, Node};
 use proptest::prelude::*;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
-
-fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            if !path.ends_with("target") && !path.ends_with(".git") {
-                files_under(&path, out);
-            }
-        } else if path
-            .extension()
-            .and_then(|e| e.to_str())
-            .is_some_and(|e| matches!(e, "yaml" | "yml" | "json" | "template"))
-        {
-            out.push(path);
-        }
-    }
-}
 
 /// Whether the fast reader agrees with the reference on `text`: `Ok(true)`
 /// if it read the document, `Ok(false)` if it declined it.
@@ -103,18 +83,17 @@ fn scalar(node: &Node) -> String {
 
 #[test]
 fn the_fast_reader_reads_every_file_of_the_project_as_serde_saphyr_does() {
-    let mut files = Vec::new();
-    for dir in [
+    let files: Vec<_> = [
         "examples",
         "tests",
         "blueprints",
         "data",
         "schemas",
         ".github",
-    ] {
-        files_under(&Path::new(ROOT).join(dir), &mut files);
-    }
-    files.sort();
+    ]
+    .into_iter()
+    .flat_map(|dir| files::templates_under(&Path::new(ROOT).join(dir)))
+    .collect();
     let mut read = 0;
     let mut declined = Vec::new();
     let mut differences = Vec::new();
@@ -434,5 +413,7 @@ fn a_template_that_cannot_be_cut_safely_is_read_whole() {
     }
 }
 
+#[path = "../benches/common/files.rs"]
+mod files;
 #[path = "../benches/common/blueprint.rs"]
 mod generator;
