@@ -96,7 +96,6 @@ enum Context {
     Condition,
 }
 
-#[derive(Clone)]
 struct Reader<'f> {
     /// The files spans point into; a template's spans all point at the first.
     files: &'f [Arc<SourceFile>],
@@ -152,6 +151,17 @@ impl<'f> Reader<'f> {
             transformed: false,
             serverless: false,
             language_extensions: false,
+        }
+    }
+
+    /// A reader with this one's view of the template (its transforms) and
+    /// nothing said yet, for a part read on its own.
+    fn fork(&self) -> Self {
+        Reader {
+            transformed: self.transformed,
+            serverless: self.serverless,
+            language_extensions: self.language_extensions,
+            ..Reader::new(self.files, self.lenient)
         }
     }
 

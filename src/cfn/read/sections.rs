@@ -230,30 +230,26 @@ impl Reader<'_> {
     /// in slices side by side, each by a reader of its own; what they say
     /// is merged in the order of the resources, as one reader would.
     fn resources(&mut self, entries: &[(Key, Node)], template: &mut Template) {
+        /// What became of one resource on a forked reader.
+        enum Read {
+            /// A loop: noted, not read.
+            Loop,
+            /// What could be read (nothing after an error that leaves no
+            /// resource), and whether it had an error.
+            Resource(Option<Resource>, bool),
+        }
         let slices: Vec<&[(Key, Node)]> = entries.chunks(RESOURCES_PER_READER).collect();
-        let fork = Reader {
-            files: self.files,
-            diagnostics: Vec::new(),
-            lenient: self.lenient,
-            transforms: Vec::new(),
-            damaged: Vec::new(),
-            transformed: self.transformed,
-            serverless: self.serverless,
-            language_extensions: self.language_extensions,
-        };
         let read = |slice: &&[(Key, Node)]| {
-            let mut reader = fork.clone();
-            // Per resource: `None` for a loop, else what was read, and
-            // whether it had an error.
-            let read: Vec<(Option<Option<Resource>>, bool)> = slice
+            let mut reader = self.fork();
+            let read: Vec<Read> = slice
                 .iter()
                 .map(|(name, node)| {
                     if reader.for_each(name, "resources") {
-                        return (None, false);
+                        return Read::Loop;
                     }
                     let before = reader.errors();
                     let resource = reader.resource(name, node);
-                    (Some(resource), reader.errors() > before)
+                    Read::Resource(resource, reader.errors() > before)
                 })
                 .collect();
             (read, reader.diagnostics)
@@ -265,19 +261,20 @@ impl Reader<'_> {
         };
         for ((resources, diagnostics), slice) in read.into_iter().zip(&slices) {
             self.diagnostics.extend(diagnostics);
-            for ((resource, damaged), (name, _)) in resources.into_iter().zip(slice.iter()) {
+            for (read, (name, _)) in resources.into_iter().zip(slice.iter()) {
+                let Read::Resource(resource, damaged) = read else {
+                    continue;
+                };
                 match resource {
-                    // A loop: noted, not read.
-                    None => continue,
-                    Some(Some(resource)) => {
+                    Some(resource) => {
                         template.resources.insert(name.name.clone(), resource);
                     }
-                    Some(None) if self.lenient => {
+                    None if self.lenient => {
                         template
                             .resources
                             .insert(name.name.clone(), Resource::default());
                     }
-                    Some(None) => {}
+                    None => {}
                 }
                 if damaged {
                     self.damaged.push(format!("Resources/{}", name.name));
