@@ -7,9 +7,10 @@ use std::sync::{Arc, OnceLock};
 pub struct SourceFile {
     pub name: String,
     pub text: String,
-    /// The byte offset where each line starts, found on first use: the
-    /// template reader asks for a line at every tag, so scanning the text
-    /// from its start each time would make reading quadratic.
+    /// The byte offset where each line starts, found on first use: each
+    /// diagnostic asks for its lines (and the template reader for the line
+    /// of a tag it reports), so scanning the text from its start each time
+    /// would make reporting many findings quadratic.
     line_starts: OnceLock<Vec<usize>>,
 }
 
