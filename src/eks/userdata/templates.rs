@@ -22,67 +22,42 @@ pub(super) const SIGNAL_SIGV4_TEMPLATE: &str = "signal_sigv4";
 pub(super) const BOTTLEROCKET_TEMPLATE: &str = "bottlerocket";
 pub(super) const WINDOWS_TEMPLATE: &str = "windows";
 
-/// One template, and the partials it uses.
-struct Spec {
-    name: &'static str,
-    text: &'static str,
-    partials: &'static [&'static str],
-}
-
-/// The partials the AL2023 and AL2 scripts share.
-const SHELL_PARTIALS: &[&str] = &[
-    "prelude",
-    "signal_install",
-    "signal_start",
-    "pre_bootstrap",
-    "imds_block",
-    "efs_mounts",
+const TEMPLATES: &[(&str, &str)] = &[
+    (
+        MIME_TEMPLATE,
+        include_str!("../../../blueprints/userdata/mime.hbs"),
+    ),
+    (
+        NODECONFIG_TEMPLATE,
+        include_str!("../../../blueprints/userdata/nodeconfig.yaml.hbs"),
+    ),
+    (
+        AL2023_TEMPLATE,
+        include_str!("../../../blueprints/userdata/al2023.sh.hbs"),
+    ),
+    (
+        AL2_TEMPLATE,
+        include_str!("../../../blueprints/userdata/al2.sh.hbs"),
+    ),
+    (
+        SIGNAL_TEMPLATE,
+        include_str!("../../../blueprints/userdata/signal.sh.hbs"),
+    ),
+    (
+        SIGNAL_SIGV4_TEMPLATE,
+        include_str!("../../../blueprints/userdata/signal_sigv4.sh.hbs"),
+    ),
+    (
+        BOTTLEROCKET_TEMPLATE,
+        include_str!("../../../blueprints/userdata/bottlerocket.toml.hbs"),
+    ),
+    (
+        WINDOWS_TEMPLATE,
+        include_str!("../../../blueprints/userdata/windows.ps1.hbs"),
+    ),
 ];
 
-const TEMPLATES: [Spec; 8] = [
-    Spec {
-        name: MIME_TEMPLATE,
-        text: include_str!("../../../blueprints/userdata/mime.hbs"),
-        partials: &[],
-    },
-    Spec {
-        name: NODECONFIG_TEMPLATE,
-        text: include_str!("../../../blueprints/userdata/nodeconfig.yaml.hbs"),
-        partials: &[],
-    },
-    Spec {
-        name: AL2023_TEMPLATE,
-        text: include_str!("../../../blueprints/userdata/al2023.sh.hbs"),
-        partials: SHELL_PARTIALS,
-    },
-    Spec {
-        name: AL2_TEMPLATE,
-        text: include_str!("../../../blueprints/userdata/al2.sh.hbs"),
-        partials: SHELL_PARTIALS,
-    },
-    Spec {
-        name: SIGNAL_TEMPLATE,
-        text: include_str!("../../../blueprints/userdata/signal.sh.hbs"),
-        partials: &["post_bootstrap"],
-    },
-    Spec {
-        name: SIGNAL_SIGV4_TEMPLATE,
-        text: include_str!("../../../blueprints/userdata/signal_sigv4.sh.hbs"),
-        partials: &["post_bootstrap"],
-    },
-    Spec {
-        name: BOTTLEROCKET_TEMPLATE,
-        text: include_str!("../../../blueprints/userdata/bottlerocket.toml.hbs"),
-        partials: &[],
-    },
-    Spec {
-        name: WINDOWS_TEMPLATE,
-        text: include_str!("../../../blueprints/userdata/windows.ps1.hbs"),
-        partials: &[],
-    },
-];
-
-/// The partials, by name.
+/// The partials the templates use (`{{> name}}`), by name.
 const PARTIALS: &[(&str, &str)] = &[
     (
         "prelude",
@@ -114,15 +89,15 @@ const PARTIALS: &[(&str, &str)] = &[
     ),
 ];
 
-/// One registry per template, built when the template is first rendered:
-/// parsing a template costs more than rendering it (the parser works out
-/// the line and column of every element from the start of the text), and
-/// a run renders few of them. A parse error is kept rather than panicking
+/// One registry per template, holding the partials it includes, built when
+/// the template is first rendered: parsing a template costs more than
+/// rendering it (the parser works out the line and column of every element
+/// from the start of the text), and a run renders few of them. A parse error is kept rather than panicking
 /// so that it surfaces as [`UserDataError::Template`] from every render.
 static REGISTRIES: [OnceLock<Result<Handlebars<'static>, String>>; TEMPLATES.len()] =
     [const { OnceLock::new() }; TEMPLATES.len()];
 
-fn build_registry(spec: &Spec) -> Result<Handlebars<'static>, String> {
+fn build_registry(name: &str, text: &str) -> Result<Handlebars<'static>, String> {
     let mut hb = Handlebars::new();
     // The output is shell, PowerShell, YAML, TOML and MIME, never HTML: each
     // value is quoted by the helper that fits where it lands instead.
@@ -140,18 +115,22 @@ fn build_registry(spec: &Spec) -> Result<Handlebars<'static>, String> {
     for (key, name, text) in helpers {
         hb.register_helper(key, Box::new(TextHelper { name, text }));
     }
-    for name in spec.partials {
-        let text = PARTIALS
-            .iter()
-            .find(|(partial, _)| partial == name)
-            .map(|(_, text)| *text)
-            .ok_or_else(|| format!("partial {name}: not found"))?;
-        hb.register_partial(name, without_comments(text))
-            .map_err(|e| format!("partial {name}: {e}"))?;
+    let used: Vec<&str> = partials_used(text).collect();
+    for (partial, source) in PARTIALS.iter().filter(|(p, _)| used.contains(p)) {
+        hb.register_partial(partial, without_comments(source))
+            .map_err(|e| format!("partial {partial}: {e}"))?;
     }
-    hb.register_template_string(spec.name, without_comments(spec.text))
-        .map_err(|e| format!("template {}: {e}", spec.name))?;
+    hb.register_template_string(name, without_comments(text))
+        .map_err(|e| format!("template {name}: {e}"))?;
     Ok(hb)
+}
+
+/// The names of the partials `text` includes (`{{> name}}`), in order.
+fn partials_used(text: &str) -> impl Iterator<Item = &str> {
+    text.split("{{>")
+        .skip(1)
+        .filter_map(|rest| rest.split_whitespace().next())
+        .map(|name| name.trim_end_matches("}}"))
 }
 
 /// The text without its comments that stand on lines of their own
@@ -191,10 +170,10 @@ fn without_comments(text: &str) -> String {
 pub(super) fn render_template(name: &str, data: &Value) -> Result<String, UserDataError> {
     let index = TEMPLATES
         .iter()
-        .position(|spec| spec.name == name)
+        .position(|(template, _)| *template == name)
         .ok_or_else(|| UserDataError::Template(format!("{name}: no such template")))?;
     let hb = REGISTRIES[index]
-        .get_or_init(|| build_registry(&TEMPLATES[index]))
+        .get_or_init(|| build_registry(name, TEMPLATES[index].1))
         .as_ref()
         .map_err(|e| UserDataError::Template(e.clone()))?;
     hb.render(name, data)
@@ -246,7 +225,7 @@ fn scalar_text(value: &Value) -> Result<String, RenderError> {
 mod tests {
     use handlebars::template::{Template, TemplateElement};
 
-    use super::{PARTIALS, TEMPLATES, without_comments};
+    use super::{PARTIALS, TEMPLATES, partials_used, without_comments};
 
     /// Comments on lines of their own go with their lines; the rest stays.
     #[test]
@@ -288,10 +267,7 @@ mod tests {
     /// and leaves out some in every file that has any.
     #[test]
     fn templates_parse_the_same_without_their_comments() {
-        let texts = TEMPLATES
-            .iter()
-            .map(|spec| spec.text)
-            .chain(PARTIALS.iter().map(|(_, text)| *text));
+        let texts = TEMPLATES.iter().chain(PARTIALS).map(|(_, text)| *text);
         for text in texts {
             let stripped = without_comments(text);
             if text.contains("{{!--\n") {
@@ -305,37 +281,23 @@ mod tests {
         }
     }
 
-    /// Each template's registry holds only the partials it declares, so a
-    /// partial a template uses but does not declare would fail rendering.
+    /// Each template's registry holds the partials its text includes: each
+    /// is one of the partials, and each partial is included somewhere.
     #[test]
-    fn every_template_declares_the_partials_it_uses() {
-        for spec in &TEMPLATES {
-            let used: Vec<&str> = spec
-                .text
-                .split("{{>")
-                .skip(1)
-                .filter_map(|rest| rest.split_whitespace().next())
-                .map(|name| name.trim_end_matches("}}"))
-                .collect();
-            for name in &used {
-                assert!(
-                    spec.partials.contains(name),
-                    "{} uses partial {name} without declaring it",
-                    spec.name
-                );
-            }
-            for name in spec.partials {
-                assert!(
-                    PARTIALS.iter().any(|(partial, _)| partial == name),
-                    "{} declares unknown partial {name}",
-                    spec.name
-                );
-                assert!(
-                    used.contains(name),
-                    "{} declares partial {name} it does not use",
-                    spec.name
-                );
-            }
+    fn every_partial_included_is_known_and_every_partial_is_included() {
+        let used: Vec<&str> = TEMPLATES
+            .iter()
+            .flat_map(|(_, text)| partials_used(text))
+            .collect();
+        assert!(used.contains(&"prelude") && used.contains(&"post_bootstrap"));
+        for name in &used {
+            assert!(
+                PARTIALS.iter().any(|(partial, _)| partial == name),
+                "unknown partial {name}"
+            );
+        }
+        for (name, _) in PARTIALS {
+            assert!(used.contains(name), "partial {name} is included nowhere");
         }
     }
 }
