@@ -164,15 +164,16 @@ pub fn compile_with_overrides(
         return Err(CompileError::Blueprint(diagnostics));
     }
     let mut used = vec![false; suppressions.len()];
-    diagnostics.retain(|diagnostic| {
-        let index = diagnostic
-            .code
-            .and_then(|code| suppressed.iter().position(|id| *id == Some(code)));
-        if let Some(index) = index {
+    // Whether a suppression silences finding `id`; that suppression is
+    // then used.
+    let mut suppress = |id: &str| match suppressed.iter().position(|s| *s == Some(id)) {
+        Some(index) => {
             used[index] = true;
+            true
         }
-        index.is_none()
-    });
+        None => false,
+    };
+    diagnostics.retain(|diagnostic| !diagnostic.code.is_some_and(&mut suppress));
     let blueprint = &loaded.blueprint;
     let mut lowered = eks::lower(blueprint)?;
     let applied = match blueprint::overrides::apply(
@@ -204,13 +205,10 @@ pub fn compile_with_overrides(
                 split_help: SPLIT_HELP,
             },
         );
-        let mut findings = Vec::new();
-        for finding in all {
-            match suppressed.iter().position(|id| *id == Some(finding.id)) {
-                Some(index) => used[index] = true,
-                None => findings.push(finding),
-            }
-        }
+        let findings: Vec<Finding> = all
+            .into_iter()
+            .filter(|finding| !suppress(finding.id))
+            .collect();
         let overrides: Vec<Applied> = applied
             .iter()
             .filter(|o| stack.template.resources.contains_key(&o.resource))
@@ -276,25 +274,19 @@ pub fn compile_with_overrides(
         {
             continue;
         }
-        match suppressed
-            .iter()
-            .position(|id| *id == Some(DROPPED_PARAMETER))
-        {
-            Some(index) => used[index] = true,
-            None => {
-                let mut diagnostic = Diagnostic::warning(
-                    &file_of(span),
-                    Some(span),
-                    format!(
-                        "parameter `{name}` is not used by any resource, so no template declares it"
-                    ),
-                )
-                .with_help(
-                    "a deploy that passes it fails (the template does not have it): stop passing it, or write the value as a literal",
-                );
-                diagnostic.code = Some(DROPPED_PARAMETER);
-                diagnostics.push(diagnostic);
-            }
+        if !suppress(DROPPED_PARAMETER) {
+            let mut diagnostic = Diagnostic::warning(
+                &file_of(span),
+                Some(span),
+                format!(
+                    "parameter `{name}` is not used by any resource, so no template declares it"
+                ),
+            )
+            .with_help(
+                "a deploy that passes it fails (the template does not have it): stop passing it, or write the value as a literal",
+            );
+            diagnostic.code = Some(DROPPED_PARAMETER);
+            diagnostics.push(diagnostic);
         }
     }
     for ((suppression, current), used) in suppressions.iter().zip(&suppressed).zip(used) {
