@@ -202,3 +202,25 @@ fn a_suppression_of_public_nodes_silences_the_warning_at_the_field() {
         rendered(&compiled.diagnostics)
     );
 }
+
+#[test]
+fn public_nodes_an_override_makes_are_warned_of_at_the_override_too() {
+    let compiled = public_nodes(
+        "overrides:\n  - resource: Group0LaunchTemplate\n    path: Properties.LaunchTemplateData.NetworkInterfaces\n    value: [{DeviceIndex: 0, AssociatePublicIpAddress: true, Groups: [!Ref NodeSecurityGroup]}]\n",
+    );
+    let at: Vec<_> = compiled
+        .diagnostics
+        .iter()
+        .map(|d| (d.code, d.span.map(|s| (s.line, s.column))))
+        .collect();
+    // The loader's warning at the field, and the finding at the override.
+    assert_eq!(
+        at,
+        [
+            (Some("W8006"), Some((14, 29))),
+            (Some("W8006"), Some((20, 11)))
+        ],
+        "{}",
+        rendered(&compiled.diagnostics)
+    );
+}
