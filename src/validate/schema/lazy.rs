@@ -28,7 +28,7 @@
 //! this scheme reproduces.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use jsonschema::Validator;
@@ -50,6 +50,10 @@ pub(super) struct Lazy {
     root: Root,
     /// How many nodes have been compiled (see `SchemaSet::compilations`).
     compiled: AtomicUsize,
+    /// Set once a value needed what this scheme cannot do: the schema is
+    /// then compiled whole, and no later value walks the nodes only to
+    /// give up again.
+    given_up: AtomicBool,
 }
 
 /// What the document's root is.
@@ -111,8 +115,25 @@ impl Lazy {
 
     /// The errors of `instance` (a resource's `Properties`) against the
     /// provider schema `document`, unsorted; `None` when the schema is
-    /// beyond this scheme and must be compiled whole.
+    /// beyond this scheme and must be compiled whole (for this value and
+    /// every later one: see [`Lazy::given_up`]).
     pub(super) fn validate(&self, document: &Value, instance: &Value) -> Option<Vec<SchemaError>> {
+        if self.given_up() {
+            return None;
+        }
+        let errors = self.errors(document, instance);
+        if errors.is_none() {
+            self.given_up.store(true, Ordering::Relaxed);
+        }
+        errors
+    }
+
+    /// Whether a value has needed the whole schema.
+    pub(super) fn given_up(&self) -> bool {
+        self.given_up.load(Ordering::Relaxed)
+    }
+
+    fn errors(&self, document: &Value, instance: &Value) -> Option<Vec<SchemaError>> {
         let root = self.node(document, String::new())?;
         let mut errors = Vec::new();
         self.walk(

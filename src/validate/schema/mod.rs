@@ -75,8 +75,6 @@ struct Entry {
     read_only: OnceLock<Vec<String>>,
     /// The parts of the schema compiled so far (see `lazy.rs`).
     lazy: lazy::Lazy,
-    /// Set when the schema has to be compiled whole after all.
-    whole: OnceLock<()>,
     /// How many times the whole schema has been compiled (see
     /// [`SchemaSet::compilations`]).
     whole_compilations: AtomicUsize,
@@ -97,7 +95,6 @@ impl Entry {
             attributes: OnceLock::new(),
             read_only: OnceLock::new(),
             lazy: lazy::Lazy::default(),
-            whole: OnceLock::new(),
             whole_compilations: AtomicUsize::new(0),
         }
     }
@@ -249,17 +246,14 @@ impl SchemaSet {
         let properties = masked.as_ref().unwrap_or(properties);
         // Only the parts of the schema this value uses are compiled, unless
         // the schema is beyond that (then it is compiled whole, below).
-        if entry.whole.get().is_none()
+        if !entry.lazy.given_up()
             && let Some(document) = entry.document()
         {
             if intrinsic {
                 return Some(Vec::new());
             }
-            match entry.lazy.validate(document, properties) {
-                Some(errors) => return Some(sorted(errors)),
-                None => {
-                    let _ = entry.whole.set(());
-                }
+            if let Some(errors) = entry.lazy.validate(document, properties) {
+                return Some(sorted(errors));
             }
         }
         let validator = match entry.validator() {
@@ -306,8 +300,6 @@ pub struct Fragment {
     lazy: lazy::Lazy,
     /// The whole schema compiled at once, when the parts cannot be.
     whole: OnceLock<Result<Validator, String>>,
-    /// Set when the schema has to be compiled whole.
-    beyond_lazy: OnceLock<()>,
 }
 
 impl Fragment {
@@ -316,7 +308,6 @@ impl Fragment {
             document: document.clone(),
             lazy: lazy::Lazy::fragment(),
             whole: OnceLock::new(),
-            beyond_lazy: OnceLock::new(),
         }
     }
 
@@ -337,15 +328,10 @@ impl Fragment {
         if is_intrinsic(value) {
             return Vec::new();
         }
-        if self.beyond_lazy.get().is_none() {
-            match self.lazy.validate(&self.document, value) {
-                Some(errors) => return sorted(errors),
-                None => {
-                    let _ = self.beyond_lazy.set(());
-                }
-            }
+        match self.lazy.validate(&self.document, value) {
+            Some(errors) => sorted(errors),
+            None => self.validate_whole(value),
         }
-        self.validate_whole(value)
     }
 
     /// [`Fragment::validate`] against the whole schema compiled at once.
@@ -514,6 +500,40 @@ pub(crate) mod tests {
             }
             other => other.clone(),
         }
+    }
+
+    /// A schema the parts cannot follow (here a reference to the root) is
+    /// compiled whole for the value that needs it, and for every value
+    /// after, with the whole schema's errors.
+    #[test]
+    fn a_schema_beyond_the_parts_is_validated_whole_from_then_on() {
+        let fragment = Fragment::new(&serde_json::json!({
+            "type": "object",
+            "properties": {
+                "Nested": {"$ref": "#"},
+                "Size": {"type": "integer", "maximum": 3},
+            },
+        }));
+        let small = serde_json::json!({"Size": 5});
+        let nested = serde_json::json!({"Nested": {"Size": 9}});
+        let (lazy, whole) = fragment.both_ways(&small);
+        assert_eq!(lazy, Some(whole.clone()));
+        assert_eq!(
+            whole.iter().map(|e| e.pointer.as_str()).collect::<Vec<_>>(),
+            ["/Size"]
+        );
+        assert!(!fragment.lazy.given_up());
+        let errors = fragment.validate(&nested);
+        assert!(fragment.lazy.given_up());
+        assert_eq!(
+            errors
+                .iter()
+                .map(|e| e.pointer.as_str())
+                .collect::<Vec<_>>(),
+            ["/Nested/Size"]
+        );
+        assert_eq!(fragment.both_ways(&small).0, None);
+        assert_eq!(fragment.validate(&small), whole);
     }
 
     /// How much of a schema is compiled never changes a finding: every
