@@ -106,7 +106,7 @@ static COMPILED: LazyLock<Vec<Fragment>> = LazyLock::new(|| {
         .iter()
         .map(|extension| {
             let document = serde_json::from_str(extension.text).unwrap_or(Value::Bool(true));
-            Fragment::new(&document)
+            Fragment::new(document)
         })
         .collect()
 });

@@ -161,7 +161,7 @@ fn merged(text: &str) -> Fragment {
             definitions.insert("policy".to_string(), common);
         }
     }
-    Fragment::new(&document)
+    Fragment::new(document)
 }
 
 /// Rewrites every `$ref` that `relocate` maps, and puts each `$ref` that

@@ -303,9 +303,9 @@ pub struct Fragment {
 }
 
 impl Fragment {
-    pub fn new(document: &Value) -> Fragment {
+    pub fn new(document: Value) -> Fragment {
         Fragment {
-            document: document.clone(),
+            document,
             lazy: lazy::Lazy::fragment(),
             whole: OnceLock::new(),
         }
@@ -507,7 +507,7 @@ pub(crate) mod tests {
     /// after, with the whole schema's errors.
     #[test]
     fn a_schema_beyond_the_parts_is_validated_whole_from_then_on() {
-        let fragment = Fragment::new(&serde_json::json!({
+        let fragment = Fragment::new(serde_json::json!({
             "type": "object",
             "properties": {
                 "Nested": {"$ref": "#"},
