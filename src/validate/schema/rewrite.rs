@@ -50,11 +50,10 @@ use super::cfn_type::{CfnIntrinsic, CfnType};
 use super::keywords;
 use super::pattern::{self, Pattern};
 
-/// Compiles a whole provider schema, patterns trusted first (see
-/// [`compile_fragment`]).
+/// Compiles a whole provider schema: its root's schema of `Properties`,
+/// as [`compile_fragment`] compiles a schema of one value.
 pub(super) fn compile(document: &Value) -> Result<Validator, String> {
-    let root = root_schema(document, |_, value| value.clone());
-    build(&rewrite_with(&root, Patterns::Trusted)).or_else(|_| build(&rewrite(&root)))
+    compile_fragment(&root_schema(document, |_, value| value.clone()))
 }
 
 /// Compiles a schema of one value (an extension schema), rewritten like a
