@@ -12,7 +12,7 @@
 use serde_json::Value;
 
 use super::SchemaSet;
-use super::schema::SchemaError;
+use super::schema::{SchemaError, sorted};
 
 /// [`SchemaSet::validate`] of `properties`, and of each of its two
 /// branch-resolved forms when it holds a `Fn::If`.
@@ -25,15 +25,10 @@ pub fn validate(schemas: &SchemaSet, kind: &str, properties: &Value) -> Option<V
         let resolved = resolve(properties, branch);
         for mut error in schemas.validate(kind, &resolved).unwrap_or_default() {
             error.pointer = original_pointer(properties, &error.pointer, branch);
-            if !errors.contains(&error) {
-                errors.push(error);
-            }
+            errors.push(error);
         }
     }
-    errors.sort_by(|a, b| {
-        (&a.pointer, &a.message, &a.keyword).cmp(&(&b.pointer, &b.message, &b.keyword))
-    });
-    Some(errors)
+    Some(sorted(errors))
 }
 
 /// The branch of a `{"Fn::If": [condition, then, else]}` object, unless it

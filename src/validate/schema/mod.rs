@@ -283,7 +283,7 @@ fn errors(validator: &Validator, value: &Value) -> Vec<SchemaError> {
 }
 
 /// Errors sorted by pointer, then message, without repeats.
-fn sorted(mut errors: Vec<SchemaError>) -> Vec<SchemaError> {
+pub(super) fn sorted(mut errors: Vec<SchemaError>) -> Vec<SchemaError> {
     errors.sort_by(|a, b| {
         (&a.pointer, &a.message, &a.keyword).cmp(&(&b.pointer, &b.message, &b.keyword))
     });
