@@ -12,7 +12,7 @@
 use serde_json::Value;
 
 use super::SchemaSet;
-use super::schema::{SchemaError, sorted};
+use super::schema::{SchemaError, sorted, unescape};
 
 /// [`SchemaSet::validate`] of `properties`, and of each of its two
 /// branch-resolved forms when it holds a `Fn::If`.
@@ -86,7 +86,7 @@ fn original_pointer(original: &Value, pointer: &str, branch: usize) -> String {
         };
         out.push('/');
         out.push_str(segment);
-        let key = segment.replace("~1", "/").replace("~0", "~");
+        let key = unescape(segment);
         let next = match node {
             Value::Object(entries) => entries.get(&key),
             Value::Array(items) => key.parse::<usize>().ok().and_then(|i| items.get(i)),

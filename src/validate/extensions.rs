@@ -12,7 +12,7 @@ use std::sync::LazyLock;
 use serde_json::Value;
 
 use super::Finding;
-use super::schema::Fragment;
+use super::schema::{Fragment, escape};
 use crate::cfn::Template;
 
 /// One extension schema, where it applies, and what its findings say.
@@ -170,8 +170,7 @@ pub(super) fn select<'a>(
         }
         (name, Value::Object(map)) => {
             if let Some(child) = map.get(name) {
-                let escaped = name.replace('~', "~0").replace('/', "~1");
-                select(child, rest, format!("{at}/{escaped}"), out);
+                select(child, rest, format!("{at}/{}", escape(name)), out);
             }
         }
         _ => {}

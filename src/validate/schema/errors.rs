@@ -14,7 +14,7 @@ use jsonschema::paths::Location;
 use serde_json::Value;
 
 use super::keywords::AT_PROPERTY;
-use super::{SchemaError, unescape};
+use super::{SchemaError, escape, unescape};
 
 /// Turns one `jsonschema` error into `SchemaError`s: `anyOf`/`oneOf` into
 /// the errors of their most relevant branch.
@@ -72,7 +72,7 @@ pub(super) fn report(error: ValidationError<'static>, out: &mut Vec<SchemaError>
         ValidationErrorKind::AdditionalProperties { unexpected }
         | ValidationErrorKind::UnevaluatedProperties { unexpected } => {
             for name in unexpected {
-                let at = format!("{pointer}/{}", name.replace('~', "~0").replace('/', "~1"));
+                let at = format!("{pointer}/{}", escape(&name));
                 push(
                     out,
                     at,
@@ -97,10 +97,7 @@ pub(super) fn report(error: ValidationError<'static>, out: &mut Vec<SchemaError>
             // cfn-lint's keywords (`keywords.rs`) say which property an
             // error is about; the keyword is what the finding ID follows.
             if let Some((property, message)) = message.split_once(AT_PROPERTY) {
-                let at = format!(
-                    "{pointer}/{}",
-                    property.replace('~', "~0").replace('/', "~1")
-                );
+                let at = format!("{pointer}/{}", escape(property));
                 let keyword = match keyword.as_str() {
                     "requiredXor" | "dependentExcluded" => "exclusive",
                     other => other,

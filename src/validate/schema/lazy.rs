@@ -36,7 +36,7 @@ use serde_json::{Map, Value};
 
 use super::errors::report;
 use super::rewrite::{Patterns, build, rewrite_with, root_schema, wrap_value};
-use super::{SchemaError, is_intrinsic, unescape};
+use super::{SchemaError, escape, is_intrinsic, unescape};
 
 /// The nodes of one type's schema compiled so far.
 #[derive(Default)]
@@ -188,7 +188,7 @@ impl Lazy {
                     let child = child.node(self, document)?;
                     let length = path.len();
                     path.push('/');
-                    path.push_str(&name.replace('~', "~0").replace('/', "~1"));
+                    path.push_str(&escape(name));
                     self.walk(document, &child, value, path, errors, 0)?;
                     path.truncate(length);
                 }
@@ -309,10 +309,7 @@ fn compile_node(document: &Value, pointer: &str, root: Root) -> Option<Node> {
                         if !worth_cutting(schema) {
                             return (name.clone(), schema.clone());
                         }
-                        let at = format!(
-                            "{pointer}/properties/{}",
-                            name.replace('~', "~0").replace('/', "~1")
-                        );
+                        let at = format!("{pointer}/properties/{}", escape(name));
                         properties.insert(name.clone(), Child::new(at));
                         (name.clone(), Value::Bool(true))
                     })

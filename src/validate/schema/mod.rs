@@ -412,7 +412,13 @@ fn read_dir_schemas(dir: &Path) -> Result<BTreeMap<String, Entry>, String> {
     Ok(entries)
 }
 
-fn unescape(segment: &str) -> String {
+/// A name as one segment of a JSON pointer (`~` and `/` escaped).
+pub(super) fn escape(segment: &str) -> String {
+    segment.replace('~', "~0").replace('/', "~1")
+}
+
+/// One segment of a JSON pointer as the name it stands for.
+pub(super) fn unescape(segment: &str) -> String {
     segment.replace("~1", "/").replace("~0", "~")
 }
 
