@@ -84,6 +84,9 @@ struct Node {
 }
 
 /// A child of a node: where its subschema is, and its node once compiled.
+/// The node is kept here as well as in `Lazy::nodes` (which shares it
+/// between the places that refer to it), so that a value reaching the
+/// child finds it without following references or taking the lock.
 struct Child {
     pointer: String,
     node: OnceLock<Option<Arc<Node>>>,
@@ -216,13 +219,7 @@ impl Lazy {
 
     /// The node at `pointer` (no `$ref` to follow there), compiled once.
     fn node(&self, document: &Value, pointer: String) -> Option<Arc<Node>> {
-        let cell = {
-            let mut nodes = self.lock();
-            match nodes.get(&pointer) {
-                Some(cell) => Arc::clone(cell),
-                None => Arc::clone(nodes.entry(pointer.clone()).or_default()),
-            }
-        };
+        let cell = Arc::clone(self.lock().entry(pointer.clone()).or_default());
         cell.get_or_init(|| {
             self.compiled.fetch_add(1, Ordering::Relaxed);
             compile_node(document, &pointer, self.root).map(Arc::new)
