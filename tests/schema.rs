@@ -880,14 +880,10 @@ fn the_example_templates_validate_clean() {
     assert!(checked > 10, "only {checked} resources checked");
 }
 
-/// A schema, or each part of one, is compiled once: validating the same
-/// values again, many times, compiles nothing more and finds the same.
-#[test]
-fn validating_again_compiles_nothing_new() {
-    let dir = std::env::temp_dir().join(format!(
-        "eksynth-schema-compile-once-{}",
-        std::process::id()
-    ));
+/// The group's and the launch template's schemas in a set of their own, so
+/// that no other test compiles into it meanwhile; `name` names the test.
+fn own_set(name: &str) -> SchemaSet {
+    let dir = std::env::temp_dir().join(format!("eksynth-schema-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     for (file, kind) in [
         ("group.json", "AWS::AutoScaling::AutoScalingGroup"),
@@ -895,9 +891,16 @@ fn validating_again_compiles_nothing_new() {
     ] {
         std::fs::write(dir.join(file), SchemaSet::embedded_text(kind).unwrap()).unwrap();
     }
-    // A set of its own, so that no other test compiles into it meanwhile.
     let set = SchemaSet::from_dir(&dir).unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
+    set
+}
+
+/// A schema, or each part of one, is compiled once: validating the same
+/// values again, many times, compiles nothing more and finds the same.
+#[test]
+fn validating_again_compiles_nothing_new() {
+    let set = own_set("compile-once");
     let values = [
         ("AWS::AutoScaling::AutoScalingGroup", auto_scaling_group()),
         ("AWS::EC2::LaunchTemplate", launch_template()),
@@ -914,4 +917,33 @@ fn validating_again_compiles_nothing_new() {
         }
     }
     assert_eq!(set.compilations(), compiled);
+}
+
+/// Threads that need one part of a schema at the same time wait for the
+/// one compiling it: validating on eight threads at once compiles exactly
+/// what validating on one does.
+#[test]
+fn threads_validating_at_once_compile_each_part_once() {
+    let kind = "AWS::EC2::LaunchTemplate";
+    let value = launch_template();
+    let alone = own_set("one-thread");
+    assert_eq!(alone.validate(kind, &value), Some(Vec::new()));
+    // A few rounds, each on a fresh set, as threads meet only by chance.
+    for round in 0..4 {
+        let together = own_set(&format!("eight-threads-{round}"));
+        let start = std::sync::Barrier::new(8);
+        std::thread::scope(|scope| {
+            for _ in 0..8 {
+                scope.spawn(|| {
+                    start.wait();
+                    assert_eq!(together.validate(kind, &value), Some(Vec::new()));
+                });
+            }
+        });
+        assert_eq!(
+            together.compilations(),
+            alone.compilations(),
+            "round {round}"
+        );
+    }
 }
