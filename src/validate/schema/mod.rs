@@ -315,8 +315,10 @@ impl Fragment {
         self.whole.get_or_init(|| compile_fragment(&self.document))
     }
 
-    /// Why the schema cannot be used, if it cannot (compiling it whole).
-    pub fn broken(&self) -> Option<&str> {
+    /// Why the schema cannot be used, if it cannot (compiling it whole),
+    /// for tests that the vendored schemas can.
+    #[cfg(test)]
+    pub(crate) fn broken(&self) -> Option<&str> {
         self.whole().as_ref().err().map(String::as_str)
     }
 
