@@ -15,17 +15,11 @@ use serde::Deserialize;
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 
-/// The keywords skipped where a schema is read.
-const SKIPPED: &[&str] = &[
-    "description",
-    "markdownDescription",
-    "title",
-    "examples",
-    "$comment",
-];
+use super::rewrite::UNCOMPILED;
 
 /// Parses `text` as [`serde_json::from_str`] does, leaving out the
-/// [`SKIPPED`] keywords of every schema in it.
+/// keywords of every schema in it that the rewrite leaves out
+/// ([`UNCOMPILED`]).
 pub(super) fn parse(text: &str) -> serde_json::Result<Value> {
     let mut deserializer = serde_json::Deserializer::from_str(text);
     let value = Read(Position::Schema).deserialize(&mut deserializer)?;
@@ -134,7 +128,7 @@ impl<'de> Visitor<'de> for Read {
         while let Some(key) = entries.next_key::<String>()? {
             let value = match self.0 {
                 Position::Named => entries.next_value_seed(Read(Position::Schema))?,
-                _ if SKIPPED.contains(&key.as_str()) => {
+                _ if UNCOMPILED.contains(&key.as_str()) => {
                     entries.next_value::<IgnoredAny>()?;
                     continue;
                 }

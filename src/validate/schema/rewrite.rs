@@ -81,6 +81,20 @@ pub(super) fn build(schema: &Value) -> Result<Validator, String> {
     OPTIONS.build(schema).map_err(|error| error.to_string())
 }
 
+/// Words for people and for other tools, which validate nothing: left out
+/// of what is compiled (`jsonschema` would keep a copy of each as an
+/// annotation), and of a provider schema as it is read (`document.rs`).
+pub(super) const UNCOMPILED: &[&str] = &[
+    "description",
+    "markdownDescription",
+    "title",
+    "examples",
+    "$comment",
+    "insertionOrder",
+    "relationshipRef",
+    "arrayType",
+];
+
 /// The keywords of the provider schema's root that matter for `Properties`;
 /// the rest (`handlers`, `tagging`, `primaryIdentifier`...) is metadata.
 const ROOT_KEYWORDS: &[&str] = &[
@@ -313,10 +327,7 @@ fn rewrite_at(schema: &Value, position: Position, patterns: Patterns) -> Value {
             // Nothing is fetched, and the document's own meta-schema is not
             // one draft 7 knows.
             "$schema" | "$id" => {}
-            // Words for people and for other tools, which validate nothing:
-            // `jsonschema` would keep a copy of each as an annotation.
-            "description" | "title" | "examples" | "$comment" | "insertionOrder"
-            | "relationshipRef" | "arrayType" => {}
+            name if UNCOMPILED.contains(&name) => {}
             _ => {
                 out.insert(key.clone(), value.clone());
             }
