@@ -1,77 +1,37 @@
 //! Independent pieces of work run on the machine's cores: the files of one
-//! `validate` invocation, and the checks of one template.
+//! `validate` invocation, the checks of one template, and the pieces of a
+//! large template as it is read.
 //!
-//! Workers take the next piece in order until none is left; results come
-//! back in the order of the pieces, so output stays the same byte for byte
-//! whatever the number of cores and however the work was shared.
+//! The work goes to one pool of threads, started on first use and kept for
+//! the life of the process (rayon's): each call hands its pieces to threads
+//! that are already running, instead of starting threads of its own and
+//! waiting for the scheduler to place them. Results come back in the order
+//! of the pieces, so output stays the same byte for byte whatever the number
+//! of cores and however the work was shared.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use rayon::prelude::*;
 
-/// The most workers used: beyond this, start-up and memory bandwidth eat
+/// The most threads used: beyond this, start-up and memory bandwidth eat
 /// the gain on the sizes eksynth sees.
 const MAX_WORKERS: usize = 8;
 
-thread_local! {
-    /// Whether this thread is running a piece of [`map`]'s work.
-    static IN_WORKER: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-
-/// Marks the thread as running [`map`]'s work until dropped (a panic
-/// included).
-struct Worker(bool);
-
-impl Worker {
-    fn enter() -> Worker {
-        Worker(IN_WORKER.replace(true))
-    }
-}
-
-impl Drop for Worker {
-    fn drop(&mut self) {
-        IN_WORKER.set(self.0);
-    }
-}
-
 /// Runs `work` on every item, on up to as many threads as the machine has
-/// cores (and at most one per item), and returns the results in item
-/// order. A panic in a worker is resumed on the caller's thread.
-///
-/// Work already running side by side runs what it asks for in turn: the
-/// cores are taken, and more threads would only add the cost of starting
-/// them (the files of one `validate` each validate their checks in turn).
+/// cores, and returns the results in item order. A panic in a worker is
+/// resumed on the caller's thread. Work asked for by work already running
+/// side by side is shared out in the same pool: an idle thread takes what
+/// a busy one has not started.
 pub fn map<I: Sync, T: Send>(items: &[I], work: impl Fn(&I) -> T + Sync) -> Vec<T> {
-    let workers = std::thread::available_parallelism()
-        .map_or(1, usize::from)
-        .min(MAX_WORKERS)
-        .min(items.len());
-    if workers <= 1 || IN_WORKER.get() {
-        return items.iter().map(work).collect();
-    }
-    let next = AtomicUsize::new(0);
-    let run = || {
-        let _worker = Worker::enter();
-        let mut done = Vec::new();
-        loop {
-            let index = next.fetch_add(1, Ordering::Relaxed);
-            let Some(item) = items.get(index) else {
-                return done;
-            };
-            done.push((index, work(item)));
-        }
-    };
-    let mut results: Vec<(usize, T)> = std::thread::scope(|scope| {
-        let helpers: Vec<_> = (1..workers).map(|_| scope.spawn(run)).collect();
-        let mut results = run();
-        for helper in helpers {
-            match helper.join() {
-                Ok(done) => results.extend(done),
-                Err(panic) => std::panic::resume_unwind(panic),
-            }
-        }
-        results
+    static POOL: std::sync::Once = std::sync::Once::new();
+    POOL.call_once(|| {
+        let workers = std::thread::available_parallelism()
+            .map_or(1, usize::from)
+            .min(MAX_WORKERS);
+        // Fails only when the pool already exists, which leaves it as good.
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(workers)
+            .build_global();
     });
-    results.sort_unstable_by_key(|(index, _)| *index);
-    results.into_iter().map(|(_, result)| result).collect()
+    items.par_iter().map(&work).collect()
 }
 
 #[cfg(test)]
@@ -92,20 +52,13 @@ mod tests {
     }
 
     #[test]
-    fn work_inside_work_runs_in_turn_with_the_same_results() {
+    fn work_inside_work_comes_back_in_order() {
         let outer: Vec<u64> = (0..16).collect();
         let sums = map(&outer, |n| {
             let inner: Vec<u64> = (0..*n).collect();
-            let threads: std::collections::HashSet<_> =
-                map(&inner, |_| std::thread::current().id())
-                    .into_iter()
-                    .collect();
-            assert!(
-                threads.len() <= 1,
-                "nested work ran on {} threads",
-                threads.len()
-            );
-            map(&inner, |m| m * 2).iter().sum::<u64>()
+            let doubled = map(&inner, |m| m * 2);
+            assert_eq!(doubled, inner.iter().map(|m| m * 2).collect::<Vec<_>>());
+            doubled.iter().sum::<u64>()
         });
         assert_eq!(
             sums,
