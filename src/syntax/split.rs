@@ -32,7 +32,8 @@ pub(super) fn read(text: &str, pieces: usize) -> Option<Node> {
     // lines are left blank.
     let mut rest = String::with_capacity(text.len());
     rest.push_str(&text[..cut.body.start]);
-    rest.extend(text[cut.body.clone()].matches('\n'));
+    let blank = memchr::memchr_iter(b'\n', text[cut.body.clone()].as_bytes()).count();
+    rest.extend(std::iter::repeat_n('\n', blank));
     rest.push_str(&text[cut.body.end..]);
 
     let mut jobs: Vec<Job<'_>> = vec![Job::Rest(&rest)];
@@ -107,15 +108,11 @@ struct Run {
 
 impl Cut {
     fn find(text: &str, pieces: usize) -> Option<Cut> {
-        // The lines, with their byte offsets and numbers.
-        let mut offset = 0;
-        let mut lines = text.split_inclusive('\n').enumerate().map(|(index, line)| {
-            let start = offset;
-            offset += line.len();
-            (index + 1, start, line)
-        });
-        lines.find(|(_, _, line)| {
-            line.trim_end_matches(['\n', '\r'])
+        let bytes = text.as_bytes();
+        let mut lines = lines(bytes);
+        lines.find(|&(_, start, end)| {
+            text[start..end]
+                .trim_end_matches('\r')
                 .strip_prefix(SECTION)
                 .and_then(|after| after.strip_prefix(':'))
                 .is_some_and(|after| after.trim_matches(' ').is_empty())
@@ -123,24 +120,25 @@ impl Cut {
         let mut indent = None;
         let mut keys: Vec<(usize, usize)> = Vec::new();
         let mut body_end = text.len();
-        for (number, start, line) in lines {
-            let content = line.trim_end_matches(['\n', '\r']);
-            let trimmed = content.trim_start_matches(' ');
-            if trimmed.is_empty() || trimmed.starts_with('#') {
-                continue;
-            }
-            let spaces = content.len() - trimmed.len();
+        for (number, start, end) in lines {
+            let line = &bytes[start..end];
+            let spaces = line.iter().take_while(|&&byte| byte == b' ').count();
+            let first = match line[spaces..] {
+                [] | [b'#', ..] => continue,
+                [b'\r', ..] if line[spaces..].iter().all(|&byte| byte == b'\r') => continue,
+                [first, ..] => first,
+            };
             if spaces == 0 {
                 // The next section.
                 body_end = start;
                 break;
             }
             let indent = *indent.get_or_insert(spaces);
-            if spaces < indent || trimmed.starts_with('\t') {
+            if spaces < indent || first == b'\t' {
                 return None;
             }
             if spaces == indent {
-                if !trimmed.starts_with(|c: char| c.is_ascii_alphanumeric()) {
+                if !first.is_ascii_alphanumeric() {
                     return None;
                 }
                 keys.push((number, start));
@@ -178,4 +176,16 @@ impl Cut {
             runs,
         })
     }
+}
+
+/// The lines of `bytes`: each one's number (from 1), and where it starts
+/// and ends (before its `\n`).
+fn lines(bytes: &[u8]) -> impl Iterator<Item = (usize, usize, usize)> + '_ {
+    let ends = memchr::memchr_iter(b'\n', bytes).chain(std::iter::once(bytes.len()));
+    let mut start = 0;
+    ends.enumerate().map_while(move |(index, end)| {
+        let line = (index + 1, start, end);
+        start = end + 1;
+        (line.1 < bytes.len()).then_some(line)
+    })
 }
