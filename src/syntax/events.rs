@@ -108,15 +108,11 @@ struct Reader<'t> {
 }
 
 impl<'t> Reader<'t> {
-    /// The next event that is not a comment; `None` at the end or on an error.
+    /// The next event; `None` at the end or on an error. The parser is
+    /// built without comment events (serde-saphyr's `comments` feature is
+    /// off), which a template's meaning does not need.
     fn next(&mut self) -> Option<(Event<'t>, ParserSpan)> {
-        loop {
-            match self.parser.next()? {
-                Ok((Event::Comment(..), _)) => continue,
-                Ok(item) => return Some(item),
-                Err(_) => return None,
-            }
-        }
+        self.parser.next()?.ok()
     }
 
     fn node(&mut self, event: Event<'t>, span: ParserSpan, depth: usize) -> Option<Node> {
