@@ -28,7 +28,7 @@ impl SourceFile {
     pub fn line_text(&self, line: usize) -> &str {
         let starts = self.line_starts.get_or_init(|| {
             std::iter::once(0)
-                .chain(self.text.match_indices('\n').map(|(at, _)| at + 1))
+                .chain(memchr::memchr_iter(b'\n', self.text.as_bytes()).map(|at| at + 1))
                 .collect()
         });
         let index = line.saturating_sub(1);
