@@ -44,8 +44,8 @@ pub(super) struct Lazy {
     /// By the node's JSON pointer in the provider document (`""` is the
     /// root); `None` for a node this scheme cannot compile. The lock is
     /// held only to find a node's cell; the cell is filled outside it, once:
-    /// a thread that wants a node another is compiling waits for it rather
-    /// than compiling it again.
+    /// a thread that wants a node another is compiling does other work
+    /// until it is there rather than compiling it again.
     nodes: Mutex<HashMap<String, Arc<Cell>>>,
     root: Root,
     /// How many nodes have been compiled (see `SchemaSet::compilations`).
@@ -68,7 +68,7 @@ enum Root {
 }
 
 /// Where one node goes once compiled.
-type Cell = OnceLock<Option<Arc<Node>>>;
+type Cell = crate::parallel::Once<Option<Arc<Node>>>;
 
 /// One compiled node and the children that are validated on their own.
 struct Node {
@@ -101,9 +101,15 @@ impl Child {
     }
 
     fn node(&self, lazy: &Lazy, document: &Value) -> Option<Arc<Node>> {
-        self.node
-            .get_or_init(|| lazy.node(document, resolve(document, &self.pointer)?))
-            .clone()
+        if let Some(node) = self.node.get() {
+            return node.clone();
+        }
+        // Not filled by `get_or_init`: finding the node may wait for
+        // another thread (see `parallel::Once`), and threads that find it
+        // at once find the same one.
+        let node =
+            resolve(document, &self.pointer).and_then(|pointer| lazy.node(document, pointer));
+        self.node.get_or_init(|| node).clone()
     }
 }
 

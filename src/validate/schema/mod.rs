@@ -67,7 +67,7 @@ const INTRINSICS: &[&str] = &[
 /// only: most runs touch five types out of ~1900.
 struct Entry {
     text: Text,
-    document: OnceLock<Option<Value>>,
+    document: crate::parallel::Once<Option<Value>>,
     compiled: OnceLock<Result<Validator, String>>,
     /// [`SchemaSet::attributes`], worked out on first use.
     attributes: OnceLock<Vec<String>>,
@@ -90,7 +90,7 @@ impl Entry {
     fn new(text: Text) -> Entry {
         Entry {
             text,
-            document: OnceLock::new(),
+            document: crate::parallel::Once::new(),
             compiled: OnceLock::new(),
             attributes: OnceLock::new(),
             read_only: OnceLock::new(),
