@@ -789,6 +789,8 @@ fn validate(
     strict: bool,
     schemas: Option<PathBuf>,
 ) -> ExitCode {
+    // The threads start while the files are read.
+    eksynth::parallel::start();
     let schemas = match load_schemas(schemas) {
         Ok(schemas) => schemas,
         Err(code) => return code,

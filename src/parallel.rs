@@ -19,11 +19,26 @@ use rayon::prelude::*;
 const MAX_WORKERS: usize = 8;
 
 /// Runs `work` on every item, on up to as many threads as the machine has
-/// cores, and returns the results in item order. A panic in a worker is
+/// cores (one item: on the caller's), and returns the results in item
+/// order. A panic in a worker is
 /// resumed on the caller's thread. Work asked for by work already running
 /// side by side is shared out in the same pool: an idle thread takes what
 /// a busy one has not started.
 pub fn map<I: Sync, T: Send>(items: &[I], work: impl Fn(&I) -> T + Sync) -> Vec<T> {
+    if items.len() == 1 {
+        return vec![work(&items[0])];
+    }
+    start();
+    // Every piece is a job of its own, which any thread can take: the
+    // pieces are coarse, and one left behind another on a thread's list
+    // would wait for it.
+    items.par_iter().with_max_len(1).map(&work).collect()
+}
+
+/// Starts the threads, if not started yet, to be ready when work comes:
+/// a thread takes a moment to start, which the caller can spend reading
+/// its input.
+pub fn start() {
     static POOL: std::sync::Once = std::sync::Once::new();
     POOL.call_once(|| {
         let workers = std::thread::available_parallelism()
@@ -34,10 +49,6 @@ pub fn map<I: Sync, T: Send>(items: &[I], work: impl Fn(&I) -> T + Sync) -> Vec<
             .num_threads(workers)
             .build_global();
     });
-    // Every piece is a job of its own, which any thread can take: the
-    // pieces are coarse, and one left behind another on a thread's list
-    // would wait for it.
-    items.par_iter().with_max_len(1).map(&work).collect()
 }
 
 /// A value worked out once and shared between threads, like `OnceLock`,
