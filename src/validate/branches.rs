@@ -44,7 +44,7 @@ fn branch_of(value: &Value, branch: usize) -> Option<&Value> {
     (!no_value).then_some(chosen)
 }
 
-fn has_if(value: &Value) -> bool {
+pub(super) fn has_if(value: &Value) -> bool {
     match value {
         Value::Object(entries) => {
             entries.contains_key("Fn::If") && entries.len() == 1 || entries.values().any(has_if)
@@ -54,7 +54,9 @@ fn has_if(value: &Value) -> bool {
     }
 }
 
-fn resolve(value: &Value, branch: usize) -> Value {
+/// `value` with every `Fn::If` replaced by its `branch` (1 or 2), as
+/// [`branch_of`] chooses.
+pub(super) fn resolve(value: &Value, branch: usize) -> Value {
     if let Some(chosen) = branch_of(value, branch) {
         return resolve(chosen, branch);
     }
@@ -72,7 +74,7 @@ fn resolve(value: &Value, branch: usize) -> Value {
 
 /// The pointer of `resolve(original, branch)` at `pointer`, in
 /// `original`: each `Fn::If` passed on the way adds `Fn::If/<branch>`.
-fn original_pointer(original: &Value, pointer: &str, branch: usize) -> String {
+pub(super) fn original_pointer(original: &Value, pointer: &str, branch: usize) -> String {
     let mut out = String::new();
     let mut node = original;
     let mut segments = pointer.split('/').skip(1).peekable();

@@ -10,7 +10,10 @@
 //! references made local, and is compiled like an extension schema
 //! (`schema::Fragment`: an intrinsic passes wherever a value goes, so an
 //! `Fn::Sub` ARN, an `Fn::If` statement or a `Ref` in a `Resource` list is
-//! never a false alarm). Only the parts of the grammar a document uses are
+//! never a false alarm). A resource whose properties hold a `Fn::If` has
+//! its documents checked again in each branch, as `branches.rs` does for
+//! the provider schemas, so a statement chosen by a condition is judged
+//! like one written in its place. Only the parts of the grammar a document uses are
 //! compiled (a statement's `Condition`, with its key patterns, only when a
 //! statement has one). A policy written as a JSON string is parsed and
 //! checked the same way; a string that is not JSON is left alone, as
@@ -21,6 +24,7 @@ use std::sync::LazyLock;
 use serde_json::{Map, Value};
 
 use super::Finding;
+use super::branches::{has_if, original_pointer, resolve};
 use super::extensions::select;
 use super::schema::{Fragment, SchemaError};
 use crate::cfn::Template;
@@ -208,22 +212,39 @@ pub(super) fn check(template: &Template, findings: &mut Vec<Finding>) {
             continue;
         }
         let properties = crate::cfn::json::expr_map(&resource.properties);
-        for (_, path, kind) in sites {
-            let mut documents = Vec::new();
-            select(&properties, path, String::new(), &mut documents);
-            for (at, document) in documents {
-                let base = format!("Resources/{id}/Properties{at}");
-                check_document(&resource.kind, *kind, document, &base, findings);
+        // As written, then each branch of its conditions (whose findings
+        // outside any `Fn::If` repeat the first, and are merged with them).
+        let mut variants = vec![(None, properties.clone())];
+        if has_if(&properties) {
+            variants.extend([1, 2].map(|branch| (Some(branch), resolve(&properties, branch))));
+        }
+        for (branch, variant) in &variants {
+            let place = |pointer: &str| {
+                let pointer = match branch {
+                    Some(branch) => original_pointer(&properties, pointer, *branch),
+                    None => pointer.to_string(),
+                };
+                format!("Resources/{id}/Properties{pointer}")
+            };
+            for (_, path, kind) in &sites {
+                let mut documents = Vec::new();
+                select(variant, path, String::new(), &mut documents);
+                for (at, document) in documents {
+                    check_document(&resource.kind, *kind, document, &at, &place, findings);
+                }
             }
         }
     }
 }
 
+/// Checks the document at `at` (a pointer below `Properties`); `place`
+/// makes a pointer below `Properties` the template path of a finding.
 fn check_document(
     resource_kind: &str,
     kind: Kind,
     document: &Value,
-    base: &str,
+    at: &str,
+    place: &dyn Fn(&str) -> String,
     findings: &mut Vec<Finding>,
 ) {
     let (errors, inside_text) = match document {
@@ -245,24 +266,34 @@ fn check_document(
             continue;
         }
         seen.push(error.pointer.clone());
-        findings.push(finding(kind, base, inside_text, error));
+        findings.push(finding(kind, at, place, inside_text, error));
     }
 }
 
-fn finding(kind: Kind, base: &str, inside_text: bool, error: SchemaError) -> Finding {
+fn finding(
+    kind: Kind,
+    at: &str,
+    place: &dyn Fn(&str) -> String,
+    inside_text: bool,
+    error: SchemaError,
+) -> Finding {
     let (path, message) = if inside_text {
-        let at = if error.pointer.is_empty() {
+        let inside = if error.pointer.is_empty() {
             "the document".to_string()
         } else {
             format!("`{}`", error.pointer)
         };
         (
-            base.to_string(),
-            format!("{} (JSON text), at {at}: {}", kind.name(), error.message),
+            place(at),
+            format!(
+                "{} (JSON text), at {inside}: {}",
+                kind.name(),
+                error.message
+            ),
         )
     } else {
         (
-            format!("{base}{}", error.pointer),
+            place(&format!("{at}{}", error.pointer)),
             format!("{}: {}", kind.name(), error.message),
         )
     };
