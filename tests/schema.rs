@@ -193,7 +193,7 @@ fn scalars_convert_the_way_cloudformation_converts_them() {
     group["MaxSize"] = json!(3);
     assert_eq!(errors("AWS::AutoScaling::AutoScalingGroup", group), vec![]);
 
-    let ingress = |from_port: Value| json!({ "GroupId": "sg-1", "IpProtocol": "tcp", "CidrIp": "10.0.0.0/8", "FromPort": from_port, "ToPort": 443 });
+    let ingress = |from_port: Value| json!({ "GroupId": "sg-0123abcd", "IpProtocol": "tcp", "CidrIp": "10.0.0.0/8", "FromPort": from_port, "ToPort": 443 });
     assert_eq!(
         errors("AWS::EC2::SecurityGroupIngress", ingress(json!("443"))),
         vec![]
@@ -237,7 +237,10 @@ fn an_unknown_property_is_reported_by_name_at_its_pointer() {
 
 #[test]
 fn a_missing_required_property_is_reported_at_its_object() {
-    let found = errors("AWS::EC2::SecurityGroup", json!({ "VpcId": "vpc-1" }));
+    let found = errors(
+        "AWS::EC2::SecurityGroup",
+        json!({ "VpcId": "vpc-0123abcd" }),
+    );
     assert_eq!(places(&found), vec![("", "required")]);
     assert_eq!(
         found[0].message,
@@ -946,4 +949,17 @@ fn threads_validating_at_once_compile_each_part_once() {
             "round {round}"
         );
     }
+}
+
+#[test]
+fn an_id_of_the_wrong_shape_breaks_its_format() {
+    let found = errors(
+        "AWS::EC2::SecurityGroup",
+        json!({ "GroupDescription": "nodes", "VpcId": "vpc-123456" }),
+    );
+    assert_eq!(places(&found), vec![("/VpcId", "format")]);
+    assert_eq!(
+        found[0].message,
+        "\"vpc-123456\" is not a VPC ID (`vpc-` and 8 or 17 hexadecimal digits)"
+    );
 }

@@ -126,6 +126,10 @@ pub const FINDINGS: &[(&str, &str)] = &[
     ),
     ("E1011", "`Tags` on a module"),
     (
+        "E1012",
+        "a property value not in the format its schema names (an IP address, an EC2 ID)",
+    ),
+    (
         "W1000",
         "the resource type has no schema, so its properties were not checked",
     ),
@@ -536,6 +540,7 @@ fn schema_check(
             "required" => "E1003",
             "additionalProperties" => "E1004",
             "exclusive" => "E1010",
+            "format" => "E1012",
             _ => "E1005",
         };
         findings.push(Finding::new(

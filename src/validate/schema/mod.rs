@@ -20,6 +20,7 @@ mod cfn_type;
 mod document;
 mod dynamic_reference;
 mod errors;
+mod format;
 mod keywords;
 mod lazy;
 mod pattern;

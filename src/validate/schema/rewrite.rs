@@ -38,8 +38,8 @@
 //! - Only the validation part of the document is compiled: `handlers`,
 //!   `tagging` and `$schema` are left out. cfn-lint's own keywords
 //!   (`requiredXor`, `dependentExcluded`, ...) are custom keywords
-//!   (`keywords.rs`). `format` is not asserted: cfn-lint's formats
-//!   (`AWS::EC2::VPC.Id`...) are its own.
+//!   (`keywords.rs`). `format` is asserted for the formats `format.rs`
+//!   knows (IP addresses, EC2 IDs), and passes for the rest.
 
 use std::sync::LazyLock;
 
@@ -47,6 +47,7 @@ use jsonschema::Validator;
 use serde_json::{Map, Value, json};
 
 use super::cfn_type::{CfnIntrinsic, CfnType};
+use super::format;
 use super::keywords;
 use super::pattern::{self, Pattern};
 
@@ -75,7 +76,8 @@ pub(super) fn build(schema: &Value) -> Result<Validator, String> {
                 .should_validate_formats(false)
                 .with_keyword("cfnType", |_, value, _| Ok(Box::new(CfnType::new(value))))
                 .with_keyword("cfnIntrinsic", |_, _, _| Ok(Box::new(CfnIntrinsic)))
-                .with_keyword("pattern", |_, value, _| Ok(pattern::keyword(value))),
+                .with_keyword("pattern", |_, value, _| Ok(pattern::keyword(value)))
+                .with_keyword("format", |_, value, _| Ok(format::keyword(value))),
         )
     });
     OPTIONS.build(schema).map_err(|error| error.to_string())
