@@ -66,6 +66,8 @@ EXTENSIONS=(
   aws_ec2_securitygroup/protocols_and_port_ranges_include.json
   aws_lambda_function/zipfile_runtime_enum.json
   aws_lambda_function/zipfile_runtime_exists.json
+  aws_route53_recordset/recordset_alias.json
+  aws_route53_recordset/recordset_pattern.json
 )
 
 # cfn-lint's IAM policy grammar (cfnlint/data/schemas/other/iam/): the common

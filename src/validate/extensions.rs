@@ -1,6 +1,7 @@
 //! cfn-lint's extension schemas: rules that span several properties of one
 //! object (a security group rule's protocol and ports, a Lambda function's
-//! inline code and runtime, a block device's name and volume), vendored in
+//! inline code and runtime, a block device's name and volume, a Route 53
+//! record set's records and its type), vendored in
 //! `schemas/extensions/` and applied where cfn-lint applies them.
 //!
 //! Each schema is compiled like a provider schema (`schema::Fragment`:
@@ -24,6 +25,13 @@ struct Extension {
     /// array, `""` the properties themselves.
     at: &'static [(&'static str, &'static str)],
     help: &'static str,
+    /// Whether each value that breaks the schema is a finding of its own
+    /// (each record of a record set), rather than the first error alone
+    /// (one broken rule).
+    every_value: bool,
+    /// What the finding says, where the schema's own words (`"60" is not
+    /// allowed here`) would not say what is wrong.
+    message: Option<&'static str>,
 }
 
 const SECURITY_GROUP_RULES: &[(&str, &str)] = &[
@@ -51,6 +59,11 @@ const BLOCK_DEVICE_MAPPINGS: &[(&str, &str)] = &[
 
 const LAMBDA_FUNCTION: &[(&str, &str)] = &[("AWS::Lambda::Function", "")];
 
+const RECORD_SETS: &[(&str, &str)] = &[
+    ("AWS::Route53::RecordSet", ""),
+    ("AWS::Route53::RecordSetGroup", "RecordSets/*"),
+];
+
 const EXTENSIONS: &[Extension] = &[
     Extension {
         id: "E7001",
@@ -59,6 +72,8 @@ const EXTENSIONS: &[Extension] = &[
         ),
         at: SECURITY_GROUP_RULES,
         help: "a `tcp`, `udp` or `icmp` rule needs `FromPort` and `ToPort` (`-1` for every port or ICMP type)",
+        every_value: false,
+        message: None,
     },
     Extension {
         id: "W7002",
@@ -67,6 +82,8 @@ const EXTENSIONS: &[Extension] = &[
         ),
         at: SECURITY_GROUP_RULES,
         help: "a protocol other than `tcp`, `udp`, `icmp` and `icmpv6` has no ports: the rule opens the whole protocol and the ports are ignored",
+        every_value: false,
+        message: None,
     },
     Extension {
         id: "E7003",
@@ -75,6 +92,8 @@ const EXTENSIONS: &[Extension] = &[
         ),
         at: SECURITY_GROUP_RULES,
         help: "`-1` (every port, or every ICMP type and code) must be both `FromPort` and `ToPort`",
+        every_value: false,
+        message: None,
     },
     Extension {
         id: "E7004",
@@ -83,6 +102,8 @@ const EXTENSIONS: &[Extension] = &[
         ),
         at: LAMBDA_FUNCTION,
         help: "inline code (`Code.ZipFile`) runs only with a `Runtime` given",
+        every_value: false,
+        message: None,
     },
     Extension {
         id: "E7004",
@@ -91,12 +112,32 @@ const EXTENSIONS: &[Extension] = &[
         ),
         at: LAMBDA_FUNCTION,
         help: "inline code (`Code.ZipFile`) works with the Node.js and Python runtimes only",
+        every_value: false,
+        message: None,
     },
     Extension {
         id: "E7005",
         text: include_str!("../../schemas/extensions/aws_ec2_instance/virtualname_ephemeral.json"),
         at: BLOCK_DEVICE_MAPPINGS,
         help: "a mapping without `Ebs` is an instance store volume, named `ephemeral0` to `ephemeral23`",
+        every_value: false,
+        message: None,
+    },
+    Extension {
+        id: "E7012",
+        text: include_str!("../../schemas/extensions/aws_route53_recordset/recordset_pattern.json"),
+        at: RECORD_SETS,
+        help: "Route 53 reads each record by the record set's `Type`: an address for `A` and `AAAA`, one domain name for `CNAME`, `flags tag \"value\"` for `CAA`, quoted strings of at most 255 characters for `TXT`",
+        every_value: true,
+        message: None,
+    },
+    Extension {
+        id: "E7013",
+        text: include_str!("../../schemas/extensions/aws_route53_recordset/recordset_alias.json"),
+        at: RECORD_SETS,
+        help: "an alias record takes the target's TTL: leave `TTL` out",
+        every_value: false,
+        message: Some("`TTL` on an alias record"),
     },
 ];
 
@@ -131,17 +172,27 @@ pub(super) fn check(template: &Template, findings: &mut Vec<Finding>) {
                 let mut targets = Vec::new();
                 select(&properties, path, String::new(), &mut targets);
                 for (at, value) in targets {
+                    let errors = fragment.validate(value);
                     // One broken rule is one finding: `required: [FromPort,
-                    // ToPort]` fails twice for one mistake.
-                    if let Some(error) = fragment.validate(value).into_iter().next() {
+                    // ToPort]` fails twice for one mistake. Where each value
+                    // is judged alone, each value is one finding.
+                    let mut seen: Vec<String> = Vec::new();
+                    for error in errors {
+                        if seen.contains(&error.pointer) {
+                            continue;
+                        }
+                        seen.push(error.pointer.clone());
                         findings.push(
                             Finding::new(
                                 extension.id,
                                 format!("Resources/{id}/Properties{at}{}", error.pointer),
-                                error.message,
+                                extension.message.map_or(error.message, str::to_string),
                             )
                             .help(extension.help),
                         );
+                        if !extension.every_value {
+                            break;
+                        }
                     }
                 }
             }

@@ -261,6 +261,11 @@ pub const FINDINGS: &[(&str, &str)] = &[
         "E7011",
         "a role with a `Path` other than `/` taken by `Ref` where its ARN is built from its name (CodeBuild's `ServiceRole`)",
     ),
+    (
+        "E7012",
+        "a Route 53 record its record set's `Type` does not take",
+    ),
+    ("E7013", "`TTL` on a Route 53 alias record"),
     ("E8001", "an access entry type EKS does not know"),
     (
         "E8002",
