@@ -312,6 +312,7 @@ pub const FINDINGS: &[(&str, &str)] = &[
         "E9010",
         "`${Name}` in a plain string, where only `Fn::Sub` fills it in",
     ),
+    ("E9011", "an output whose value is not a string"),
 ];
 
 /// Finding IDs that were renamed, and their new names: a suppression of

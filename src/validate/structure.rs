@@ -1,8 +1,9 @@
 //! The template's own structure, beyond references: conditions that are
 //! never used (`W9005`) or are not boolean functions (`E9006`), export
-//! names used twice (`E9007`), a logical ID that names both a parameter and
-//! a resource (`E9008`), and `${Name}` written in a plain string where only
-//! `Fn::Sub` would fill it in (`E9010`).
+//! names used twice (`E9007`), an output whose value is not a string
+//! (`E9011`), a logical ID that names both a parameter and a resource
+//! (`E9008`), and `${Name}` written in a plain string where only `Fn::Sub`
+//! would fill it in (`E9010`).
 
 use std::collections::HashSet;
 
@@ -12,6 +13,7 @@ use crate::cfn::{Expr, Pseudo, Template};
 pub fn check(template: &Template, findings: &mut Vec<Finding>) {
     conditions(template, findings);
     exports(template, findings);
+    output_values(template, findings);
     shared_names(template, findings);
     sub_needed(template, findings);
 }
@@ -172,6 +174,75 @@ fn exports(template: &Template, findings: &mut Vec<Finding>) {
             None => seen.push((export, name)),
         }
     }
+}
+
+/// An output's value is a string: CloudFormation refuses a template whose
+/// output is a list or a mapping, written as one or made by a function that
+/// gives one (`Fn::Split`, `Fn::GetAZs`, `Fn::Cidr`, `Ref` of a list
+/// parameter). `Fn::If` is judged by its branches; what else a function
+/// gives (an attribute's type) is not known here, and passes.
+fn output_values(template: &Template, findings: &mut Vec<Finding>) {
+    for (name, output) in &template.outputs {
+        let mut found = Vec::new();
+        not_strings(
+            template,
+            &output.value,
+            format!("Outputs/{name}/Value"),
+            &mut found,
+        );
+        for (path, what) in found {
+            findings.push(
+                Finding::new(
+                    "E9011",
+                    path,
+                    format!("output `{name}` has {what} for a value, where outputs take a string"),
+                )
+                .help(
+                    "join a list into one string with `Fn::Join`, or output each item on its own",
+                ),
+            );
+        }
+    }
+}
+
+/// Where `value` is not a string (what each gives instead), `Fn::If`
+/// branches followed.
+fn not_strings(
+    template: &Template,
+    value: &Expr,
+    path: String,
+    found: &mut Vec<(String, &'static str)>,
+) {
+    let what = match value {
+        Expr::If {
+            then, otherwise, ..
+        } => {
+            not_strings(template, then, format!("{path}/Fn::If/1"), found);
+            not_strings(template, otherwise, format!("{path}/Fn::If/2"), found);
+            return;
+        }
+        Expr::List(_) => "a list",
+        // A function eksynth does not read (`Fn::GetStackOutput`) is kept
+        // as a mapping of one key.
+        Expr::Map(entries)
+            if entries.len() == 1 && entries.keys().all(|key| key.starts_with("Fn::")) =>
+        {
+            return;
+        }
+        Expr::Map(_) => "a mapping",
+        Expr::Split { .. } => "the list `Fn::Split` gives",
+        Expr::GetAZs(_) => "the list `Fn::GetAZs` gives",
+        Expr::Cidr { .. } => "the list `Fn::Cidr` gives",
+        Expr::Ref(name)
+            if template.parameters.get(name).is_some_and(|parameter| {
+                parameter.kind.contains("List<") || parameter.kind.contains("CommaDelimitedList")
+            }) =>
+        {
+            "the list a `List` parameter gives"
+        }
+        _ => return,
+    };
+    found.push((path, what));
 }
 
 /// Parameters and resources share one namespace of logical IDs.
