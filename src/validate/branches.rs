@@ -9,6 +9,8 @@
 //! passes as before). Errors keep the path of the branch they are in
 //! (`.../VolumeType/Fn::If/1`).
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use super::SchemaSet;
@@ -18,17 +20,40 @@ use super::schema::{SchemaError, sorted, unescape};
 /// branch-resolved forms when it holds a `Fn::If`.
 pub fn validate(schemas: &SchemaSet, kind: &str, properties: &Value) -> Option<Vec<SchemaError>> {
     let mut errors = schemas.validate(kind, properties)?;
-    if !has_if(properties) {
+    let variants = variants(properties);
+    if variants.len() == 1 {
         return Some(errors);
     }
-    for branch in [1, 2] {
-        let resolved = resolve(properties, branch);
-        for mut error in schemas.validate(kind, &resolved).unwrap_or_default() {
-            error.pointer = original_pointer(properties, &error.pointer, branch);
+    for (branch, variant) in variants.into_iter().skip(1) {
+        for mut error in schemas.validate(kind, &variant).unwrap_or_default() {
+            error.pointer = written_pointer(properties, &error.pointer, branch);
             errors.push(error);
         }
     }
     Some(sorted(errors))
+}
+
+/// `properties` as written, then, when it holds a `Fn::If`, with every
+/// `Fn::If` replaced by its first branch and by its second: each with the
+/// branch it took, for [`written_pointer`]. A check that lets intrinsics
+/// pass judges the values of both branches this way; a finding outside any
+/// `Fn::If` comes out of all three alike, and the findings are merged.
+pub(super) fn variants(properties: &Value) -> Vec<(Option<usize>, Cow<'_, Value>)> {
+    let mut variants = vec![(None, Cow::Borrowed(properties))];
+    if has_if(properties) {
+        variants
+            .extend([1, 2].map(|branch| (Some(branch), Cow::Owned(resolve(properties, branch)))));
+    }
+    variants
+}
+
+/// Where `pointer`, in the variant of `properties` that took `branch`, is
+/// in `properties` as written.
+pub(super) fn written_pointer(properties: &Value, pointer: &str, branch: Option<usize>) -> String {
+    match branch {
+        Some(branch) => original_pointer(properties, pointer, branch),
+        None => pointer.to_string(),
+    }
 }
 
 /// The branch of a `{"Fn::If": [condition, then, else]}` object, unless it
@@ -44,7 +69,7 @@ fn branch_of(value: &Value, branch: usize) -> Option<&Value> {
     (!no_value).then_some(chosen)
 }
 
-pub(super) fn has_if(value: &Value) -> bool {
+fn has_if(value: &Value) -> bool {
     match value {
         Value::Object(entries) => {
             entries.contains_key("Fn::If") && entries.len() == 1 || entries.values().any(has_if)
@@ -56,7 +81,7 @@ pub(super) fn has_if(value: &Value) -> bool {
 
 /// `value` with every `Fn::If` replaced by its `branch` (1 or 2), as
 /// [`branch_of`] chooses.
-pub(super) fn resolve(value: &Value, branch: usize) -> Value {
+fn resolve(value: &Value, branch: usize) -> Value {
     if let Some(chosen) = branch_of(value, branch) {
         return resolve(chosen, branch);
     }
@@ -74,7 +99,7 @@ pub(super) fn resolve(value: &Value, branch: usize) -> Value {
 
 /// The pointer of `resolve(original, branch)` at `pointer`, in
 /// `original`: each `Fn::If` passed on the way adds `Fn::If/<branch>`.
-pub(super) fn original_pointer(original: &Value, pointer: &str, branch: usize) -> String {
+fn original_pointer(original: &Value, pointer: &str, branch: usize) -> String {
     let mut out = String::new();
     let mut node = original;
     let mut segments = pointer.split('/').skip(1).peekable();

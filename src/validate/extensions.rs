@@ -13,6 +13,7 @@ use std::sync::LazyLock;
 use serde_json::Value;
 
 use super::Finding;
+use super::branches::{variants, written_pointer};
 use super::schema::{Fragment, escape};
 use crate::cfn::Template;
 
@@ -164,35 +165,60 @@ pub(super) fn check(template: &Template, findings: &mut Vec<Finding>) {
             continue;
         }
         let properties = crate::cfn::json::expr_map(&resource.properties);
-        for (extension, fragment) in EXTENSIONS.iter().zip(COMPILED.iter()) {
-            for (kind, path) in extension.at {
-                if *kind != resource.kind {
-                    continue;
-                }
-                let mut targets = Vec::new();
-                select(&properties, path, String::new(), &mut targets);
-                for (at, value) in targets {
-                    let errors = fragment.validate(value);
-                    // One broken rule is one finding: `required: [FromPort,
-                    // ToPort]` fails twice for one mistake. Where each value
-                    // is judged alone, each value is one finding.
-                    let mut seen: Vec<String> = Vec::new();
-                    for error in errors {
-                        if seen.contains(&error.pointer) {
-                            continue;
-                        }
-                        seen.push(error.pointer.clone());
-                        findings.push(
-                            Finding::new(
-                                extension.id,
-                                format!("Resources/{id}/Properties{at}{}", error.pointer),
-                                extension.message.map_or(error.message, str::to_string),
-                            )
-                            .help(extension.help),
-                        );
-                        if !extension.every_value {
-                            break;
-                        }
+        // Each `Fn::If` branch is judged like a value written in its place.
+        for (branch, variant) in variants(&properties) {
+            check_variant(
+                id,
+                &resource.kind,
+                &variant,
+                &|pointer| written_pointer(&properties, pointer, branch),
+                findings,
+            );
+        }
+    }
+}
+
+/// The extensions of `kind` on one variant of a resource's properties
+/// (see `branches::variants`); `written` leads a pointer in the variant back
+/// to the properties as written.
+fn check_variant(
+    id: &str,
+    kind: &str,
+    properties: &Value,
+    written: &dyn Fn(&str) -> String,
+    findings: &mut Vec<Finding>,
+) {
+    for (extension, fragment) in EXTENSIONS.iter().zip(COMPILED.iter()) {
+        for (at_kind, path) in extension.at {
+            if *at_kind != kind {
+                continue;
+            }
+            let mut targets = Vec::new();
+            select(properties, path, String::new(), &mut targets);
+            for (at, value) in targets {
+                let errors = fragment.validate(value);
+                // One broken rule is one finding: `required: [FromPort,
+                // ToPort]` fails twice for one mistake. Where each value
+                // is judged alone, each value is one finding.
+                let mut seen: Vec<String> = Vec::new();
+                for error in errors {
+                    if seen.contains(&error.pointer) {
+                        continue;
+                    }
+                    seen.push(error.pointer.clone());
+                    findings.push(
+                        Finding::new(
+                            extension.id,
+                            format!(
+                                "Resources/{id}/Properties{}",
+                                written(&format!("{at}{}", error.pointer))
+                            ),
+                            extension.message.map_or(error.message, str::to_string),
+                        )
+                        .help(extension.help),
+                    );
+                    if !extension.every_value {
+                        break;
                     }
                 }
             }

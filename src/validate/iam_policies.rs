@@ -24,7 +24,7 @@ use std::sync::LazyLock;
 use serde_json::{Map, Value};
 
 use super::Finding;
-use super::branches::{has_if, original_pointer, resolve};
+use super::branches::{variants, written_pointer};
 use super::extensions::select;
 use super::schema::{Fragment, SchemaError};
 use crate::cfn::Template;
@@ -212,23 +212,14 @@ pub(super) fn check(template: &Template, findings: &mut Vec<Finding>) {
             continue;
         }
         let properties = crate::cfn::json::expr_map(&resource.properties);
-        // As written, then each branch of its conditions (whose findings
-        // outside any `Fn::If` repeat the first, and are merged with them).
-        let mut variants = vec![(None, properties.clone())];
-        if has_if(&properties) {
-            variants.extend([1, 2].map(|branch| (Some(branch), resolve(&properties, branch))));
-        }
-        for (branch, variant) in &variants {
+        for (branch, variant) in variants(&properties) {
             let place = |pointer: &str| {
-                let pointer = match branch {
-                    Some(branch) => original_pointer(&properties, pointer, *branch),
-                    None => pointer.to_string(),
-                };
+                let pointer = written_pointer(&properties, pointer, branch);
                 format!("Resources/{id}/Properties{pointer}")
             };
             for (_, path, kind) in &sites {
                 let mut documents = Vec::new();
-                select(variant, path, String::new(), &mut documents);
+                select(&variant, path, String::new(), &mut documents);
                 for (at, document) in documents {
                     check_document(&resource.kind, *kind, document, &at, &place, findings);
                 }
