@@ -194,7 +194,8 @@ with open(os.path.join(out, "attributes.json"), "w") as f:
 print(f"vendored {len(index)} schemas from cfn-lint {version} (schema_date {schema_date})")
 PY
 
-# The extension schemas, byte for byte; the Lambda runtime lifecycle table;
+# The extension schemas, the IAM policy grammar and the schema of
+# `AWS::CloudFormation::Init`, byte for byte; the Lambda runtime lifecycle table;
 # and the EC2 instance types cfn-lint knows in any region, one per line.
 "$work/venv/bin/python" - "$site/cfnlint/data" "$here" "$CFN_LINT_VERSION" "${IAM[*]}" "${EXTENSIONS[@]}" <<'PY'
 import hashlib, json, os, shutil, sys
@@ -222,6 +223,8 @@ for extension in extensions:
 shutil.rmtree(os.path.join(out, "iam"), ignore_errors=True)
 for name in iam.split():
     vendor(f"schemas/other/iam/{name}", f"iam/{name}")
+shutil.rmtree(os.path.join(out, "other"), ignore_errors=True)
+vendor("schemas/other/resources/cfn_init.json", "other/cfn_init.json")
 vendor("AdditionalSpecs/LmbdRuntimeLifecycle.json", "data/lambda-runtime-lifecycle.json")
 
 # Every region's list, and cfn-lint's "all": a type that exists anywhere.

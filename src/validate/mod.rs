@@ -9,6 +9,7 @@ mod attributes;
 mod backup;
 mod branches;
 mod catalogs;
+mod cfn_init;
 mod dynamodb;
 mod eks;
 mod extensions;
@@ -313,6 +314,10 @@ pub const FINDINGS: &[(&str, &str)] = &[
         "`${Name}` in a plain string, where only `Fn::Sub` fills it in",
     ),
     ("E9011", "an output whose value is not a string"),
+    (
+        "E9012",
+        "an `AWS::CloudFormation::Init` configuration that `cfn-init` does not read as meant",
+    ),
 ];
 
 /// Finding IDs that were renamed, and their new names: a suppression of
@@ -381,6 +386,7 @@ pub fn validate(template: &Template, context: &Context<'_>) -> Vec<Finding> {
         Box::new(|f: &mut Vec<Finding>| serverless::check(template, f)),
         Box::new(|f: &mut Vec<Finding>| role_paths::check(template, f)),
         Box::new(|f: &mut Vec<Finding>| attributes::check(template, f)),
+        Box::new(|f: &mut Vec<Finding>| cfn_init::check(template, f)),
         Box::new(|f: &mut Vec<Finding>| parameters::check(template, f)),
         Box::new(|f: &mut Vec<Finding>| structure::check(template, f)),
         Box::new(|f: &mut Vec<Finding>| identifiers::check(template, schemas, f)),
