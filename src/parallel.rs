@@ -20,10 +20,9 @@ const MAX_WORKERS: usize = 8;
 
 /// Runs `work` on every item, on up to as many threads as the machine has
 /// cores (one item: on the caller's), and returns the results in item
-/// order. A panic in a worker is
-/// resumed on the caller's thread. Work asked for by work already running
-/// side by side is shared out in the same pool: an idle thread takes what
-/// a busy one has not started.
+/// order. A panic in a worker is resumed on the caller's thread. Work asked
+/// for by work already running side by side is shared out in the same
+/// pool: an idle thread takes what a busy one has not started.
 pub fn map<I: Sync, T: Send>(items: &[I], work: impl Fn(&I) -> T + Sync) -> Vec<T> {
     if items.len() == 1 {
         return vec![work(&items[0])];
@@ -57,9 +56,10 @@ pub fn start() {
 /// part two checks need at once is compiled by one while the other goes
 /// on).
 ///
-/// The work that fills one must not itself wait for another `Once`: a
-/// thread waiting inside it could take a piece that waits for the first,
-/// below it on its own stack.
+/// Nothing may wait for a `Once` while it fills a cell of its own (another
+/// `Once`, a `OnceLock`, a `LazyLock`): the thread, taking other pieces of
+/// work while it waits, could take one that wants that same cell, which it
+/// is itself filling further down its stack.
 pub struct Once<T> {
     value: OnceLock<T>,
     /// Whether a thread has begun to work the value out.

@@ -120,7 +120,10 @@ impl Entry {
     }
 
     fn validator(&self) -> &Result<Validator, String> {
-        self.compiled.get_or_init(|| match self.document() {
+        // The document first: waiting for it inside this cell's init could
+        // take up work that wants this same cell (see `parallel::Once`).
+        let document = self.document();
+        self.compiled.get_or_init(|| match document {
             Some(document) => {
                 self.whole_compilations.fetch_add(1, Ordering::Relaxed);
                 compile(document)
