@@ -276,8 +276,8 @@ fn main() -> ExitCode {
 /// Has glibc's allocator grow its heaps 16 MiB at a time. By default each
 /// worker thread's heap grows by what one allocation needs, a system call
 /// each time: about 2,200 of them while a large template is validated,
-/// which cost more than a tenth of its time. Address space is reserved,
-/// not memory: pages are still used only once written.
+/// about 7% of its CPU time. Address space is reserved, not memory: pages
+/// are still used only once written.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 fn pad_heaps() {
     use std::ffi::c_int;
