@@ -17,7 +17,7 @@ use std::sync::LazyLock;
 use serde_json::Value;
 
 use super::Finding;
-use super::schema::Fragment;
+use super::schema::{Fragment, first_at_each_value};
 use crate::cfn::Template;
 
 /// The key under `Metadata` that `cfn-init` reads.
@@ -37,14 +37,7 @@ pub(super) fn check(template: &Template, findings: &mut Vec<Finding>) {
             continue;
         };
         let init = crate::cfn::json::expr(init);
-        let mut seen: Vec<String> = Vec::new();
-        for error in SCHEMA.validate(&init) {
-            // One mistake, one finding: several keywords can fail on one
-            // value.
-            if seen.contains(&error.pointer) {
-                continue;
-            }
-            seen.push(error.pointer.clone());
+        for error in first_at_each_value(SCHEMA.validate(&init)) {
             findings.push(
                 Finding::new(
                     "E9012",

@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use super::Finding;
 use super::branches::{variants, written_pointer};
-use super::schema::{Fragment, escape};
+use super::schema::{Fragment, escape, first_at_each_value};
 use crate::cfn::Template;
 
 /// One extension schema, where it applies, and what its findings say.
@@ -196,16 +196,10 @@ fn check_variant(
             let mut targets = Vec::new();
             select(properties, path, String::new(), &mut targets);
             for (at, value) in targets {
-                let errors = fragment.validate(value);
                 // One broken rule is one finding: `required: [FromPort,
                 // ToPort]` fails twice for one mistake. Where each value
                 // is judged alone, each value is one finding.
-                let mut seen: Vec<String> = Vec::new();
-                for error in errors {
-                    if seen.contains(&error.pointer) {
-                        continue;
-                    }
-                    seen.push(error.pointer.clone());
+                for error in first_at_each_value(fragment.validate(value)) {
                     findings.push(
                         Finding::new(
                             extension.id,

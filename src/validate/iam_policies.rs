@@ -26,7 +26,7 @@ use serde_json::{Map, Value};
 use super::Finding;
 use super::branches::{variants, written_pointer};
 use super::extensions::select;
-use super::schema::{Fragment, SchemaError};
+use super::schema::{Fragment, SchemaError, first_at_each_value};
 use crate::cfn::Template;
 
 /// The kinds of policy document, each with its own schema and finding.
@@ -246,17 +246,11 @@ fn check_document(
         },
         _ => (schema(kind).validate(document), false),
     };
-    let mut seen: Vec<String> = Vec::new();
-    for error in errors {
-        // S3 takes two statements with one `Sid` (cfn-lint skips it too).
-        if resource_kind == "AWS::S3::BucketPolicy" && error.keyword == "uniqueKeys" {
-            continue;
-        }
-        // One mistake, one finding: several keywords can fail on one value.
-        if seen.contains(&error.pointer) {
-            continue;
-        }
-        seen.push(error.pointer.clone());
+    // S3 takes two statements with one `Sid` (cfn-lint skips it too).
+    let taken = errors.into_iter().filter(|error| {
+        !(resource_kind == "AWS::S3::BucketPolicy" && error.keyword == "uniqueKeys")
+    });
+    for error in first_at_each_value(taken) {
         findings.push(finding(kind, at, place, inside_text, error));
     }
 }

@@ -30,6 +30,17 @@ mod rewrite;
 use errors::report;
 use rewrite::{compile, compile_fragment};
 
+/// The first error at each value (pointer), in order: several keywords can
+/// fail on one value, and one mistake is one finding.
+pub(crate) fn first_at_each_value(
+    errors: impl IntoIterator<Item = SchemaError>,
+) -> impl Iterator<Item = SchemaError> {
+    let mut seen = std::collections::HashSet::new();
+    errors
+        .into_iter()
+        .filter(move |error| seen.insert(error.pointer.clone()))
+}
+
 /// One schema violation inside a resource's `Properties`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SchemaError {
