@@ -132,6 +132,13 @@ impl Pseudo {
 }
 
 impl Expr {
+    /// Whether this is an intrinsic function the reader keeps as written (a
+    /// mapping of one `Fn::` name, such as `Fn::GetStackOutput`).
+    pub fn is_opaque_intrinsic(&self) -> bool {
+        matches!(self, Expr::Map(entries)
+            if entries.len() == 1 && entries.keys().all(|key| key.starts_with("Fn::")))
+    }
+
     /// The intrinsic function this value is (`Ref`, `Fn::Sub`...), or `None`
     /// for a literal.
     pub fn function_name(&self) -> Option<&'static str> {

@@ -64,12 +64,6 @@ fn opaque<'a>(expr: &'a Expr, name: &str) -> Option<&'a Expr> {
     }
 }
 
-/// An intrinsic function kept as written: a mapping of one `Fn::` name.
-fn is_opaque_intrinsic(expr: &Expr) -> bool {
-    matches!(expr, Expr::Map(entries)
-        if entries.len() == 1 && entries.keys().all(|key| key.starts_with("Fn::")))
-}
-
 /// `Fn::GetStackOutput` takes an object: the `StackName` and `OutputName`
 /// it reads, and optionally the `Region` of that stack and the `RoleArn`
 /// to read it with; each a string, written or computed.
@@ -94,7 +88,7 @@ fn check_stack_output(argument: &Expr, path: &str, findings: &mut Vec<Finding>) 
         }
         return;
     };
-    if is_opaque_intrinsic(argument) {
+    if argument.is_opaque_intrinsic() {
         return;
     }
     let missing: Vec<&str> = REQUIRED
@@ -123,7 +117,7 @@ fn check_stack_output(argument: &Expr, path: &str, findings: &mut Vec<Finding>) 
         let message = if !known {
             format!("`{GET_STACK_OUTPUT}` has no key `{key}`")
         } else if matches!(value, Expr::List(_) | Expr::Bool(_))
-            || (matches!(value, Expr::Map(_)) && !is_opaque_intrinsic(value))
+            || (matches!(value, Expr::Map(_)) && !value.is_opaque_intrinsic())
         {
             format!(
                 "`{key}` of `{GET_STACK_OUTPUT}` is {}; it must be a string",

@@ -99,11 +99,9 @@ fn check_boolean(condition: &Expr, path: &str, findings: &mut Vec<Finding>) {
         // An intrinsic eksynth does not know, kept as its mapping, is not
         // judged; `Condition: Other` is a condition.
         Expr::Map(entries)
-            if entries.len() == 1
-                && entries.iter().all(|(key, value)| {
-                    key.starts_with("Fn::")
-                        || key == "Condition" && matches!(value, Expr::String(_))
-                }) =>
+            if condition.is_opaque_intrinsic()
+                || entries.len() == 1
+                    && matches!(entries.get("Condition"), Some(Expr::String(_))) =>
         {
             return;
         }
@@ -222,13 +220,9 @@ fn not_strings(
             return;
         }
         Expr::List(_) => "a list",
-        // A function eksynth does not read (`Fn::GetStackOutput`) is kept
-        // as a mapping of one key.
-        Expr::Map(entries)
-            if entries.len() == 1 && entries.keys().all(|key| key.starts_with("Fn::")) =>
-        {
-            return;
-        }
+        // A function eksynth does not read (`Fn::GetStackOutput`) gives
+        // what it gives.
+        Expr::Map(_) if value.is_opaque_intrinsic() => return,
         Expr::Map(_) => "a mapping",
         Expr::Split { .. } => "the list `Fn::Split` gives",
         Expr::GetAZs(_) => "the list `Fn::GetAZs` gives",
