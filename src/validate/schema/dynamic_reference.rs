@@ -43,10 +43,10 @@ fn mask(value: &Value) -> Value {
 
 /// Whether the string holds `{{resolve:` followed, later, by `}}` with at
 /// least one character between (cfn-lint's `{{(resolve:.+)}}`).
-fn is_dynamic_reference(text: &str) -> bool {
+pub(super) fn is_dynamic_reference(text: &str) -> bool {
     const OPEN: &str = "{{resolve:";
-    // `contains` is the quick test (most strings, user data included, hold
-    // none); `find` then says where.
+    // `contains` first: std answers it with a vectorised search that `find`
+    // does not use, and most strings (user data included) hold none.
     text.contains(OPEN)
         && text.find(OPEN).is_some_and(|start| {
             text[start + OPEN.len()..]

@@ -11,7 +11,8 @@
 //! `std::net` reads the same dotted quads and IPv6 forms), an ID is its
 //! prefix and 8 or 17 hexadecimal digits (an AMI's may be any lowercase
 //! letters and digits). Every other format passes, as do values that are
-//! not strings, strings holding a dynamic reference (`{{resolve:ssm:...}}`),
+//! not strings, strings holding a dynamic reference (`{{resolve:ssm:...}}`,
+//! as `dynamic_reference.rs` tells them),
 //! which CloudFormation replaces before EC2 sees them, strings holding a
 //! `${...}` outside `Fn::Sub` (a finding of its own), and an AMI given as
 //! `resolve:ssm:...`, which EC2 resolves itself.
@@ -19,6 +20,7 @@
 use jsonschema::{Keyword, ValidationError};
 use serde_json::Value;
 
+use super::dynamic_reference::is_dynamic_reference;
 use super::errors::show;
 
 /// A format this keyword asserts.
@@ -48,7 +50,7 @@ impl Format {
     fn holds(self, text: &str) -> bool {
         // What CloudFormation replaces first, and a `${...}` outside
         // `Fn::Sub`, which is a mistake of its own (`E9010`).
-        if text.contains("{{resolve:") || text.contains("${") {
+        if is_dynamic_reference(text) || text.contains("${") {
             return true;
         }
         match self {
