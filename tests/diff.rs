@@ -688,12 +688,21 @@ fn parameters_and_outputs_changes_are_listed() {
         parameters,
         [
             ("Environment", EntryKind::Added),
-            ("ImageIdAl2023X86", EntryKind::Modified)
+            ("ImageIdAl2023X86K8s133", EntryKind::Modified)
         ]
     );
     assert_eq!(change.parameters[0].detail.as_deref(), Some("String"));
     assert_eq!(change.parameters[1].changes.len(), 1);
     assert_eq!(change.parameters[1].changes[0].path, "Default");
+    // A default changed under the same name: `aws cloudformation deploy`
+    // keeps the stack's previous value, and the diff says how to apply it.
+    assert_eq!(
+        change.parameters[1].notes,
+        ["`aws cloudformation deploy` keeps the previous value of ImageIdAl2023X86K8s133 on an existing stack; \
+          the new default applies only with `--parameter-overrides \
+          ImageIdAl2023X86K8s133=/aws/service/eks/optimized-ami/1.34/amazon-linux-2023/x86_64/standard/recommended/image_id`"]
+    );
+    assert!(change.parameters[0].notes.is_empty());
 
     let outputs: Vec<(&str, EntryKind)> = change
         .outputs
@@ -718,7 +727,7 @@ fn parameters_and_outputs_changes_are_listed() {
 
     let human = render_human(&change);
     assert!(
-        human.contains("\nParameters:\n+ Environment (String)\n~ ImageIdAl2023X86\n    Default: "),
+        human.contains("\nParameters:\n+ Environment (String)\n~ ImageIdAl2023X86K8s133\n    Default: "),
         "{human}"
     );
     assert!(human.contains(
@@ -942,5 +951,94 @@ fn naming_or_renaming_an_auto_scaling_group_is_a_critical_replacement() {
         );
         assert!(group.critical);
         assert!(ids(&change.critical()).contains(&"GeneralNodeGroup".to_string()));
+    }
+}
+
+/// The blueprint's text with its cluster on Kubernetes `version`.
+fn on_version(blueprint: &str, version: &str) -> String {
+    replace_once(
+        blueprint,
+        "  kubernetesVersion: \"1.33\"\n",
+        &format!("  kubernetesVersion: \"{version}\"\n"),
+    )
+}
+
+#[test]
+fn a_version_bump_renames_the_image_parameter_so_deploy_takes_the_new_image() {
+    // `aws cloudformation deploy` keeps an existing parameter's previous
+    // value: the new version's image must be a parameter the stack does not
+    // have yet, which then takes its default.
+    let blueprint = text("examples/quickstart/blueprint.yaml");
+    let old = synthesized(&blueprint);
+    let new = synthesized(&on_version(&blueprint, "1.34"));
+    let change = diff_texts(&old, &new);
+    let parameters: Vec<(&str, EntryKind)> = change
+        .parameters
+        .iter()
+        .map(|p| (p.name.as_str(), p.kind))
+        .collect();
+    assert_eq!(
+        parameters,
+        [
+            ("ImageIdAl2023X86K8s133", EntryKind::Removed),
+            ("ImageIdAl2023X86K8s134", EntryKind::Added)
+        ]
+    );
+    let new_template = read("new.yaml", &new);
+    assert_eq!(
+        new_template.parameters["ImageIdAl2023X86K8s134"].default,
+        Some(Expr::str(
+            "/aws/service/eks/optimized-ami/1.34/amazon-linux-2023/x86_64/standard/recommended/image_id"
+        ))
+    );
+    assert!(change.parameters.iter().all(|p| p.notes.is_empty()));
+    let template = resource(&change, "GeneralLaunchTemplate");
+    assert_eq!(template.changes[0].path, "LaunchTemplateData/ImageId");
+    assert_eq!(
+        change.rollouts,
+        [Rollout {
+            resource: "GeneralNodeGroup".into(),
+            resource_type: "AWS::AutoScaling::AutoScalingGroup".into(),
+            kind: RolloutKind::RollingUpdate,
+            reasons: vec!["launch template GeneralLaunchTemplate changed".into()],
+        }]
+    );
+}
+
+#[test]
+fn a_version_bump_upgrades_managed_node_groups_on_eks_images() {
+    let blueprint = text("examples/spot-graviton-managed/blueprint.yaml");
+    let old = synthesized(&blueprint);
+    let new = synthesized(&on_version(&blueprint, "1.34"));
+    let change = diff_texts(&old, &new);
+    assert!(!change.rollouts.is_empty());
+    for rollout in &change.rollouts {
+        assert_eq!(rollout.kind, RolloutKind::NodeGroupUpdate);
+        assert_eq!(rollout.reasons, ["Version changed"]);
+        let group = resource(&change, &rollout.resource);
+        assert_eq!(group.changes[0].path, "Version");
+        assert_eq!(group.changes[0].new, Some(Expr::str("1.34")));
+        assert!(!group.is_replaced());
+    }
+}
+
+#[test]
+fn a_managed_group_on_a_custom_image_names_no_version() {
+    // EKS refuses `Version` beside a launch template with its own image.
+    let pinned = replace_once(
+        &text("examples/spot-graviton-managed/blueprint.yaml"),
+        "    capacityType: SPOT\n",
+        "    capacityType: SPOT\n    ami: ami-0123456789abcdef0\n",
+    );
+    let template = read("pinned.yaml", &synthesized(&pinned));
+    let groups: Vec<_> = template
+        .resources
+        .values()
+        .filter(|r| r.kind == "AWS::EKS::Nodegroup")
+        .collect();
+    assert!(!groups.is_empty());
+    for group in groups {
+        assert!(!group.properties.contains_key("Version"));
+        assert!(!group.properties.contains_key("AmiType"));
     }
 }

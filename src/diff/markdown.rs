@@ -130,6 +130,9 @@ pub fn render_markdown(diff: &Diff, old: &str, new: &str) -> String {
                 };
                 value_change(&mut out, path, change.old.as_ref(), change.new.as_ref(), "");
             }
+            for note in &entry.notes {
+                let _ = writeln!(out, "  - note: {}", text(note));
+            }
         }
         out.push('\n');
     }

@@ -363,6 +363,9 @@ pub struct EntryDiff {
     /// A parameter's type, or an output's export name (as JSON), on the
     /// side that has the entry; for the one-line summary.
     pub detail: Option<String>,
+    /// What a reviewer must know about deploying the change (a parameter
+    /// whose default changed under the same name).
+    pub notes: Vec<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -395,9 +398,12 @@ pub struct Change {
 /// type without a schema is only replaced when its type or logical ID
 /// changes.
 pub fn diff(old: &Template, new: &Template, schemas: &SchemaSet) -> Diff {
-    let parameters = diff_entries(&old.parameters, &new.parameters, Parameter::layout, |p| {
+    let mut parameters = diff_entries(&old.parameters, &new.parameters, Parameter::layout, |p| {
         Some(p.kind.clone())
     });
+    for parameter in &mut parameters {
+        note_previous_value(parameter);
+    }
     let changed_parameters: BTreeSet<&str> = parameters
         .iter()
         .filter(|p| {
@@ -442,6 +448,31 @@ pub fn diff(old: &Template, new: &Template, schemas: &SchemaSet) -> Diff {
         mappings,
         template,
     }
+}
+
+/// A parameter that keeps its name but changes its default: on an existing
+/// stack, `aws cloudformation deploy` sends `UsePreviousValue` for every
+/// parameter the stack already has and the command line does not override
+/// (aws-cli `awscli/customizations/cloudformation/deploy.py`,
+/// `merge_parameters`), so the new default is not used unless it is given.
+fn note_previous_value(parameter: &mut EntryDiff) {
+    let Some(default) = parameter
+        .changes
+        .iter()
+        .find(|c| c.path == "Default")
+        .and_then(|c| c.new.as_ref())
+    else {
+        return;
+    };
+    let value = match default {
+        Expr::String(text) => text.clone(),
+        other => compact(other),
+    };
+    parameter.notes.push(format!(
+        "`aws cloudformation deploy` keeps the previous value of {name} on an existing stack; \
+         the new default applies only with `--parameter-overrides {name}={value}`",
+        name = parameter.name
+    ));
 }
 
 /// The changed values between two values, with paths below `root` (empty
@@ -492,6 +523,7 @@ fn diff_entries<T: PartialEq>(
             kind: entry.0,
             changes: entry.1,
             detail: entry.2,
+            notes: Vec::new(),
         });
     }
     entries

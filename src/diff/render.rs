@@ -290,6 +290,9 @@ pub fn render_human(diff: &Diff) -> String {
                 };
                 human_change(&mut out, path, change.old.as_ref(), change.new.as_ref(), "");
             }
+            for note in &entry.notes {
+                let _ = writeln!(out, "    note: {note}");
+            }
         }
     }
 
@@ -368,6 +371,7 @@ fn json_entries(entries: &[EntryDiff]) -> Value {
                     "change": entry.kind.name(),
                     "detail": entry.detail,
                     "changes": entry.changes.iter().map(json_change).collect::<Vec<_>>(),
+                    "notes": entry.notes,
                 })
             })
             .collect(),
@@ -431,7 +435,8 @@ fn json_change(change: &Change) -> Value {
 ///     "name": string,
 ///     "change": "added" | "removed" | "modified",
 ///     "detail": string | null,         // parameter type; output export name (JSON)
-///     "changes": [{ "path": string, "old": value | null, "new": value | null }]
+///     "changes": [{ "path": string, "old": value | null, "new": value | null }],
+///     "notes": [string]                // a changed default and how to apply it
 ///   }],
 ///   "template": [{ "path": string, "old": value | null, "new": value | null }]
 /// }

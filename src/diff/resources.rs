@@ -360,7 +360,10 @@ impl<'a> Resources<'a> {
                         match because {
                             Because::Replaced => "replaced",
                             Because::Modified => "modified",
-                            Because::ParameterChanged => "a changed parameter",
+                            Because::ParameterChanged => {
+                                "a changed parameter (a new default applies under \
+                                 `aws cloudformation deploy` only with `--parameter-overrides`)"
+                            }
                         }
                     ),
                 });

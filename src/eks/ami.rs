@@ -121,7 +121,28 @@ fn arch_path(arch: Arch) -> &'static str {
 /// The template parameter name and SSM path of an EKS-optimized image.
 /// The loader has refused the combinations no image exists for (`fips` is
 /// Bottlerocket's only).
+///
+/// The name ends with the Kubernetes version the path names
+/// (`ImageIdAl2023X86K8s133`): `aws cloudformation deploy` keeps the
+/// previous value of every parameter an existing stack already has, so a
+/// version bump that only changed the default path would never reach the
+/// nodes. A new version is a new parameter, which takes its default.
 pub fn ssm_parameter(
+    family: AmiFamily,
+    arch: Arch,
+    accelerator: Accelerator,
+    fips: bool,
+    version: KubernetesVersion,
+) -> (String, String) {
+    let (name, path) = family_parameter(family, arch, accelerator, fips, version);
+    (
+        format!("{name}K8s{}{}", version.major, version.minor),
+        path,
+    )
+}
+
+/// The family part of an image parameter's name, and the SSM path.
+fn family_parameter(
     family: AmiFamily,
     arch: Arch,
     accelerator: Accelerator,
@@ -266,7 +287,7 @@ mod tests {
         assert_eq!(
             ssm_parameter(AmiFamily::AmazonLinux2023, Arch::X86_64, Accelerator::Nvidia, false, V),
             (
-                "ImageIdAl2023X86Nvidia".to_string(),
+                "ImageIdAl2023X86NvidiaK8s131".to_string(),
                 "/aws/service/eks/optimized-ami/1.31/amazon-linux-2023/x86_64/nvidia/recommended/image_id".to_string()
             )
         );

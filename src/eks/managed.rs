@@ -6,7 +6,7 @@
 use super::ami;
 use super::inputs::{self, ClusterValues};
 use crate::blueprint::{
-    Ami, Amount, CapacityType, Managed, NodeGroup, NodeRepair, RepairAction, TaintEffect,
+    Ami, Amount, CapacityType, KubernetesVersion, Managed, NodeGroup, NodeRepair, RepairAction, TaintEffect,
     UpdateStrategy,
 };
 use crate::cfn::{Expr, Resource, Template};
@@ -28,6 +28,8 @@ pub struct Context<'a> {
     pub cluster: &'a ClusterValues,
     pub role_arn: &'a Expr,
     pub launch_template: &'a str,
+    /// The Kubernetes version of the group's nodes.
+    pub version: KubernetesVersion,
 }
 
 pub fn lower(
@@ -91,7 +93,7 @@ pub fn lower(
     let tags = (!group.tags.is_empty())
         .then(|| Expr::map(group.tags.iter().map(|(k, v)| (k.clone(), Expr::str(v)))));
     let resource = Resource::new("AWS::EKS::Nodegroup")
-        .prop_opt("AmiType", ami_type.map(Expr::from))
+        .prop_opt("AmiType", ami_type.clone().map(Expr::from))
         .prop("CapacityType", capacity_type)
         .prop("ClusterName", context.cluster.name.clone())
         .prop_opt(
@@ -126,7 +128,16 @@ pub fn lower(
         .prop("Subnets", inputs::subnets(template, &group.subnets.value))
         .prop_opt("Tags", tags)
         .prop_opt("Taints", taints)
-        .prop_opt("UpdateConfig", update_config);
+        .prop_opt("UpdateConfig", update_config)
+        // EKS upgrades the nodes of a group on an EKS AMI when its `Version`
+        // changes, with its update settings; a custom AMI is the launch
+        // template's, and EKS refuses a `Version` beside it.
+        .prop_opt(
+            "Version",
+            ami_type
+                .is_some()
+                .then(|| Expr::str(context.version.to_string())),
+        );
     template.resources.insert(id.clone(), resource);
     id
 }
