@@ -354,7 +354,7 @@ mod tests {
         assert_eq!(
             ssm_parameter(windows, Arch::X86_64, Accelerator::None, false, V),
             (
-                "ImageIdWindows2022Core".to_string(),
+                "ImageIdWindows2022CoreK8s131".to_string(),
                 "/aws/service/ami-windows-latest/Windows_Server-2022-English-Core-EKS_Optimized-1.31/image_id".to_string()
             )
         );
@@ -419,7 +419,7 @@ mod tests {
                 V
             ),
             (
-                "ImageIdBottlerocketX86Fips".to_string(),
+                "ImageIdBottlerocketX86FipsK8s131".to_string(),
                 "/aws/service/bottlerocket/aws-k8s-1.31-fips/x86_64/latest/image_id".to_string()
             )
         );
