@@ -87,8 +87,8 @@ fn parameter_uses<'a>(
     };
     for (value, kind) in [
         (Some(&cluster.name), STRING),
-        (Some(&cluster.endpoint), STRING),
-        (Some(&cluster.certificate_authority), STRING),
+        (cluster.endpoint.as_ref(), STRING),
+        (cluster.certificate_authority.as_ref(), STRING),
         (cluster.service_ipv4_cidr.as_ref(), STRING),
         (
             cluster.control_plane_security_group.as_ref(),
@@ -201,8 +201,11 @@ pub enum Source {
 pub struct Cluster {
     pub name: Located<Source>,
     pub kubernetes_version: Located<KubernetesVersion>,
-    pub endpoint: Located<Source>,
-    pub certificate_authority: Located<Source>,
+    /// The API server endpoint and CA data: required only when a group
+    /// bootstraps its own nodes (a self-managed group, or a managed group on
+    /// a custom image); EKS joins a managed group's EKS-AMI nodes itself.
+    pub endpoint: Option<Located<Source>>,
+    pub certificate_authority: Option<Located<Source>>,
     /// The IPv4 service CIDR as written: required on an IPv4 cluster,
     /// unused on an IPv6 one.
     pub service_ipv4_cidr: Option<Located<Source>>,

@@ -93,8 +93,10 @@ pub fn subnets(template: &mut Template, subnets: &Subnets) -> Expr {
 /// The cluster's values, resolved once per template.
 pub struct ClusterValues {
     pub name: Expr,
-    pub endpoint: Expr,
-    pub certificate_authority: Expr,
+    /// Written when a group bootstraps its own nodes (the loader requires
+    /// them then).
+    pub endpoint: Option<Expr>,
+    pub certificate_authority: Option<Expr>,
     /// The IPv4 service CIDR, when written (always on an IPv4 cluster).
     pub service_ipv4_cidr: Option<Expr>,
     /// An IPv6 cluster's service CIDR.
@@ -120,18 +122,22 @@ impl ClusterValues {
             Kind::String,
             "The EKS cluster name",
         );
-        let endpoint = value(
-            template,
-            &cluster.endpoint.value,
-            Kind::String,
-            "The cluster's API server endpoint",
-        );
-        let certificate_authority = value(
-            template,
-            &cluster.certificate_authority.value,
-            Kind::String,
-            "The cluster's certificate authority data (base64)",
-        );
+        let endpoint = cluster.endpoint.as_ref().map(|endpoint| {
+            value(
+                template,
+                &endpoint.value,
+                Kind::String,
+                "The cluster's API server endpoint",
+            )
+        });
+        let certificate_authority = cluster.certificate_authority.as_ref().map(|ca| {
+            value(
+                template,
+                &ca.value,
+                Kind::String,
+                "The cluster's certificate authority data (base64)",
+            )
+        });
         let service_ipv4_cidr = cluster.service_ipv4_cidr.as_ref().map(|cidr| {
             value(
                 template,

@@ -333,9 +333,18 @@ fn user_data(
         },
         mode,
         cluster_name: sub.placeholder("ClusterName", &cluster.name),
-        api_server_endpoint: sub.placeholder("ApiServerEndpoint", &cluster.endpoint),
-        certificate_authority: sub
-            .placeholder("CertificateAuthority", &cluster.certificate_authority),
+        // Absent only when no group bootstraps its own nodes, and a managed
+        // group on an EKS AMI, which EKS joins, renders neither.
+        api_server_endpoint: cluster
+            .endpoint
+            .as_ref()
+            .map(|endpoint| sub.placeholder("ApiServerEndpoint", endpoint))
+            .unwrap_or_default(),
+        certificate_authority: cluster
+            .certificate_authority
+            .as_ref()
+            .map(|ca| sub.placeholder("CertificateAuthority", ca))
+            .unwrap_or_default(),
         service_ipv4_cidr: cluster
             .service_ipv4_cidr
             .as_ref()

@@ -51,16 +51,13 @@ pub(super) fn decode_cluster(d: &mut Decoder, node: &Node, at: Span) -> Option<C
         }
     };
     let name = required(d, "name", "the cluster name, e.g. `name: prod`");
-    let endpoint = required(
-        d,
-        "endpoint",
-        "the API server endpoint (`aws eks describe-cluster --query cluster.endpoint`)",
-    );
-    let certificate_authority = required(
-        d,
-        "certificateAuthority",
-        "the certificate authority data (`aws eks describe-cluster --query cluster.certificateAuthority.data`)",
-    );
+    // Required by what uses them (see `check_bootstrap_values`).
+    let endpoint = fields
+        .get("endpoint")
+        .and_then(|n| decode_source(d, "cluster.endpoint", n));
+    let certificate_authority = fields
+        .get("certificateAuthority")
+        .and_then(|n| decode_source(d, "cluster.certificateAuthority", n));
     // Required by what uses them: the IPv4 service CIDR on an IPv4
     // cluster, the others by the shared node security group (see
     // `check_network_values`).
@@ -182,8 +179,6 @@ pub(super) fn decode_cluster(d: &mut Decoder, node: &Node, at: Span) -> Option<C
         );
     }
     let name = name?;
-    let endpoint = endpoint?;
-    let certificate_authority = certificate_authority?;
     // An IPv6 cluster without its CIDR (reported above) is checked on with
     // the IPv4 one, so that its groups' mistakes are reported too.
     let service_cidr = if ipv6 {
@@ -204,17 +199,19 @@ pub(super) fn decode_cluster(d: &mut Decoder, node: &Node, at: Span) -> Option<C
                 .to_string()
         })
     });
-    check_literal(
-        d,
-        &certificate_authority,
-        "cluster.certificateAuthority",
-        |v| {
-            let ok = !v.is_empty()
-                && v.chars()
-                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '/' | '='));
-            (!ok).then(|| "must be base64 data".to_string())
-        },
-    );
+    if let Some(certificate_authority) = &certificate_authority {
+        check_literal(
+            d,
+            certificate_authority,
+            "cluster.certificateAuthority",
+            |v| {
+                let ok = !v.is_empty()
+                    && v.chars()
+                        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '/' | '='));
+                (!ok).then(|| "must be base64 data".to_string())
+            },
+        );
+    }
     Some(Cluster {
         node_access_span: node_access_span.unwrap_or(name.span),
         name,
@@ -254,6 +251,35 @@ fn decode_version(d: &mut Decoder, node: &Node) -> Option<Located<KubernetesVers
             d.error(text.span, message).help =
                 Some("write it quoted as `major.minor`, e.g. `\"1.33\"`".into());
             None
+        }
+    }
+}
+
+/// `endpoint` and `certificateAuthority` are required only when a group
+/// bootstraps its own nodes: a self-managed group, or a managed group on a
+/// custom image. EKS joins the nodes of a managed group on an EKS AMI
+/// itself, and a template of such groups only would not use them.
+pub(super) fn check_bootstrap_values(d: &mut Decoder, cluster: &Node, at: Span, bootstraps: bool) {
+    if !bootstraps {
+        return;
+    }
+    let written = |field: &str| {
+        cluster
+            .as_map()
+            .is_some_and(|entries| entries.iter().any(|(key, _)| key.name == field))
+    };
+    for (field, help) in [
+        (
+            "endpoint",
+            "the API server endpoint (`aws eks describe-cluster --query cluster.endpoint`), which self-managed groups and managed groups on a custom image join",
+        ),
+        (
+            "certificateAuthority",
+            "the certificate authority data (`aws eks describe-cluster --query cluster.certificateAuthority.data`), which self-managed groups and managed groups on a custom image trust",
+        ),
+    ] {
+        if !written(field) {
+            missing(d, at, field, "`cluster`", help);
         }
     }
 }

@@ -226,15 +226,21 @@ fn decode_blueprint(d: &mut Decoder, root: &Node) -> Option<Blueprint> {
     }
 
     if let Some(node) = top.get("cluster") {
-        let (mut shared_security_group, mut ssh) = (false, false);
-        for (_, spec, _) in &specs {
+        let (mut shared_security_group, mut ssh, mut bootstraps) = (false, false, false);
+        for (_, spec, is_managed) in &specs {
             let merged = spec.clone().over(&defaults);
+            bootstraps |= !is_managed
+                || merged
+                    .ami
+                    .as_ref()
+                    .is_some_and(|ami| ami.value.is_custom());
             shared_security_group |= merged
                 .node_security_group
                 .is_none_or(|n| n.value == NodeSecurityGroup::Shared);
             ssh |= merged.ssh.is_some();
         }
         let at = top.key_span("cluster").unwrap_or(node.span);
+        cluster::check_bootstrap_values(d, node, at, bootstraps);
         cluster::check_network_values(d, node, at, shared_security_group, ssh);
     }
     let cluster = cluster?;
