@@ -698,9 +698,11 @@ fn parameters_and_outputs_changes_are_listed() {
     // keeps the stack's previous value, and the diff says how to apply it.
     assert_eq!(
         change.parameters[1].notes,
-        ["`aws cloudformation deploy` keeps the previous value of ImageIdAl2023X86K8s133 on an existing stack; \
+        [
+            "`aws cloudformation deploy` keeps the previous value of ImageIdAl2023X86K8s133 on an existing stack; \
           the new default applies only with `--parameter-overrides \
-          ImageIdAl2023X86K8s133=/aws/service/eks/optimized-ami/1.34/amazon-linux-2023/x86_64/standard/recommended/image_id`"]
+          ImageIdAl2023X86K8s133=/aws/service/eks/optimized-ami/1.34/amazon-linux-2023/x86_64/standard/recommended/image_id`"
+        ]
     );
     assert!(change.parameters[0].notes.is_empty());
 
@@ -727,7 +729,9 @@ fn parameters_and_outputs_changes_are_listed() {
 
     let human = render_human(&change);
     assert!(
-        human.contains("\nParameters:\n+ Environment (String)\n~ ImageIdAl2023X86K8s133\n    Default: "),
+        human.contains(
+            "\nParameters:\n+ Environment (String)\n~ ImageIdAl2023X86K8s133\n    Default: "
+        ),
         "{human}"
     );
     assert!(human.contains(

@@ -18,6 +18,7 @@ import urllib.parse
 import urllib.request
 
 USERNAME = "system:node:{{EC2PrivateDNSName}}"
+USERNAMES = (USERNAME, "system:node:{{SessionName}}")  # the second: nodes named by instance ID
 GROUPS = ("system:bootstrappers", "system:nodes", "eks:kube-proxy-windows")  # the first two required
 CM_LIST = "/api/v1/namespaces/kube-system/configmaps"
 CM_PATH = CM_LIST + "/aws-auth"
@@ -516,14 +517,15 @@ def mapping(props):
     raise Refused("ClusterName %r is not an EKS cluster name" % (cluster,))
   if not isinstance(arn, str) or not ROLE_RE.fullmatch(arn):
     raise Refused("RoleArn %r is not an IAM role ARN" % (arn,))
-  if props.get("Username") != USERNAME:
-    raise Refused("Username must be %s: only node roles are mapped" % USERNAME)
+  username = props.get("Username")
+  if username not in USERNAMES:
+    raise Refused("Username must be %s or %s: only node roles are mapped" % USERNAMES)
   if not isinstance(groups, list) or not all(isinstance(g, str) for g in groups):
     raise Refused("Groups must be a list of group names")
   if not set(GROUPS[:2]) <= set(groups) <= set(GROUPS):
     raise Refused("refusing Groups %s: %s and %s are required, %s is allowed, no other"
                   % (", ".join(groups), *GROUPS))
-  return cluster, {"rolearn": strip_path(arn), "username": USERNAME, "groups": list(dict.fromkeys(groups))}
+  return cluster, {"rolearn": strip_path(arn), "username": username, "groups": list(dict.fromkeys(groups))}
 
 
 def run(inv):

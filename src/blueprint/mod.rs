@@ -900,6 +900,19 @@ pub struct NodeGroup {
 }
 
 impl NodeGroup {
+    /// Whether nodeadm names the nodes after their instance ID (the
+    /// `InstanceIdNodeName` feature gate of `nodeConfig`): kubelet then
+    /// authenticates as `system:node:<instance ID>`, which an access entry
+    /// of type `EC2` or an aws-auth username `system:node:{{SessionName}}`
+    /// grants (amazon-eks-ami, `nodeadm/doc/examples.md`).
+    pub fn instance_id_node_name(&self) -> bool {
+        self.node_config
+            .as_ref()
+            .and_then(|config| config.pointer("/featureGates/InstanceIdNodeName"))
+            .and_then(serde_json::Value::as_bool)
+            .unwrap_or(false)
+    }
+
     /// The KMS keys of the group's volumes, root first.
     pub fn kms_keys(&self) -> impl Iterator<Item = &Located<Source>> {
         self.root_volume

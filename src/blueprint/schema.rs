@@ -84,9 +84,9 @@ fn field(object: &str, name: &str) -> Option<Value> {
         ("cluster", "endpoint") => source(
             "The API server endpoint (required when a group bootstraps its own nodes: self-managed, or managed on a custom image)",
         ),
-        ("cluster", "certificateAuthority") => source(
-            "The certificate authority data (base64; required like `endpoint`)",
-        ),
+        ("cluster", "certificateAuthority") => {
+            source("The certificate authority data (base64; required like `endpoint`)")
+        }
         ("cluster", "serviceIpv4Cidr") => {
             source("The Kubernetes service IPv4 CIDR (required on an IPv4 cluster)")
         }

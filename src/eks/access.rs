@@ -17,6 +17,11 @@ const PROVIDER_ACCESS: &str = "AwsAuthProviderAccessEntry";
 /// The username and groups aws-auth gives a node role.
 const NODE_USERNAME: &str = "system:node:{{EC2PrivateDNSName}}";
 
+/// The username of nodes named after their instance ID, which is the
+/// session name of the role's credentials on the node (amazon-eks-ami,
+/// `nodeadm/doc/examples.md`, "Using instance ID as node name").
+const INSTANCE_ID_USERNAME: &str = "system:node:{{SessionName}}";
+
 /// Authorizes one self-managed group's role; returns the logical ID of the
 /// resource its nodes must wait for.
 pub fn lower(
@@ -54,7 +59,7 @@ pub fn lower(
                 Resource::new("AWS::EKS::AccessEntry")
                     .prop("ClusterName", cluster_name.clone())
                     .prop("PrincipalArn", role_arn.clone())
-                    .prop("Type", if windows { "EC2_WINDOWS" } else { "EC2_LINUX" })
+                    .prop("Type", access_entry_type(group))
             });
             id
         }
@@ -85,12 +90,32 @@ pub fn lower(
                 .prop("ServiceToken", service_token)
                 .prop("ClusterName", cluster_name.clone())
                 .prop("RoleArn", principal)
-                .prop("Username", NODE_USERNAME)
+                .prop(
+                    "Username",
+                    if group.instance_id_node_name() {
+                        INSTANCE_ID_USERNAME
+                    } else {
+                        NODE_USERNAME
+                    },
+                )
                 .prop("Groups", Expr::List(groups));
             resource.depends_on.extend(depends_on);
             template.resources.entry(id.clone()).or_insert(resource);
             id
         }
+    }
+}
+
+/// The access entry type of a group's role: `EC2` for nodes named after
+/// their instance ID, whose username the `EC2_LINUX` type (private DNS
+/// name) does not match.
+fn access_entry_type(group: &NodeGroup) -> &'static str {
+    if group.ami_family.is_windows() {
+        "EC2_WINDOWS"
+    } else if group.instance_id_node_name() {
+        "EC2"
+    } else {
+        "EC2_LINUX"
     }
 }
 

@@ -135,10 +135,7 @@ pub fn ssm_parameter(
     version: KubernetesVersion,
 ) -> (String, String) {
     let (name, path) = family_parameter(family, arch, accelerator, fips, version);
-    (
-        format!("{name}K8s{}{}", version.major, version.minor),
-        path,
-    )
+    (format!("{name}K8s{}{}", version.major, version.minor), path)
 }
 
 /// The family part of an image parameter's name, and the SSM path.

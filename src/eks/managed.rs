@@ -6,8 +6,8 @@
 use super::ami;
 use super::inputs::{self, ClusterValues};
 use crate::blueprint::{
-    Ami, Amount, CapacityType, KubernetesVersion, Managed, NodeGroup, NodeRepair, RepairAction, TaintEffect,
-    UpdateStrategy,
+    Ami, Amount, CapacityType, KubernetesVersion, Managed, NodeGroup, NodeRepair, RepairAction,
+    TaintEffect, UpdateStrategy,
 };
 use crate::cfn::{Expr, Resource, Template};
 

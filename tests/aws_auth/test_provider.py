@@ -527,8 +527,16 @@ class ProviderTest(unittest.TestCase):
 
     def test_refused_username_writes_nothing(self):
         self.assertFailed(event("Create", role("nodes"), username="admin"), "Username")
-        self.assertFailed(event("Create", role("nodes"), username="system:node:{{SessionName}}"), "Username")
+        self.assertFailed(event("Create", role("nodes"), username="system:node:{{EC2InstanceId}}"), "Username")
         self.assertEqual(KUBE.state.requests, [])
+
+    def test_nodes_named_by_instance_id_are_mapped_by_session_name(self):
+        # nodeadm's InstanceIdNodeName: kubelet authenticates as
+        # system:node:<instance ID>, the session name of the node's role.
+        self.seed_foreign()
+        self.assertSuccess(event("Create", role("nodes"), username="system:node:{{SessionName}}"))
+        ours = [e for e in entries(KUBE.state.data()["mapRoles"]) if e["rolearn"] == provider.strip_path(role("nodes"))]
+        self.assertEqual([e["username"] for e in ours], ["system:node:{{SessionName}}"])
 
     def test_refused_malformed_properties(self):
         self.assertFailed(event("Create", role("nodes"), ["system:nodes"]), "system:bootstrappers")

@@ -351,7 +351,7 @@ pub(super) fn resolve_group(
         cluster.kubernetes_version.value,
     );
     check_bootstrap_limits(d, &spec, ami_family, family_at, is_managed);
-    let node_config = check_node_config(d, &spec, ami_family);
+    let node_config = check_node_config(d, &spec, ami_family, is_managed);
     check_signal_client(d, &spec, ami_family);
     spec.hatches.check(d, ami_family, is_managed);
     if ami_family == AmiFamily::Bottlerocket {

@@ -229,11 +229,8 @@ fn decode_blueprint(d: &mut Decoder, root: &Node) -> Option<Blueprint> {
         let (mut shared_security_group, mut ssh, mut bootstraps) = (false, false, false);
         for (_, spec, is_managed) in &specs {
             let merged = spec.clone().over(&defaults);
-            bootstraps |= !is_managed
-                || merged
-                    .ami
-                    .as_ref()
-                    .is_some_and(|ami| ami.value.is_custom());
+            bootstraps |=
+                !is_managed || merged.ami.as_ref().is_some_and(|ami| ami.value.is_custom());
             shared_security_group |= merged
                 .node_security_group
                 .is_none_or(|n| n.value == NodeSecurityGroup::Shared);
@@ -359,6 +356,7 @@ fn decode_blueprint(d: &mut Decoder, root: &Node) -> Option<Blueprint> {
             "Windows nodes cannot run CoreDNS and other kube-system pods; the cluster needs at least one Linux node group".into(),
         );
     }
+    check_shared_node_names(d, &groups);
     let iam = RoleDefaults {
         permissions_boundary: top_iam.permissions_boundary,
         role_path: top_iam.role_path.map(|p| p.value),
@@ -373,6 +371,39 @@ fn decode_blueprint(d: &mut Decoder, root: &Node) -> Option<Blueprint> {
         overrides,
         stacks: std::mem::take(&mut stacks.specs),
     })
+}
+
+/// Self-managed groups that share an existing role share its cluster
+/// access (one access entry or aws-auth mapping per role), so they must
+/// agree on how their nodes are named: by private DNS name, or by instance
+/// ID (`nodeConfig.featureGates.InstanceIdNodeName`), which needs another
+/// access entry type and username.
+fn check_shared_node_names(d: &mut Decoder, groups: &[NodeGroup]) {
+    let mut first: HashMap<&str, &NodeGroup> = HashMap::new();
+    for group in groups.iter().filter(|g| g.managed.is_none()) {
+        let Some(existing) = &group.iam.existing else {
+            continue;
+        };
+        let other = *first.entry(existing.role_name.as_str()).or_insert(group);
+        if other.instance_id_node_name() != group.instance_id_node_name() {
+            let (gated, plain) = if group.instance_id_node_name() {
+                (group, other)
+            } else {
+                (other, group)
+            };
+            d.error(
+                group.name.span,
+                format!(
+                    "node groups `{}` and `{}` share the role `{}` but name their nodes differently",
+                    gated.name.value, plain.name.value, existing.role_name
+                ),
+            )
+            .help = Some(format!(
+                "`{}` sets `nodeConfig.featureGates.InstanceIdNodeName`, whose nodes need an `EC2` access entry; one role has one access entry: give the two groups their own roles, or set the gate on both",
+                gated.name.value
+            ));
+        }
+    }
 }
 
 /// The first character of a span: a mapping's own span runs to its end.

@@ -11,6 +11,7 @@ use super::node_group::GroupSpec;
 use super::raw::{locate, to_json};
 use crate::blueprint::AmiFamily;
 use crate::blueprint::decode::Decoder;
+use crate::eks::kubelet_config::Segment;
 use crate::eks::node_config;
 use crate::source::Span;
 
@@ -24,6 +25,7 @@ pub(super) fn check_node_config(
     d: &mut Decoder,
     spec: &GroupSpec,
     family: AmiFamily,
+    is_managed: bool,
 ) -> Option<Json> {
     let node = spec.node_config.as_ref()?;
     let key_at = spec
@@ -51,6 +53,20 @@ pub(super) fn check_node_config(
         d.error(span, message).help = problem.help.clone();
     }
     if !problems.is_empty() {
+        return None;
+    }
+    if is_managed && value.pointer("/featureGates/InstanceIdNodeName") == Some(&Json::Bool(true)) {
+        let path = [
+            Segment::Key("featureGates".into()),
+            Segment::Key("InstanceIdNodeName".into()),
+        ];
+        d.error(
+            locate(node, &path, true),
+            "`nodeConfig.featureGates.InstanceIdNodeName` names nodes after their instance ID, which a managed group's nodes cannot join with",
+        )
+        .help = Some(
+            "EKS grants a managed group's role an `EC2_LINUX` access entry, whose username is the node's private DNS name; use a self-managed group (`nodeGroups`), whose role eksynth grants an `EC2` access entry".into(),
+        );
         return None;
     }
     // What eksynth generates, with stand-ins for the cluster's values: a
