@@ -112,7 +112,16 @@ fn parameter_uses<'a>(
         if let Subnets::Parameter { name, .. } = &group.subnets.value {
             add(Some(name), "List<AWS::EC2::Subnet::Id>", group.subnets.span);
         }
-        for key in group.kms_keys().chain(&group.iam.permissions_boundary) {
+        let profile = group
+            .iam
+            .existing
+            .as_ref()
+            .and_then(|e| e.instance_profile_arn.as_ref());
+        for key in group
+            .kms_keys()
+            .chain(&group.iam.permissions_boundary)
+            .chain(profile)
+        {
             add(parameter(&key.value), STRING, key.span);
         }
     }
@@ -625,7 +634,10 @@ pub struct ExistingIdentity {
     /// The role's IAM path (`iam.rolePath`), `/` unless written: part of
     /// its ARN, which access entries and managed node groups take whole.
     pub path: String,
-    pub instance_profile_arn: Option<String>,
+    /// An existing instance profile: ARN text that may hold
+    /// `${AWS::Partition}` and `${AWS::AccountId}`, or a parameter or
+    /// import of the ARN.
+    pub instance_profile_arn: Option<Located<Source>>,
 }
 
 #[derive(Clone, Debug, PartialEq)]

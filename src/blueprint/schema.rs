@@ -421,7 +421,9 @@ fn field(object: &str, name: &str) -> Option<Value> {
         ("policyStatement", "Condition") => {
             json!({"type": "object", "description": "Condition operators, as IAM writes them"})
         }
-        ("iam", "instanceProfileArn") => string("An existing instance profile"),
+        ("iam", "instanceProfileArn") => source(
+            "An existing instance profile's ARN (`arn:${AWS::Partition}:iam::${AWS::AccountId}:instance-profile/NAME`), or `{parameter}` / `{import}` of one",
+        ),
         ("updatePolicy", "maxBatchSize") => integer(1, 10_000, "Instances per batch"),
         ("updatePolicy", "minInstancesInService") => {
             integer(0, 10_000, "Instances kept in service")

@@ -2,7 +2,7 @@
 //! instance profile, or an existing role; in both cases the one permission
 //! the boot-time signaller needs, scoped to this stack.
 
-use crate::blueprint::NodeGroup;
+use crate::blueprint::{NodeGroup, Source};
 use crate::cfn::{Expr, Pseudo, Resource, Template};
 
 /// What the launch template, the node group and the outputs need to know
@@ -119,8 +119,17 @@ pub fn lower(template: &mut Template, group: &NodeGroup, ipv6: bool) -> NodeIden
                 .prop("PolicyDocument", signal_policy_document()),
         );
         if let Some(arn) = &existing.instance_profile_arn {
+            let arn = match &arn.value {
+                Source::Literal(text) => Expr::sub_or_str(text),
+                source => super::inputs::value(
+                    template,
+                    source,
+                    super::inputs::Kind::String,
+                    "The ARN of the nodes' existing instance profile",
+                ),
+            };
             return NodeIdentity {
-                instance_profile_arn: Some(Expr::str(arn)),
+                instance_profile_arn: Some(arn),
                 role_arn,
                 role: None,
                 instance_profile: None,

@@ -291,7 +291,7 @@ pub(super) fn resolve_group(
                 .role_path
                 .as_ref()
                 .map_or_else(|| "/".to_string(), |p| p.value.clone()),
-            instance_profile_arn: profile.as_ref().map(|p| p.value.clone()),
+            instance_profile_arn: profile.clone(),
         }),
         (None, Some(profile)) => {
             d.error(profile.span, "`iam.instanceProfileArn` needs `iam.roleName` too").help =

@@ -106,7 +106,7 @@ pub(super) struct IamSpec {
     pub(super) ssm_managed_instance: Opt<bool>,
     pub(super) extra_managed_policies: Opt<Vec<String>>,
     pub(super) role_name: Opt<String>,
-    pub(super) instance_profile_arn: Opt<String>,
+    pub(super) instance_profile_arn: Opt<Source>,
     pub(super) created_role_name: Opt<String>,
     pub(super) role_path: Opt<String>,
     pub(super) instance_profile_path: Opt<String>,
@@ -549,7 +549,7 @@ pub(super) fn decode_iam(d: &mut Decoder, node: &Node) -> IamSpec {
             .get("extraManagedPolicies")
             .and_then(|n| extra_managed_policies(d, n)),
         role_name: opt_string(d, &mut f, "iam.", "roleName"),
-        instance_profile_arn: opt_string(d, &mut f, "iam.", "instanceProfileArn"),
+        instance_profile_arn: iam::instance_profile_arn(d, &mut f),
         created_role_name: iam::role_name(d, &mut f),
         role_path: iam::path(d, &mut f, "rolePath", "iam.rolePath"),
         instance_profile_path: iam::path(

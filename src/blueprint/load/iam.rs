@@ -76,6 +76,39 @@ pub(super) fn permissions_boundary(
     policy_arn(d, text, field).map(|arn| Located::new(Source::Literal(arn.value), arn.span))
 }
 
+/// An existing instance profile: an ARN, which may name
+/// `${AWS::Partition}` and `${AWS::AccountId}` (written `Fn::Sub`), or
+/// `{parameter}` / `{import}` of one.
+pub(super) fn instance_profile_arn(d: &mut Decoder, f: &mut Fields<'_>) -> Opt<Source> {
+    const FIELD: &str = "iam.instanceProfileArn";
+    let node = f.get("instanceProfileArn")?;
+    if let Value::Map(_) = node.value {
+        return decode_source(d, FIELD, node);
+    }
+    let text = d.string(FIELD, node)?;
+    let shape = text
+        .value
+        .strip_prefix("arn:")
+        .and_then(|rest| rest.split_once(":iam::"))
+        .and_then(|(partition, rest)| Some((partition, rest.split_once(":instance-profile/")?)));
+    let ok = shape.is_some_and(|(partition, (account, name))| {
+        let partition_ok = partition == "${AWS::Partition}"
+            || (!partition.is_empty()
+                && partition
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c == '-'));
+        let account_ok = account == "${AWS::AccountId}"
+            || (account.len() == 12 && account.chars().all(|c| c.is_ascii_digit()));
+        partition_ok && account_ok && !name.is_empty() && !name.ends_with('/')
+    });
+    if !ok {
+        d.error(text.span, format!("`{FIELD}` `{}` is not an instance profile ARN", text.value))
+            .help = Some("an instance profile ARN looks like `arn:${AWS::Partition}:iam::123456789012:instance-profile/NAME` (or `${AWS::AccountId}` for the stack's account), or write `{parameter: Name}` or `{import: ExportName}`".into());
+        return None;
+    }
+    Some(Located::new(Source::Literal(text.value), text.span))
+}
+
 /// A literal permissions boundary, as the ARN text.
 fn policy_arn(d: &mut Decoder, text: Located<String>, field: &str) -> Opt<String> {
     let value = &text.value;
