@@ -820,6 +820,9 @@ pub struct NodeGroup {
     pub managed: Option<Managed>,
     pub ami_family: AmiFamily,
     pub ami: Ami,
+    /// The Kubernetes version of the group's nodes: the cluster's, or the
+    /// group's own while it lags in a staged upgrade.
+    pub kubernetes_version: KubernetesVersion,
     /// Bottlerocket's FIPS variant (`fips: true`).
     pub fips: bool,
     pub arch: Arch,

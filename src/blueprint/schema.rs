@@ -333,6 +333,10 @@ fn field(object: &str, name: &str) -> Option<Value> {
         ("nodeGroup", "updateConfig") => object_of("updateConfig", "Managed group updates"),
         ("nodeGroup", "forceUpdateEnabled") => boolean("Force updates past pod disruption budgets"),
         ("nodeGroup", "releaseVersion") => string("The EKS AMI release version"),
+        ("nodeGroup", "kubernetesVersion") => json!({
+            "type": ["string", "number"],
+            "description": "The group's Kubernetes version, quoted, while it lags the cluster's in a staged upgrade (at most 3 minor versions older, never newer)"
+        }),
         ("nodeGroup", "amiType") => string("The EKS AMI type"),
         ("taint", "key") => string("The taint key"),
         ("taint", "value") => string("The taint value"),

@@ -47,11 +47,7 @@ pub fn lower(
     // A managed group on an EKS AMI names its AMI type instead of an image.
     let image_id = match (&group.ami, managed) {
         (Ami::Recommended, true) => None,
-        _ => Some(ami::image_id(
-            template,
-            group,
-            context.blueprint.cluster.kubernetes_version.value,
-        )),
+        _ => Some(ami::image_id(template, group, group.kubernetes_version)),
     };
 
     let shared = match (

@@ -206,7 +206,7 @@ pub fn lower(blueprint: &Blueprint) -> Result<Lowered, Error> {
                         cluster: &cluster,
                         role_arn: &identity.role_arn,
                         launch_template: &launch_template,
-                        version: blueprint.cluster.kubernetes_version.value,
+                        version: group.kubernetes_version,
                     },
                 ),
                 ("NodegroupArn", "The managed node group ARN", Some("Arn")),

@@ -80,7 +80,7 @@ pub(super) fn decode_cluster(d: &mut Decoder, node: &Node, at: Span) -> Option<C
         .get("serviceIpv6Cidr")
         .and_then(|n| decode_source(d, "cluster.serviceIpv6Cidr", n));
     let version = match fields.get("kubernetesVersion") {
-        Some(value) => decode_version(d, value),
+        Some(value) => decode_version(d, "cluster.kubernetesVersion", value),
         None => {
             missing(
                 d,
@@ -232,8 +232,13 @@ pub(super) fn decode_cluster(d: &mut Decoder, node: &Node, at: Span) -> Option<C
     })
 }
 
-fn decode_version(d: &mut Decoder, node: &Node) -> Option<Located<KubernetesVersion>> {
-    let text = d.string_or_number("cluster.kubernetesVersion", node)?;
+/// A Kubernetes version written `major.minor`, for `field`.
+pub(super) fn decode_version(
+    d: &mut Decoder,
+    field: &str,
+    node: &Node,
+) -> Option<Located<KubernetesVersion>> {
+    let text = d.string_or_number(field, node)?;
     let parsed = text
         .value
         .split_once('.')
@@ -245,7 +250,7 @@ fn decode_version(d: &mut Decoder, node: &Node) -> Option<Located<KubernetesVers
         )),
         _ => {
             let message = format!(
-                "`cluster.kubernetesVersion` `{}` is not a Kubernetes version EKS runs",
+                "`{field}` `{}` is not a Kubernetes version EKS runs",
                 text.value
             );
             d.error(text.span, message).help =

@@ -50,18 +50,16 @@ pub(super) fn resolve_group(
         d.error(*at, message).help = Some(format!("it belongs to groups in {other}"));
     }
     let ami_family = ami::resolve_family(d, &spec);
+    let version = check_version_skew(d, &spec, cluster);
     if ami_family == AmiFamily::AmazonLinux2
-        && cluster.kubernetes_version.value
+        && version
             >= (KubernetesVersion {
                 major: 1,
                 minor: 33,
             })
     {
         let at = spec.ami_family.as_ref().map_or(name.span, |f| f.span);
-        let message = format!(
-            "`AmazonLinux2` has no EKS-optimized AMI for Kubernetes {}",
-            cluster.kubernetes_version.value
-        );
+        let message = format!("`AmazonLinux2` has no EKS-optimized AMI for Kubernetes {version}");
         d.error(at, message).help =
             Some("AL2 images end with Kubernetes 1.32; use `amiFamily: AmazonLinux2023`".into());
     }
@@ -343,13 +341,7 @@ pub(super) fn resolve_group(
     if let Some(max_pods) = &spec.max_pods {
         max_pods::check(d, max_pods, &instance_types, cluster.prefix_delegation);
     }
-    let fips = ami::check_fips(
-        d,
-        &spec,
-        ami_family,
-        accelerator,
-        cluster.kubernetes_version.value,
-    );
+    let fips = ami::check_fips(d, &spec, ami_family, accelerator, version);
     check_bootstrap_limits(d, &spec, ami_family, family_at, is_managed);
     let node_config = check_node_config(d, &spec, ami_family, is_managed);
     check_signal_client(d, &spec, ami_family);
@@ -444,6 +436,7 @@ pub(super) fn resolve_group(
         managed,
         ami_family,
         ami: spec.ami.map_or(Ami::Recommended, |a| a.value),
+        kubernetes_version: version,
         fips,
         arch,
         accelerator,
@@ -733,4 +726,43 @@ fn check_autoscaler(d: &mut Decoder, spec: &GroupSpec, is_managed: bool) {
             .help = Some("remove the priority, or enable the autoscaler's tags".into());
         }
     }
+}
+
+/// The most minor versions a kubelet may lag the API server: the
+/// Kubernetes version-skew policy (<https://kubernetes.io/releases/version-skew-policy/>,
+/// "kubelet": "must not be newer than kube-apiserver, and may be up to three
+/// minor versions older").
+const KUBELET_SKEW: u32 = 3;
+
+/// The group's Kubernetes version: its own `kubernetesVersion` (a staged
+/// upgrade), which may lag the cluster's by the skew kubelets are allowed
+/// and never be newer, or the cluster's.
+fn check_version_skew(d: &mut Decoder, spec: &GroupSpec, cluster: &Cluster) -> KubernetesVersion {
+    let control_plane = cluster.kubernetes_version.value;
+    let Some(version) = &spec.kubernetes_version else {
+        return control_plane;
+    };
+    let group = version.value;
+    if group > control_plane {
+        d.error(
+            version.span,
+            format!("`kubernetesVersion` {group} is newer than the cluster's {control_plane}"),
+        )
+        .help = Some(
+            "a kubelet must not be newer than the API server: upgrade `cluster.kubernetesVersion` first".into(),
+        );
+        return control_plane;
+    }
+    if group.major != control_plane.major || control_plane.minor - group.minor > KUBELET_SKEW {
+        d.error(
+            version.span,
+            format!(
+                "`kubernetesVersion` {group} lags the cluster's {control_plane} by more than {KUBELET_SKEW} minor versions"
+            ),
+        )
+        .help = Some(format!(
+            "Kubernetes' version-skew policy lets a kubelet be at most {KUBELET_SKEW} minor versions older than the API server; upgrade the group first"
+        ));
+    }
+    group
 }

@@ -30,6 +30,7 @@ pub(in crate::blueprint) const GROUP_FIELDS: &[&str] = &[
     "name",
     "amiFamily",
     "ami",
+    "kubernetesVersion",
     "fips",
     "instanceType",
     "instanceTypes",
@@ -123,6 +124,7 @@ pub(super) struct GroupSpec {
     pub(super) name: Opt<String>,
     pub(super) ami_family: Opt<AmiFamily>,
     pub(super) ami: Opt<Ami>,
+    pub(super) kubernetes_version: Opt<KubernetesVersion>,
     pub(super) fips: Opt<bool>,
     pub(super) instance_type: Opt<String>,
     pub(super) instance_types: Opt<Vec<TypeSpec>>,
@@ -241,6 +243,7 @@ impl GroupSpec {
             name: self.name,
             ami_family: self.ami_family.or(d.ami_family),
             ami: self.ami.or(d.ami),
+            kubernetes_version: self.kubernetes_version.or(d.kubernetes_version),
             fips: self.fips.or(d.fips),
             instance_type: self.instance_type.or(d_type),
             instance_types: self.instance_types.or(d_types),
@@ -522,6 +525,9 @@ pub(super) fn decode_group_spec(d: &mut Decoder, node: &Node, context: &str) -> 
     spec.node_repair = f.get("nodeRepair").and_then(|n| decode_node_repair(d, n));
     spec.force_update_enabled = opt_bool(d, &mut f, "", "forceUpdateEnabled");
     spec.release_version = opt_string(d, &mut f, "", "releaseVersion");
+    spec.kubernetes_version = f
+        .get("kubernetesVersion")
+        .and_then(|n| super::cluster::decode_version(d, "kubernetesVersion", n));
     spec.ami_type = opt_string(d, &mut f, "", "amiType");
     spec.capacity_reservation_id =
         opt_string(d, &mut f, "", "capacityReservationId").and_then(|id| {
