@@ -1034,6 +1034,12 @@ fn a_managed_group_on_a_custom_image_names_no_version() {
         "    capacityType: SPOT\n",
         "    capacityType: SPOT\n    ami: ami-0123456789abcdef0\n",
     );
+    // A custom image bootstraps itself, with the endpoint and CA.
+    let pinned = replace_once(
+        &pinned,
+        "  serviceIpv4Cidr:",
+        "  endpoint: https://ABC.gr7.eu-west-1.eks.amazonaws.com\n  certificateAuthority: Y2VydA==\n  serviceIpv4Cidr:",
+    );
     let template = read("pinned.yaml", &synthesized(&pinned));
     let groups: Vec<_> = template
         .resources

@@ -407,7 +407,17 @@ impl<'a> Resources<'a> {
                     "DeletionPolicy Retain: the resource is kept, outside the stack".to_string(),
                 );
             }
-            change.critical = critical_impact(&resource.kind).is_some() && !retained;
+            change.critical = critical_impact(&resource.kind).is_some()
+                && !retained
+                && serves_nodes(id, resource, self.old);
+            if change.critical
+                && let Some(entry) = access_kept(resource, self.new)
+            {
+                change.critical = false;
+                change.notes.push(format!(
+                    "the role keeps its cluster access through {entry}, which the update creates before this is deleted"
+                ));
+            }
             all.push(change);
         }
         for (new_id, old_id) in &self.renamed {
@@ -475,6 +485,70 @@ fn bare(id: &str, resource: &Resource, kind: ChangeKind) -> ResourceDiff {
         critical: false,
         notes: Vec::new(),
     }
+}
+
+/// Whether a resource of a critical type may serve nodes. An access entry
+/// of type `STANDARD` is for people and programs (the aws-auth provider's),
+/// not nodes; a role is taken to serve nodes unless everything in the
+/// template that names it is something else (a Lambda function, a
+/// `STANDARD` access entry): an instance profile, a node group, a node
+/// access entry or aws-auth mapping, or nothing at all (the role may be
+/// used from outside the stack) keeps it critical.
+fn serves_nodes(id: &str, resource: &Resource, template: &Template) -> bool {
+    match resource.kind.as_str() {
+        "AWS::EKS::AccessEntry" => !matches!(
+            resource.properties.get("Type"),
+            Some(Expr::String(kind)) if kind == "STANDARD"
+        ),
+        "AWS::IAM::Role" => {
+            let users: Vec<(&String, &Resource)> = template
+                .resources
+                .iter()
+                .filter(|(_, other)| other.properties.values().any(|value| refers_to(value, id)))
+                .collect();
+            users.is_empty()
+                || users
+                    .iter()
+                    .any(|(other_id, other)| match other.kind.as_str() {
+                        "AWS::Lambda::Function" | "AWS::IAM::Policy" | "AWS::IAM::RolePolicy" => {
+                            false
+                        }
+                        _ => serves_nodes(other_id, other, template),
+                    })
+        }
+        _ => true,
+    }
+}
+
+/// Whether a value names the resource `id` (`Ref` or `Fn::GetAtt`).
+fn refers_to(value: &Expr, id: &str) -> bool {
+    let mut properties = IndexMap::new();
+    properties.insert(String::new(), value.clone());
+    references(&properties)
+        .iter()
+        .any(|(_, target, _)| target == id)
+}
+
+/// For a removed aws-auth mapping: the access entry of the new template
+/// that grants the same role, by which its nodes keep their access.
+fn access_kept(resource: &Resource, new: &Template) -> Option<String> {
+    if resource.kind != "Custom::AwsAuth" {
+        return None;
+    }
+    let role = resource.properties.get("RoleArn")?;
+    let roles: Vec<String> = {
+        let mut properties = IndexMap::new();
+        properties.insert(String::new(), role.clone());
+        references(&properties)
+            .into_iter()
+            .map(|(_, target, _)| target)
+            .collect()
+    };
+    new.resources.iter().find_map(|(id, entry)| {
+        let principal = entry.properties.get("PrincipalArn")?;
+        let same = principal == role || roles.iter().any(|r| refers_to(principal, r));
+        (entry.kind == "AWS::EKS::AccessEntry" && same).then(|| id.clone())
+    })
 }
 
 pub(super) fn critical_impact(kind: &str) -> Option<&'static str> {

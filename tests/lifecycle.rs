@@ -1,0 +1,236 @@
+//! A fleet's life as data: each folder of `tests/lifecycle/` holds a change
+//! a platform team makes (`old.yaml`, then `new.yaml`) and, in
+//! `effect.txt`, what the update must do to every node group. The test
+//! synthesizes both blueprints, diffs each stack the way `eksynth diff`
+//! does (a stack only one side has is diffed against an empty template:
+//! created or deleted), and holds the rendering as a golden snapshot, so
+//! that what `diff` tells a reviewer is reviewed next to the effect it
+//! should describe. The scenarios that moto can deploy are deployed, old
+//! then new, by `tests/lifecycle/deploy.py`.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use eksynth::cfn::Template;
+use eksynth::compile::{Compiled, compile};
+use eksynth::diff::{Diff, RolloutKind, diff, render_human};
+use eksynth::source::SourceFile;
+use eksynth::validate::SchemaSet;
+
+fn compiled(path: &Path) -> Compiled {
+    let text = std::fs::read_to_string(path).expect("scenario blueprint is readable");
+    let file = SourceFile::new(path.file_name().unwrap().to_string_lossy(), text);
+    match compile(&file) {
+        Ok(compiled) if !compiled.has_errors() => compiled,
+        Ok(compiled) => panic!("{} has errors: {:?}", path.display(), compiled.diagnostics),
+        Err(error) => panic!("{} does not compile: {error:?}", path.display()),
+    }
+}
+
+/// Each stack's diff, by stack name, for the scenario in `dir`.
+fn stack_diffs(dir: &Path) -> Vec<(String, Diff)> {
+    let old = compiled(&dir.join("old.yaml"));
+    let new = compiled(&dir.join("new.yaml"));
+    let names: BTreeSet<&str> = old
+        .stacks
+        .iter()
+        .chain(&new.stacks)
+        .map(|s| s.name.as_str())
+        .collect();
+    let empty = Template::default();
+    let template = |compiled: &'_ Compiled, name: &str| -> Template {
+        compiled
+            .stacks
+            .iter()
+            .find(|s| s.name == name)
+            .map_or_else(|| empty.clone(), |s| s.template.clone())
+    };
+    names
+        .into_iter()
+        .map(|name| {
+            let change = diff(
+                &template(&old, name),
+                &template(&new, name),
+                SchemaSet::embedded(),
+            );
+            (name.to_string(), change)
+        })
+        .collect()
+}
+
+fn scenario(name: &str) -> Vec<(String, Diff)> {
+    stack_diffs(
+        &Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/lifecycle")
+            .join(name),
+    )
+}
+
+fn one_stack(name: &str) -> Diff {
+    let mut stacks = scenario(name);
+    assert_eq!(stacks.len(), 1, "{name} makes one stack");
+    stacks.remove(0).1
+}
+
+fn rollouts(change: &Diff) -> Vec<(&str, RolloutKind)> {
+    change
+        .rollouts
+        .iter()
+        .map(|r| (r.resource.as_str(), r.kind))
+        .collect()
+}
+
+#[test]
+fn every_scenario_diff_is_its_golden_rendering() {
+    insta::glob!("lifecycle/*/new.yaml", |path| {
+        let dir = path.parent().expect("a scenario folder");
+        let effect = std::fs::read_to_string(dir.join("effect.txt"))
+            .expect("every scenario says the effect it expects in effect.txt");
+        let mut golden = format!("# expected effect\n{effect}");
+        for (stack, change) in stack_diffs(dir) {
+            golden.push_str(&format!("\n# stack {stack}\n{}", render_human(&change)));
+        }
+        insta::assert_snapshot!(golden);
+    });
+}
+
+#[test]
+fn at_least_fifteen_scenarios_each_with_its_effect() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/lifecycle");
+    let scenarios: Vec<_> = std::fs::read_dir(&root)
+        .expect("tests/lifecycle")
+        .filter_map(Result::ok)
+        .filter(|e| e.path().is_dir())
+        .collect();
+    assert!(scenarios.len() >= 15, "{} scenarios", scenarios.len());
+    for entry in scenarios {
+        for file in ["old.yaml", "new.yaml", "effect.txt"] {
+            assert!(
+                entry.path().join(file).is_file(),
+                "{:?} lacks {file}",
+                entry.path()
+            );
+        }
+    }
+}
+
+#[test]
+fn a_version_bump_rolls_self_managed_and_upgrades_managed_groups() {
+    let change = one_stack("version-bump");
+    assert_eq!(
+        rollouts(&change),
+        [
+            ("GeneralNodeGroup", RolloutKind::RollingUpdate),
+            ("ManagedNodegroup", RolloutKind::NodeGroupUpdate)
+        ]
+    );
+    // A new parameter, not a new default under the old name: `deploy`
+    // has no previous value to keep.
+    assert!(change.parameters.iter().all(|p| p.notes.is_empty()));
+    assert!(change.critical().is_empty());
+}
+
+#[test]
+fn label_and_taint_changes_roll_self_managed_nodes_but_not_managed_ones() {
+    let self_managed = one_stack("labels-and-taints-self-managed");
+    assert_eq!(
+        rollouts(&self_managed),
+        [("GeneralNodeGroup", RolloutKind::RollingUpdate)]
+    );
+    let managed = one_stack("labels-and-taints-managed");
+    assert!(managed.rollouts.is_empty());
+    assert!(managed.replacements().is_empty());
+    assert_eq!(managed.resources.len(), 1);
+}
+
+#[test]
+fn scaling_changes_roll_nothing() {
+    let change = one_stack("scaling-changed");
+    assert!(change.rollouts.is_empty());
+    assert!(change.replacements().is_empty());
+}
+
+#[test]
+fn a_changed_default_under_the_same_name_says_deploy_keeps_the_previous_value() {
+    let change = one_stack("parameter-default-changed");
+    let parameter = &change.parameters[0];
+    assert_eq!(parameter.name, "ImageIdCustomGeneral");
+    assert!(
+        parameter.notes[0].contains(
+            "--parameter-overrides ImageIdCustomGeneral=/platform/eks/al2023-v2/image_id"
+        )
+    );
+}
+
+#[test]
+fn create_only_changes_of_managed_groups_are_critical_replacements() {
+    for name in ["subnets-changed", "spot-to-on-demand"] {
+        let change = one_stack(name);
+        let critical: Vec<&str> = change
+            .critical()
+            .iter()
+            .map(|r| r.logical_id.as_str())
+            .collect();
+        assert_eq!(critical, ["ManagedNodegroup"], "{name}");
+    }
+}
+
+#[test]
+fn a_group_moved_to_its_own_stack_is_deleted_in_one_and_created_in_the_other() {
+    let stacks = scenario("group-moved-to-own-stack");
+    let names: Vec<&str> = stacks.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["fleet", "fleet-managed"]);
+    let removed = &stacks[0].1;
+    assert!(
+        removed
+            .critical()
+            .iter()
+            .any(|r| r.logical_id == "ManagedNodegroup")
+    );
+    let created = &stacks[1].1;
+    assert!(
+        created
+            .resources
+            .iter()
+            .any(|r| r.logical_id == "ManagedNodegroup"
+                && r.kind == eksynth::diff::ChangeKind::Added)
+    );
+}
+
+#[test]
+fn moving_from_aws_auth_to_access_entries_keeps_node_access() {
+    let change = one_stack("aws-auth-to-access-entries");
+    // The provider's role and its STANDARD access entry are not the nodes';
+    // the nodes' mapping is replaced by an access entry created first.
+    assert!(change.critical().is_empty(), "{}", render_human(&change));
+    let mapping = change
+        .resources
+        .iter()
+        .find(|r| r.logical_id == "GeneralAwsAuth")
+        .expect("the mapping is removed");
+    assert_eq!(
+        mapping.notes,
+        [
+            "the role keeps its cluster access through GeneralAccessEntry, which the update creates before this is deleted"
+        ]
+    );
+}
+
+#[test]
+fn removing_a_group_is_critical_for_its_nodes_role_and_access() {
+    let change = one_stack("removed-group");
+    let critical: Vec<&str> = change
+        .critical()
+        .iter()
+        .map(|r| r.logical_id.as_str())
+        .collect();
+    assert_eq!(
+        critical,
+        [
+            "GeneralAccessEntry",
+            "GeneralInstanceProfile",
+            "GeneralNodeGroup",
+            "GeneralNodeRole"
+        ]
+    );
+}
