@@ -86,6 +86,37 @@ fn check_metadata_options(
     base: &str,
     findings: &mut Vec<Finding>,
 ) {
+    metadata_options(
+        template,
+        options,
+        base,
+        &format!("{base}/MetadataOptions"),
+        findings,
+    );
+}
+
+/// The options at `path` (`missing` where their absence is reported). An
+/// `Fn::If` between option sets has each branch judged as if written in
+/// its place, `AWS::NoValue` as no options at all.
+fn metadata_options(
+    template: &Template,
+    options: Option<&Expr>,
+    missing: &str,
+    path: &str,
+    findings: &mut Vec<Finding>,
+) {
+    if let Some(Expr::If {
+        then, otherwise, ..
+    }) = options
+    {
+        for (branch, value) in [(1, then), (2, otherwise)] {
+            let at = format!("{path}/Fn::If/{branch}");
+            let value = Some(value.as_ref())
+                .filter(|v| !matches!(v, Expr::Ref(name) if name == "AWS::NoValue"));
+            metadata_options(template, value, &at, &at, findings);
+        }
+        return;
+    }
     // Chosen at deploy time: nothing to say about it here.
     if options.is_some_and(Expr::is_intrinsic) {
         return;
@@ -94,14 +125,13 @@ fn check_metadata_options(
         findings.push(
             Finding::new(
                 "W5001",
-                base.to_string(),
+                missing.to_string(),
                 "no `MetadataOptions`: instances accept IMDSv1",
             )
             .help("set `MetadataOptions: {HttpTokens: required, HttpPutResponseHopLimit: 1}`"),
         );
         return;
     };
-    let path = format!("{base}/MetadataOptions");
     if let Some(message) = imdsv1(template, options.get("HttpTokens")) {
         findings.push(
             Finding::new("W5001", format!("{path}/HttpTokens"), message)
