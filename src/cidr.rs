@@ -232,6 +232,28 @@ pub fn cover_everything(family: Family, blocks: impl IntoIterator<Item = Cidr>) 
     next.is_none()
 }
 
+/// How many of `blocks`, taken in order, first cover every address of
+/// `family` together; `None` when all of them do not. The rule a finding
+/// is reported at is the one that completes the cover. Covering only grows
+/// as blocks are added, so the count is found by bisection.
+pub fn blocks_to_cover(family: Family, blocks: &[Cidr]) -> Option<usize> {
+    let covers = |count: usize| cover_everything(family, blocks[..count].iter().copied());
+    if !covers(blocks.len()) {
+        return None;
+    }
+    // `covers(high)` holds and `covers(low)` does not.
+    let (mut low, mut high) = (0, blocks.len());
+    while high - low > 1 {
+        let middle = low + (high - low) / 2;
+        if covers(middle) {
+            high = middle;
+        } else {
+            low = middle;
+        }
+    }
+    Some(high)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -298,5 +320,14 @@ mod tests {
         ));
         assert!(!cover_everything(Family::V6, blocks(&["::/1", "c000::/2"])));
         assert!(!cover_everything(Family::V4, Vec::new()));
+        let pieces = blocks(&[
+            "10.0.0.0/8",
+            "0.0.0.0/1",
+            "172.16.0.0/12",
+            "128.0.0.0/1",
+            "::/1",
+        ]);
+        assert_eq!(blocks_to_cover(Family::V4, &pieces), Some(4));
+        assert_eq!(blocks_to_cover(Family::V6, &pieces), None);
     }
 }

@@ -11,7 +11,7 @@ use indexmap::IndexMap;
 
 use super::{Finding, literal, literal_number};
 use crate::cfn::{Expr, Template};
-use crate::cidr::{Cidr, Family, Problem, cover_everything};
+use crate::cidr::{Cidr, Family, Problem, blocks_to_cover};
 
 pub(super) fn check(template: &Template, findings: &mut Vec<Finding>) {
     // Every SSH block, by the security group its rule belongs to.
@@ -165,10 +165,8 @@ fn internet(blocks: &[Block], family: Family, findings: &mut Vec<Finding>) {
     if !whole.is_empty() {
         return;
     }
-    // The shortest run of rules, in order, whose blocks cover everything.
-    let Some(end) = (1..=of_family.len())
-        .find(|&n| cover_everything(family, of_family[..n].iter().map(|b| b.cidr)))
-    else {
+    let cidrs: Vec<Cidr> = of_family.iter().map(|b| b.cidr).collect();
+    let Some(end) = blocks_to_cover(family, &cidrs) else {
         return;
     };
     let pieces: Vec<String> = of_family[..end]

@@ -7,7 +7,7 @@ use super::group_sections::decode_security_group_list;
 use super::node_group::GroupSpec;
 use crate::blueprint::decode::{Decoder, Located};
 use crate::blueprint::{AmiFamily, Cluster, IpFamily, NodeSecurityGroup, Source, Ssh};
-use crate::cidr::{Cidr, Family, Problem, cover_everything};
+use crate::cidr::{Cidr, Family, Problem, blocks_to_cover};
 use crate::source::Span;
 use crate::syntax::Node;
 
@@ -165,9 +165,8 @@ fn check_source_cidrs(d: &mut Decoder, cidrs: &[Located<String>]) -> bool {
     for family in [Family::V4, Family::V6] {
         let of_family: Vec<&(&Located<String>, Cidr)> =
             blocks.iter().filter(|(_, b)| b.family == family).collect();
-        let Some(end) = (1..=of_family.len())
-            .find(|&n| cover_everything(family, of_family[..n].iter().map(|(_, b)| *b)))
-        else {
+        let cidrs: Vec<Cidr> = of_family.iter().map(|(_, b)| *b).collect();
+        let Some(end) = blocks_to_cover(family, &cidrs) else {
             continue;
         };
         ok = false;
