@@ -9,6 +9,7 @@
 pub mod blueprint;
 pub mod cfn;
 pub mod check;
+pub mod cidr;
 pub mod compile;
 pub mod diagnostic;
 pub mod diff;

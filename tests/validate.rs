@@ -199,6 +199,15 @@ fn generated() -> Vec<Case> {
     outputs.push_str("Outputs:\n");
     (0..201).for_each(|i| outputs.push_str(&format!("  O{i}:\n    Value: !Ref Sg0\n")));
 
+    // Conditions in one cycle of 3,000, each naming the next: reported
+    // once, and checked without recursing along the chain.
+    let mut cycle = String::from("Conditions:\n");
+    (0..3000)
+        .for_each(|i| cycle.push_str(&format!("  C{i}: !Not [!Condition C{}]\n", (i + 1) % 3000)));
+    cycle.push_str(
+        "Resources:\n  Sg0: {Type: AWS::EC2::SecurityGroup, Properties: {GroupDescription: !If [C0, a, b]}}\n",
+    );
+
     let clean =
         std::fs::read_to_string(corpus_dir().join("clean-node-group.yaml")).expect("clean case");
     let padded = |bytes: usize| {
@@ -231,6 +240,12 @@ fn generated() -> Vec<Case> {
             vec![pair("E3002", "Parameters")],
         ),
         case("201-outputs.yaml", outputs, vec![pair("E3003", "Outputs")]),
+        case(
+            "3000-condition-cycle.yaml",
+            cycle,
+            // Its size alone is over what `deploy` sends inline.
+            vec![pair("E2012", "Conditions/C0/Fn::Not"), pair("I3005", "")],
+        ),
         case("400-resources.yaml", resources_of(400), Vec::new()),
         case(
             "401-resources.yaml",

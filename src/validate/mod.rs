@@ -17,6 +17,7 @@ mod functions;
 mod iam_policies;
 mod identifiers;
 mod modules;
+mod network;
 mod parameters;
 mod policies;
 mod quotas;
@@ -27,6 +28,7 @@ mod security;
 mod serverless;
 mod structure;
 mod tags;
+mod values;
 mod volumes;
 
 use crate::cfn::{Expr, Template};
@@ -157,6 +159,10 @@ pub const FINDINGS: &[(&str, &str)] = &[
         "E2011",
         "SAM's `IgnoreGlobals` names a property that the `Globals` section does not set for the resource's type",
     ),
+    (
+        "E2012",
+        "conditions that refer to each other in a cycle (`Condition: X` inside `Fn::And`, `Fn::Or`, `Fn::Not`)",
+    ),
     ("E3001", "more than 500 resources"),
     ("E3002", "more than 200 parameters"),
     ("E3003", "more than 200 outputs"),
@@ -197,14 +203,20 @@ pub const FINDINGS: &[(&str, &str)] = &[
         "W4007",
         "a rolling update pauses for signals for less time than a node has to signal",
     ),
-    ("W5001", "IMDSv1 allowed (`HttpTokens` not `required`)"),
+    (
+        "W5001",
+        "IMDSv1 allowed (`HttpTokens` not `required`, or computed by a function that can give `optional`)",
+    ),
     (
         "W5002",
         "IMDS hop limit above 1: containers can reach the node's credentials",
     ),
     ("E5003", "IMDS hop limit outside 1 to 64"),
     ("W5004", "an unencrypted EBS volume"),
-    ("E5005", "SSH open to the whole internet"),
+    (
+        "E5005",
+        "SSH open to the whole internet: one CIDR or several of one security group covering every address, or a managed node group's `RemoteAccess` key without source security groups",
+    ),
     ("W5006", "a hard-coded `arn:aws:` partition"),
     ("W5007", "an IAM policy that allows every action"),
     (
@@ -218,6 +230,10 @@ pub const FINDINGS: &[(&str, &str)] = &[
     (
         "E5010",
         "a resource policy (bucket, queue, topic, key, repository...) that IAM's policy grammar refuses",
+    ),
+    (
+        "E5011",
+        "a security group rule's CIDR that EC2 and the provider schema refuse or read as another block (spaces, leading zeros, host bits set)",
     ),
     ("E6001", "a tag key that appears twice in one list of tags"),
     (
@@ -375,6 +391,7 @@ pub fn validate(template: &Template, context: &Context<'_>) -> Vec<Finding> {
         Box::new(|f: &mut Vec<Finding>| quotas::check(template, context, f)),
         Box::new(|f: &mut Vec<Finding>| policies::check(template, f)),
         Box::new(|f: &mut Vec<Finding>| security::check(template, f)),
+        Box::new(|f: &mut Vec<Finding>| network::check(template, f)),
         Box::new(|f: &mut Vec<Finding>| tags::check(template, f)),
         Box::new(|f: &mut Vec<Finding>| volumes::check(template, f)),
         Box::new(|f: &mut Vec<Finding>| extensions::check(template, f)),

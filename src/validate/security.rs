@@ -1,41 +1,24 @@
-//! Security defaults: IMDSv2 and its hop limit, encrypted volumes, no SSH
-//! open to the internet, no hard-coded partition, no wildcard IAM actions.
+//! Security defaults: IMDSv2 and its hop limit, encrypted volumes, no
+//! hard-coded partition, no wildcard IAM actions. Who can reach SSH is
+//! `network.rs`'s.
 
+use super::values::possible;
 use super::{Finding, literal, literal_number, walk_resource};
 use crate::cfn::{Expr, Template};
 
 pub fn check(template: &Template, findings: &mut Vec<Finding>) {
     for (id, resource) in &template.resources {
         let base = format!("Resources/{id}/Properties");
-        match resource.kind.as_str() {
-            "AWS::EC2::LaunchTemplate" => {
-                if let Some(Expr::Map(data)) = resource.properties.get("LaunchTemplateData") {
-                    let base = format!("{base}/LaunchTemplateData");
-                    check_metadata_options(data.get("MetadataOptions"), &base, findings);
-                    check_volumes(
-                        data.get("BlockDeviceMappings"),
-                        &format!("{base}/BlockDeviceMappings"),
-                        findings,
-                    );
-                }
-            }
-            "AWS::EC2::SecurityGroup" => {
-                if let Some(Expr::List(rules)) = resource.properties.get("SecurityGroupIngress") {
-                    for (i, rule) in rules.iter().enumerate() {
-                        if let Expr::Map(rule) = rule {
-                            check_ingress(
-                                rule,
-                                &format!("{base}/SecurityGroupIngress/{i}"),
-                                findings,
-                            );
-                        }
-                    }
-                }
-            }
-            "AWS::EC2::SecurityGroupIngress" => {
-                check_ingress(&resource.properties, &base, findings)
-            }
-            _ => {}
+        if resource.kind == "AWS::EC2::LaunchTemplate"
+            && let Some(Expr::Map(data)) = resource.properties.get("LaunchTemplateData")
+        {
+            let base = format!("{base}/LaunchTemplateData");
+            check_metadata_options(template, data.get("MetadataOptions"), &base, findings);
+            check_volumes(
+                data.get("BlockDeviceMappings"),
+                &format!("{base}/BlockDeviceMappings"),
+                findings,
+            );
         }
         walk_resource(id, resource, &mut |expr, path| {
             let text = match expr {
@@ -97,7 +80,43 @@ fn check_statement(
     }
 }
 
-fn check_metadata_options(options: Option<&Expr>, base: &str, findings: &mut Vec<Finding>) {
+fn check_metadata_options(
+    template: &Template,
+    options: Option<&Expr>,
+    base: &str,
+    findings: &mut Vec<Finding>,
+) {
+    metadata_options(
+        template,
+        options,
+        base,
+        &format!("{base}/MetadataOptions"),
+        findings,
+    );
+}
+
+/// The options at `path` (`missing` where their absence is reported). An
+/// `Fn::If` between option sets has each branch judged as if written in
+/// its place, `AWS::NoValue` as no options at all.
+fn metadata_options(
+    template: &Template,
+    options: Option<&Expr>,
+    missing: &str,
+    path: &str,
+    findings: &mut Vec<Finding>,
+) {
+    if let Some(Expr::If {
+        then, otherwise, ..
+    }) = options
+    {
+        for (branch, value) in [(1, then), (2, otherwise)] {
+            let at = format!("{path}/Fn::If/{branch}");
+            let value = Some(value.as_ref())
+                .filter(|v| !matches!(v, Expr::Ref(name) if name == "AWS::NoValue"));
+            metadata_options(template, value, &at, &at, findings);
+        }
+        return;
+    }
     // Chosen at deploy time: nothing to say about it here.
     if options.is_some_and(Expr::is_intrinsic) {
         return;
@@ -106,21 +125,18 @@ fn check_metadata_options(options: Option<&Expr>, base: &str, findings: &mut Vec
         findings.push(
             Finding::new(
                 "W5001",
-                base.to_string(),
+                missing.to_string(),
                 "no `MetadataOptions`: instances accept IMDSv1",
             )
             .help("set `MetadataOptions: {HttpTokens: required, HttpPutResponseHopLimit: 1}`"),
         );
         return;
     };
-    let path = format!("{base}/MetadataOptions");
-    match options.get("HttpTokens").and_then(literal).as_deref() {
-        Some("required") => {}
-        Some(_) | None if options.get("HttpTokens").is_none_or(|t| !t.is_intrinsic()) => findings.push(
-            Finding::new("W5001", format!("{path}/HttpTokens"), "IMDSv1 is allowed: `HttpTokens` is not `required`")
+    if let Some(message) = imdsv1(template, options.get("HttpTokens")) {
+        findings.push(
+            Finding::new("W5001", format!("{path}/HttpTokens"), message)
                 .help("SSRF bugs in any process can read the node's credentials through IMDSv1; set `HttpTokens: required`"),
-        ),
-        _ => {}
+        );
     }
     if let Some(hops) = options
         .get("HttpPutResponseHopLimit")
@@ -146,6 +162,31 @@ fn check_metadata_options(options: Option<&Expr>, base: &str, findings: &mut Vec
     }
 }
 
+/// Why `HttpTokens` allows IMDSv1, if it does: written as anything but
+/// `required` (or left out), or computed by a function that can give
+/// `optional` (`values::possible`). A computed value none of whose known
+/// values is `optional` is not reported, even when it can also be
+/// something told only at deployment (an attribute, an import, a parameter
+/// without `AllowedValues`): the template asks for nothing weaker.
+fn imdsv1(template: &Template, tokens: Option<&Expr>) -> Option<String> {
+    let Some(tokens) = tokens.filter(|tokens| tokens.is_intrinsic()) else {
+        return (tokens.and_then(literal).as_deref() != Some("required"))
+            .then(|| "IMDSv1 is allowed: `HttpTokens` is not `required`".to_string());
+    };
+    if !possible(template, tokens).known.contains("optional") {
+        return None;
+    }
+    Some(match tokens {
+        Expr::Ref(name) => format!(
+            "IMDSv1 is allowed: `HttpTokens` is the parameter `{name}`, which can be `optional`"
+        ),
+        other => format!(
+            "IMDSv1 is allowed: `HttpTokens` is computed by `{}`, which can give `optional`",
+            other.function_name().unwrap_or("a function")
+        ),
+    })
+}
+
 fn check_volumes(mappings: Option<&Expr>, base: &str, findings: &mut Vec<Finding>) {
     let Some(Expr::List(mappings)) = mappings else {
         return;
@@ -169,30 +210,5 @@ fn check_volumes(mappings: Option<&Expr>, base: &str, findings: &mut Vec<Finding
                     .help("set `Encrypted: true`; the account's default EBS key is used unless `KmsKeyId` is set"),
             );
         }
-    }
-}
-
-fn check_ingress(rule: &indexmap::IndexMap<String, Expr>, path: &str, findings: &mut Vec<Finding>) {
-    let open = ["CidrIp", "CidrIpv6"]
-        .iter()
-        .filter_map(|key| rule.get(*key).and_then(literal))
-        .any(|cidr| cidr == "0.0.0.0/0" || cidr == "::/0");
-    if !open {
-        return;
-    }
-    let protocol = rule.get("IpProtocol").and_then(literal).unwrap_or_default();
-    let from = rule.get("FromPort").and_then(literal_number);
-    let to = rule.get("ToPort").and_then(literal_number);
-    let all_ports = protocol == "-1" || protocol == "all";
-    let covers_ssh = matches!((from, to), (Some(from), Some(to)) if from <= 22 && 22 <= to);
-    if all_ports || (protocol == "tcp" || protocol == "6") && covers_ssh {
-        findings.push(
-            Finding::new(
-                "E5005",
-                path.to_string(),
-                "SSH (port 22) is open to the whole internet",
-            )
-            .help("allow SSH only from a bastion or VPN range, or use SSM Session Manager"),
-        );
     }
 }

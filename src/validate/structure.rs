@@ -1,5 +1,6 @@
 //! The template's own structure, beyond references: conditions that are
-//! never used (`W9005`) or are not boolean functions (`E9006`), export
+//! never used (`W9005`), are not boolean functions (`E9006`) or refer to
+//! each other in a cycle (`E2012`), export
 //! names used twice (`E9007`), an output whose value is not a string
 //! (`E9011`), a logical ID that names both a parameter and a resource
 //! (`E9008`), and `${Name}` written in a plain string where only `Fn::Sub`
@@ -12,6 +13,7 @@ use crate::cfn::{Expr, Pseudo, Template};
 
 pub fn check(template: &Template, findings: &mut Vec<Finding>) {
     conditions(template, findings);
+    condition_cycles(template, findings);
     exports(template, findings);
     output_values(template, findings);
     shared_names(template, findings);
@@ -124,6 +126,171 @@ fn check_boolean(condition: &Expr, path: &str, findings: &mut Vec<Finding>) {
     for (segment, argument) in arguments {
         check_boolean(argument, &format!("{path}/{segment}"), findings);
     }
+}
+
+/// Conditions that refer to each other in a cycle: CloudFormation cannot
+/// evaluate any condition on one. Each strongly connected set of conditions
+/// is one finding, at the reference that leads from its first condition (in
+/// template order) to the next one on a shortest cycle, which it names.
+fn condition_cycles(template: &Template, findings: &mut Vec<Finding>) {
+    let names: Vec<&str> = template.conditions.keys().map(String::as_str).collect();
+    // For each condition, the conditions it names, with where it names them.
+    let edges: Vec<Vec<(usize, String)>> = template
+        .conditions
+        .iter()
+        .map(|(name, condition)| {
+            let mut out = Vec::new();
+            super::walk(
+                condition,
+                &mut format!("Conditions/{name}"),
+                &mut |expr, path| {
+                    let target = match expr {
+                        Expr::Condition(target) => Some(target.as_str()),
+                        Expr::Map(entries) if entries.len() == 1 => {
+                            match entries.get("Condition") {
+                                Some(Expr::String(target)) => Some(target.as_str()),
+                                _ => None,
+                            }
+                        }
+                        _ => None,
+                    };
+                    if let Some(index) = target.and_then(|t| template.conditions.get_index_of(t)) {
+                        out.push((index, path.to_string()));
+                    }
+                },
+            );
+            out
+        })
+        .collect();
+    for members in strongly_connected(&edges) {
+        let Some(&start) = members.iter().min() else {
+            continue;
+        };
+        let looped = members.len() > 1 || edges[start].iter().any(|(to, _)| *to == start);
+        if !looped {
+            continue;
+        }
+        let cycle = shortest_cycle(&edges, &members, start);
+        let next = cycle.get(1).copied().unwrap_or(start);
+        let path = edges[start].iter().find(|(to, _)| *to == next).map_or_else(
+            || format!("Conditions/{}", names[start]),
+            |(_, path)| path.clone(),
+        );
+        let message = if cycle.len() == 1 {
+            format!("condition `{}` refers to itself", names[start])
+        } else {
+            format!(
+                "conditions refer to each other in a cycle: {}",
+                cycle_text(&names, &cycle)
+            )
+        };
+        findings.push(
+            Finding::new("E2012", path, message)
+                .help("CloudFormation cannot evaluate a condition that depends on itself; break the cycle at one of its `Condition` references"),
+        );
+    }
+}
+
+/// The cycle as `A → B → A`; a long one with its middle left out.
+fn cycle_text(names: &[&str], cycle: &[usize]) -> String {
+    const SHOWN: usize = 8;
+    let name = |i: &usize| format!("`{}`", names[*i]);
+    let mut parts: Vec<String> = if cycle.len() > SHOWN {
+        let mut parts: Vec<String> = cycle[..SHOWN - 2].iter().map(name).collect();
+        parts.push("…".to_string());
+        parts.extend(cycle[cycle.len() - 1..].iter().map(name));
+        parts
+    } else {
+        cycle.iter().map(name).collect()
+    };
+    parts.push(name(&cycle[0]));
+    let mut text = parts.join(" → ");
+    if cycle.len() > SHOWN {
+        text.push_str(&format!(" ({} conditions)", cycle.len()));
+    }
+    text
+}
+
+/// The strongly connected sets of a graph (Tarjan's algorithm), iterative
+/// so that a chain of thousands of conditions cannot overflow the stack.
+fn strongly_connected(edges: &[Vec<(usize, String)>]) -> Vec<Vec<usize>> {
+    const UNSEEN: usize = usize::MAX;
+    let count = edges.len();
+    let (mut order, mut low) = (vec![UNSEEN; count], vec![0; count]);
+    let mut on_stack = vec![false; count];
+    let (mut stack, mut sets, mut next) = (Vec::new(), Vec::new(), 0);
+    for root in 0..count {
+        if order[root] != UNSEEN {
+            continue;
+        }
+        // Each frame: a node and the index of its next edge to follow.
+        let mut frames = vec![(root, 0)];
+        order[root] = next;
+        low[root] = next;
+        next += 1;
+        stack.push(root);
+        on_stack[root] = true;
+        while let Some(frame) = frames.last_mut() {
+            let (node, edge) = *frame;
+            if let Some((to, _)) = edges[node].get(edge) {
+                frame.1 += 1;
+                let to = *to;
+                if order[to] == UNSEEN {
+                    order[to] = next;
+                    low[to] = next;
+                    next += 1;
+                    stack.push(to);
+                    on_stack[to] = true;
+                    frames.push((to, 0));
+                } else if on_stack[to] {
+                    low[node] = low[node].min(order[to]);
+                }
+                continue;
+            }
+            frames.pop();
+            if let Some(&(parent, _)) = frames.last() {
+                low[parent] = low[parent].min(low[node]);
+            }
+            if low[node] == order[node] {
+                let mut set = Vec::new();
+                while let Some(member) = stack.pop() {
+                    on_stack[member] = false;
+                    set.push(member);
+                    if member == node {
+                        break;
+                    }
+                }
+                sets.push(set);
+            }
+        }
+    }
+    sets
+}
+
+/// A shortest cycle from `start` back to it through `members`, as the
+/// conditions on it from `start` (breadth-first, so iterative too).
+fn shortest_cycle(edges: &[Vec<(usize, String)>], members: &[usize], start: usize) -> Vec<usize> {
+    let mut parent: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
+    let mut queue = std::collections::VecDeque::from([start]);
+    while let Some(node) = queue.pop_front() {
+        for (to, _) in &edges[node] {
+            if *to == start {
+                let mut cycle = vec![node];
+                let mut at = node;
+                while let Some(&up) = parent.get(&at) {
+                    cycle.push(up);
+                    at = up;
+                }
+                cycle.reverse();
+                return cycle;
+            }
+            if members.contains(to) && !parent.contains_key(to) {
+                parent.insert(*to, node);
+                queue.push_back(*to);
+            }
+        }
+    }
+    vec![start]
 }
 
 fn numbered<'a>(name: &str, items: impl Iterator<Item = &'a Expr>) -> Vec<(String, &'a Expr)> {

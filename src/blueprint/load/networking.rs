@@ -2,13 +2,12 @@
 //! fields: instance tags in IMDS, public addresses, SSH sources, the
 //! shared security group and the cluster's IP family.
 
-use std::net::IpAddr;
-
 use super::Opt;
 use super::group_sections::decode_security_group_list;
 use super::node_group::GroupSpec;
 use crate::blueprint::decode::{Decoder, Located};
 use crate::blueprint::{AmiFamily, Cluster, IpFamily, NodeSecurityGroup, Source, Ssh};
+use crate::cidr::{Cidr, Family, Problem, blocks_to_cover};
 use crate::source::Span;
 use crate::syntax::Node;
 
@@ -124,46 +123,70 @@ pub(super) fn decode_ssh(d: &mut Decoder, node: &Node) -> Opt<SshSpec> {
             Some("list `sourceSecurityGroups` or `sourceCidrs` (a bastion or VPN range)".into());
         return None;
     }
+    let ok = check_source_cidrs(d, &spec.source_cidrs);
+    ok.then(|| Located::new(spec, node.span))
+}
+
+/// Each of `ssh.sourceCidrs` is a block the provider schema takes, and no
+/// block nor blocks together cover every address of a family: judged by
+/// arithmetic (`crate::cidr`), as `validate` judges the rules they become
+/// (`E5005`, `E5011`), so that `0.0.0.0/00`, or `0.0.0.0/1` with
+/// `128.0.0.0/1`, are refused at the blueprint's own field.
+fn check_source_cidrs(d: &mut Decoder, cidrs: &[Located<String>]) -> bool {
+    let help = "allow SSH only from a bastion or VPN range, or use SSM Session Manager";
     let mut ok = true;
-    for cidr in &spec.source_cidrs {
-        if let Some(problem) = cidr_problem(&cidr.value) {
+    let mut blocks: Vec<(&Located<String>, Cidr)> = Vec::new();
+    for cidr in cidrs {
+        let parsed = Cidr::parse(&cidr.value);
+        if let Err(problem) = &parsed {
             ok = false;
             let message = format!("`ssh.sourceCidrs` `{}` {problem}", cidr.value);
             d.error(cidr.span, message).help =
                 Some("write an IPv4 or IPv6 CIDR such as `10.0.0.0/16`".into());
-        } else if is_whole_internet(&cidr.value) {
-            ok = false;
-            // The rule the template would hold is finding E5005.
-            let message = format!(
-                "`ssh.sourceCidrs` `{}` opens SSH (port 22) to the whole internet",
-                cidr.value
-            );
-            d.error(cidr.span, message).help = Some(
-                "allow SSH only from a bastion or VPN range, or use SSM Session Manager".into(),
-            );
+        }
+        // A block with host bits set opens its network, as EC2 keeps it.
+        match parsed {
+            Err(Problem::HostBits(block)) | Ok(block) if block.prefix == 0 => {
+                ok = false;
+                let diagnostic = d.error(
+                    cidr.span,
+                    format!(
+                        "`ssh.sourceCidrs` `{}` opens SSH (port 22) to the whole internet",
+                        cidr.value
+                    ),
+                );
+                diagnostic.code = Some("E5005");
+                diagnostic.help = Some(help.into());
+            }
+            Err(Problem::HostBits(block)) | Ok(block) => blocks.push((cidr, block)),
+            Err(_) => {}
         }
     }
-    ok.then(|| Located::new(spec, node.span))
-}
-
-fn cidr_problem(text: &str) -> Option<&'static str> {
-    let Some((address, length)) = text.split_once('/') else {
-        return Some("is not a CIDR (no `/`)");
-    };
-    let Ok(length) = length.parse::<u8>() else {
-        return Some("has no valid prefix length");
-    };
-    let max = match address.parse::<IpAddr>() {
-        Ok(IpAddr::V4(_)) => 32,
-        Ok(IpAddr::V6(_)) => 128,
-        Err(_) => return Some("is not a CIDR (bad address)"),
-    };
-    (length > max).then_some("has a prefix length too long for its address")
-}
-
-/// Any CIDR of prefix length 0 covers every address.
-fn is_whole_internet(cidr: &str) -> bool {
-    cidr.ends_with("/0")
+    for family in [Family::V4, Family::V6] {
+        let of_family: Vec<&(&Located<String>, Cidr)> =
+            blocks.iter().filter(|(_, b)| b.family == family).collect();
+        let cidrs: Vec<Cidr> = of_family.iter().map(|(_, b)| *b).collect();
+        let Some(end) = blocks_to_cover(family, &cidrs) else {
+            continue;
+        };
+        ok = false;
+        let pieces: Vec<String> = of_family[..end - 1]
+            .iter()
+            .map(|(c, _)| format!("`{}`", c.value))
+            .collect();
+        let diagnostic = d.error(
+            of_family[end - 1].0.span,
+            format!(
+                "`ssh.sourceCidrs` {} and `{}` together open SSH (port 22) to the whole internet (`{}`)",
+                pieces.join(", "),
+                of_family[end - 1].0.value,
+                family.everything()
+            ),
+        );
+        diagnostic.code = Some("E5005");
+        diagnostic.help = Some(help.into());
+    }
+    ok
 }
 
 /// The SSH sources of a group, which need `keyName` (the only way in), and
