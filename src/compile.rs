@@ -355,6 +355,19 @@ fn oversized_user_data(
             fields.join(", ")
         },
     );
+    let assumed: Vec<String> = share
+        .assumed
+        .iter()
+        .map(|(field, bytes)| format!("`{field}` {bytes}"))
+        .collect();
+    let message = if assumed.is_empty() {
+        message
+    } else {
+        format!(
+            "{message}; values filled in at deploy time are counted at the size a real cluster's have ({})",
+            assumed.join(", ")
+        )
+    };
     let mut diagnostic = Diagnostic::error(&file_of(span), Some(span), message);
     diagnostic.code = Some("E3007");
     diagnostic.help = Some(format!(
