@@ -2,7 +2,7 @@
 
 use crate::cfn::sub;
 
-use super::mime::{Piece, pieces};
+use super::mime::{ENCODED, Piece, pieces};
 use super::{UserDataError, UserDataInput, render};
 
 /// The most user data EC2 accepts, in bytes once decoded.
@@ -106,12 +106,16 @@ pub struct Share {
     /// The cluster fields given by a parameter or an import, each counted
     /// at the size a real cluster's value has.
     pub assumed: Vec<(&'static str, usize)>,
+    /// Whether a MIME part is sent base64 (its text is not all ASCII), and
+    /// is counted as sent.
+    pub base64: bool,
 }
 
 /// Measures who takes the bytes of `input`'s user data.
 pub fn share(input: &UserDataInput) -> Result<Share, UserDataError> {
     let size = |input: &UserDataInput| render(input).map(|text| measured_len(&text, input));
-    let total = size(input)?;
+    let text = render(input)?;
+    let total = measured_len(&text, input);
     let mut own = input.clone();
     let mut fields = Vec::new();
     for (field, clear) in USER_FIELDS {
@@ -128,6 +132,7 @@ pub fn share(input: &UserDataInput) -> Result<Share, UserDataError> {
         own: size(&own)?,
         fields,
         assumed: assumed_values(input),
+        base64: text.contains(ENCODED),
     })
 }
 
