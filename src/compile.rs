@@ -396,7 +396,8 @@ fn oversized_user_data(
         .collect();
     let mut message = message;
     if share.base64 {
-        message.push_str("; a part with non-ASCII text is counted base64-encoded, as EC2 receives it");
+        message
+            .push_str("; a part with non-ASCII text is counted base64-encoded, as EC2 receives it");
     }
     if !assumed.is_empty() {
         message.push_str(&format!(

@@ -589,7 +589,12 @@ pub(crate) fn refuse_non_ascii_windows_commands(
     field: &str,
     commands: &Located<Vec<String>>,
 ) {
-    let Some(c) = commands.value.iter().flat_map(|c| c.chars()).find(|c| !c.is_ascii()) else {
+    let Some(c) = commands
+        .value
+        .iter()
+        .flat_map(|c| c.chars())
+        .find(|c| !c.is_ascii())
+    else {
         return;
     };
     let code = u32::from(c);

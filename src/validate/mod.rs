@@ -50,7 +50,11 @@ pub struct Finding {
 }
 
 impl Finding {
-    pub(crate) fn new(id: &'static str, path: impl Into<String>, message: impl Into<String>) -> Finding {
+    pub(crate) fn new(
+        id: &'static str,
+        path: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Finding {
         let level = Level::of_id(id);
         Finding {
             id,
