@@ -3,6 +3,8 @@
 
 use std::sync::Arc;
 
+use indexmap::IndexMap;
+
 use crate::blueprint;
 use crate::blueprint::overrides::Applied;
 use crate::cfn::{Format, Template};
@@ -197,7 +199,7 @@ pub fn compile_with_overrides(
     let mut stacks = Vec::with_capacity(lowered.len());
     for stack in lowered {
         let text = format.emit(&stack.template);
-        let all = validate::validate(
+        let mut all = validate::validate(
             &stack.template,
             &validate::Context {
                 schemas,
@@ -205,14 +207,15 @@ pub fn compile_with_overrides(
                 split_help: SPLIT_HELP,
             },
         );
-        let findings: Vec<Finding> = all
-            .into_iter()
-            .filter(|finding| !suppress(finding.id))
-            .collect();
         let overrides: Vec<Applied> = applied
             .iter()
             .filter(|o| stack.template.resources.contains_key(&o.resource))
             .cloned()
+            .collect();
+        add_oversized_user_data(&mut all, &oversized, &stack.template, &overrides);
+        let findings: Vec<Finding> = all
+            .into_iter()
+            .filter(|finding| !suppress(finding.id))
             .collect();
         for finding in &findings {
             // A finding about what an override changed is the override's.
@@ -321,6 +324,37 @@ pub fn compile_with_overrides(
     })
 }
 
+/// Adds E3007 for each launch template of `template` whose user data eksynth
+/// measured over EC2's limit and validation did not: validation counts a
+/// value filled in at deploy time as nothing (it cannot know what it
+/// holds), eksynth at the size a real cluster's value has. An override of
+/// the user data replaces what eksynth measured, and validation judges it.
+fn add_oversized_user_data(
+    findings: &mut Vec<Finding>,
+    oversized: &IndexMap<String, (usize, eks::userdata::Share)>,
+    template: &Template,
+    overrides: &[Applied],
+) {
+    for (id, (_, share)) in oversized {
+        let path = format!("Resources/{id}/Properties/LaunchTemplateData/UserData");
+        let reported = findings
+            .iter()
+            .any(|f| f.id == "E3007" && f.resource() == Some(id.as_str()));
+        if reported
+            || !template.resources.contains_key(id)
+            || overrides.iter().any(|o| o.covers(&path))
+        {
+            continue;
+        }
+        let message = format!(
+            "user data is {} bytes; EC2 accepts at most {}",
+            share.total,
+            eks::userdata::MAX_USER_DATA_BYTES
+        );
+        findings.push(Finding::new("E3007", path, message));
+    }
+}
+
 /// User data over EC2's limit, located at the group's field that adds the
 /// most to it (at the group's name when none does), with who takes the
 /// bytes: eksynth's own parts and the group's fields.
@@ -355,6 +389,22 @@ fn oversized_user_data(
             fields.join(", ")
         },
     );
+    let assumed: Vec<String> = share
+        .assumed
+        .iter()
+        .map(|(field, bytes)| format!("`{field}` {bytes}"))
+        .collect();
+    let mut message = message;
+    if share.base64 {
+        message
+            .push_str("; a part with non-ASCII text is counted base64-encoded, as EC2 receives it");
+    }
+    if !assumed.is_empty() {
+        message.push_str(&format!(
+            "; cluster values given at deploy time are counted at their size on a real cluster ({})",
+            assumed.join(", ")
+        ));
+    }
     let mut diagnostic = Diagnostic::error(&file_of(span), Some(span), message);
     diagnostic.code = Some("E3007");
     diagnostic.help = Some(format!(

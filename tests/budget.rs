@@ -154,3 +154,59 @@ nodeGroups:
     eprintln!("four self-managed AL2023 groups: {} bytes", template.len());
     assert!(template.len() <= 51_200, "{} bytes", template.len());
 }
+
+/// `text` as CloudFormation fills it in, each template value of
+/// `plain_al2023` replaced by text of the size it is budgeted at: the
+/// cluster name (100), endpoint (80), CA data (1,500), service CIDR (18),
+/// DNS IP (39), stack name (128), region and URL suffix (16).
+fn filled_in(text: &str) -> String {
+    [100, 80, 1_500, 18, 39, 128, 16, 16]
+        .iter()
+        .enumerate()
+        .fold(text.to_string(), |text, (n, bytes)| {
+            text.replace(&placeholder(n as u32), &"x".repeat(*bytes))
+        })
+}
+
+/// A blueprint whose CA comes from a parameter is measured with a real
+/// cluster's CA, not with nothing in its place.
+#[test]
+fn cluster_values_given_at_deploy_time_are_counted_at_their_real_size() {
+    let input = plain_al2023();
+    let text = render(&input).expect("renders");
+    let measured = measured_len(&text, &input);
+    eprintln!(
+        "plain self-managed AL2023 user data: {measured} bytes with cluster values at their real size"
+    );
+    assert_eq!(measured, filled_in(&text).len());
+    assert!(measured >= own_bytes(&input) + 1_500 + 80 + 100);
+}
+
+/// A MIME part with non-ASCII text is sent base64: it is counted as EC2
+/// receives it, four bytes for every three.
+#[test]
+fn a_part_sent_base64_is_counted_encoded() {
+    let mut input = plain_al2023();
+    input.pre_bootstrap_commands = vec![format!(
+        "echo '{}' >> /etc/motd",
+        "Grüße ✓ 漢字 ".repeat(200)
+    )];
+    let text = render(&input).expect("renders");
+    let encoded: usize = filled_in(&text)
+        .split(ENCODED)
+        .enumerate()
+        .map(|(i, piece)| match i % 2 {
+            0 => piece.len(),
+            _ => piece.len().div_ceil(3) * 4,
+        })
+        .sum();
+    let measured = measured_len(&text, &input);
+    eprintln!(
+        "with {} bytes of non-ASCII text: {measured} bytes as sent",
+        200 * "Grüße ✓ 漢字 ".len()
+    );
+    assert!(text.contains(ENCODED));
+    assert_eq!(measured, encoded);
+    // The encoded part holds the 3,800 bytes of text, and a third more.
+    assert!(measured >= filled_in(&text).len() + 3_800 / 3);
+}

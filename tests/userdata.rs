@@ -630,6 +630,139 @@ for part in message.get_payload():
     }
 }
 
+/// Text beyond ASCII in every field of an AL2023 or AL2 group that reaches
+/// a MIME part.
+fn non_ascii(bootstrap: Bootstrap) -> UserDataInput {
+    let mut input = sample(bootstrap);
+    input.pre_bootstrap_commands = vec![TEXT_BEYOND_ASCII_COMMAND.into()];
+    input.user_data_parts = vec![ExtraPart {
+        content_type: "text/cloud-config".into(),
+        content:
+            "#cloud-config\nwrite_files:\n  - path: /etc/banner\n    content: \"Grüße ✓ 漢字\"\n"
+                .into(),
+    }];
+    if bootstrap == Bootstrap::Al2023 {
+        input.node_config = Some(json!({"containerd": {"config": "# Größe ✓ 漢字 😀\n"}}));
+    }
+    input
+}
+
+const TEXT_BEYOND_ASCII_COMMAND: &str = "echo \"Grüße ✓ 漢字 😀\" > /etc/motd";
+
+#[test]
+fn a_part_with_non_ascii_text_is_declared_base64_and_an_ascii_part_is_not() {
+    for bootstrap in [Bootstrap::Al2023, Bootstrap::Al2] {
+        let ascii = render_ok(&sample(bootstrap));
+        assert!(!ascii.contains(ENCODED), "{bootstrap:?}");
+        assert!(
+            !ascii.contains("Content-Transfer-Encoding"),
+            "{bootstrap:?}"
+        );
+        assert_eq!(pieces(&ascii), [Piece::Text(&ascii)]);
+
+        let doc = render_ok(&non_ascii(bootstrap));
+        let (_, parts) = parse_mime(&doc);
+        for part in &parts {
+            let base64 = part
+                .headers
+                .contains(&("Content-Transfer-Encoding".into(), "base64".into()));
+            assert_eq!(base64, !part.body.is_ascii(), "{bootstrap:?}: {part:?}");
+            assert!(base64, "{bootstrap:?}: every part carries non-ASCII text");
+            // The body is what CloudFormation encodes, marked at both ends.
+            assert!(part.body.starts_with(ENCODED) && part.body.ends_with(ENCODED));
+        }
+        let encoded: Vec<&str> = pieces(&doc)
+            .into_iter()
+            .filter_map(|piece| match piece {
+                Piece::Base64(text) => Some(text),
+                Piece::Text(_) => None,
+            })
+            .collect();
+        assert_eq!(encoded.len(), parts.len(), "{bootstrap:?}");
+        assert!(
+            encoded
+                .iter()
+                .any(|body| body.contains(TEXT_BEYOND_ASCII_COMMAND))
+        );
+    }
+}
+
+/// Python's `email`, which cloud-init parses user data with, hands each
+/// part back byte for byte once CloudFormation has encoded the marked
+/// bodies (`Fn::Base64` encodes UTF-8). A part without a transfer encoding
+/// would come back with its non-ASCII text escaped.
+#[test]
+fn non_ascii_text_comes_back_from_python_email_byte_for_byte() {
+    if !have("python3") {
+        eprintln!("python3 not found; skipping");
+        return;
+    }
+    let program = r##"
+import base64, email, re, sys
+text = sys.stdin.buffer.read().decode("utf-8")
+text = re.sub("\x02(.*?)\x02", lambda m: base64.b64encode(m.group(1).encode()).decode(), text, flags=re.S)
+for part in email.message_from_string(text).walk():
+    if not part.is_multipart():
+        sys.stdout.buffer.write(part.get_payload(decode=True) + b"\0")
+"##;
+    for bootstrap in [Bootstrap::Al2023, Bootstrap::Al2] {
+        let doc = resolved(&render_ok(&non_ascii(bootstrap)));
+        let mut child = Command::new("python3")
+            .arg("-c")
+            .arg(program)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("python3 runs");
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(doc.as_bytes())
+            .expect("write to python3");
+        let out = child.wait_with_output().expect("python3 finishes");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let payloads: Vec<&[u8]> = out
+            .stdout
+            .split(|b| *b == 0)
+            .filter(|p| !p.is_empty())
+            .collect();
+        let expected: Vec<String> = parse_mime(&doc)
+            .1
+            .into_iter()
+            .map(|part| {
+                format!(
+                    "{}\n",
+                    part.body.trim_matches(ENCODED).trim_end_matches('\n')
+                )
+            })
+            .collect();
+        assert_eq!(payloads.len(), expected.len(), "{bootstrap:?}");
+        for (payload, expected) in payloads.iter().zip(&expected) {
+            assert_eq!(String::from_utf8_lossy(payload), *expected, "{bootstrap:?}");
+        }
+        let all = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(all.contains(TEXT_BEYOND_ASCII_COMMAND), "{bootstrap:?}");
+        assert!(all.contains("\"Grüße ✓ 漢字\""), "{bootstrap:?}");
+    }
+}
+
+#[test]
+fn toml_text_beyond_ascii_is_escaped_and_reads_back() {
+    let quoted = toml_quote("Grüße ✓ 漢字 😀");
+    assert_eq!(
+        quoted,
+        r#""Gr\u00FC\u00DFe \u2713 \u6F22\u5B57 \U0001F600""#
+    );
+    let table: toml::Table = format!("motd = {quoted}").parse().expect("TOML");
+    assert_eq!(table["motd"].as_str(), Some("Grüße ✓ 漢字 😀"));
+}
+
 // ------------------------------------------------------------------- shell
 
 #[test]

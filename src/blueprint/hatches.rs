@@ -226,16 +226,18 @@ impl HatchSpec {
             };
             if let Some((message, help)) = refused {
                 d.error(commands.span, message).help = Some(help.to_string());
-            } else if family.is_windows()
-                && commands
+            } else if family.is_windows() {
+                refuse_non_ascii_windows_commands(d, "postBootstrapCommands", commands);
+                if commands
                     .value
                     .iter()
                     .any(|c| c.to_ascii_lowercase().contains("</powershell"))
-            {
-                d.error(
-                    commands.span,
-                    "a post-bootstrap command contains `</powershell`, which ends Windows user data early",
-                );
+                {
+                    d.error(
+                        commands.span,
+                        "a post-bootstrap command contains `</powershell`, which ends Windows user data early",
+                    );
+                }
             }
         }
         if let Some(parts) = self
@@ -575,4 +577,32 @@ fn to_json(table: Table) -> Map<String, Json> {
             (key.value, value)
         })
         .collect()
+}
+
+/// Refuses non-ASCII text in the commands of a Windows group, at `field`:
+/// EC2Launch hands the `<powershell>` script to Windows PowerShell, which
+/// reads a script file without a byte order mark in the system's ANSI code
+/// page, so UTF-8 text would not run as written; nothing on the node can be
+/// checked here to say otherwise.
+pub(crate) fn refuse_non_ascii_windows_commands(
+    d: &mut Decoder,
+    field: &str,
+    commands: &Located<Vec<String>>,
+) {
+    let Some(c) = commands
+        .value
+        .iter()
+        .flat_map(|c| c.chars())
+        .find(|c| !c.is_ascii())
+    else {
+        return;
+    };
+    let code = u32::from(c);
+    d.error(
+        commands.span,
+        format!("`{field}` contains `{c}` (U+{code:04X}), which Windows user data cannot carry as written"),
+    )
+    .help = Some(format!(
+        "Windows PowerShell reads the user data script in the system's code page, not UTF-8: write the command in ASCII, with `$([char]::ConvertFromUtf32(0x{code:X}))` for `{c}`"
+    ));
 }

@@ -80,8 +80,9 @@ impl SubBuilder {
     }
 
     /// Turns rendered text into `Fn::Sub`, or into a plain string when it
-    /// refers to no template value.
-    pub fn finish(self, text: &str) -> Expr {
+    /// refers to no template value. Several pieces of one text may each be
+    /// finished: each `Fn::Sub` holds the variables it uses.
+    pub fn finish(&self, text: &str) -> Expr {
         let mut out = String::with_capacity(text.len() + 64);
         let mut used: Vec<&str> = Vec::new();
         let mut rest = text;
@@ -114,7 +115,7 @@ impl SubBuilder {
         }
         // A value may have been given a placeholder that the text did not
         // end up using; CloudFormation rejects unused variables.
-        let mut variables = self.variables;
+        let mut variables = self.variables.clone();
         variables.retain(|name, _| used.contains(&name.as_str()));
         Expr::Sub {
             template: out,

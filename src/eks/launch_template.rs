@@ -387,10 +387,28 @@ fn user_data(
     if text.is_empty() {
         return Ok((None, None));
     }
-    let oversized = if userdata::measured_len(&text) > userdata::MAX_USER_DATA_BYTES {
+    let oversized = if userdata::measured_len(&text, &input) > userdata::MAX_USER_DATA_BYTES {
         Some(userdata::share(&input).map_err(internal)?)
     } else {
         None
     };
-    Ok((Some(sub.finish(&text)), oversized))
+    Ok((Some(user_data_expr(&sub, &text)), oversized))
+}
+
+/// Rendered user data as one `Fn::Sub`; when a MIME part is sent base64,
+/// an `Fn::Join` of the pieces in which CloudFormation encodes that part's
+/// body (`Fn::Base64`) once its template values are filled in.
+fn user_data_expr(sub: &SubBuilder, text: &str) -> Expr {
+    let pieces = userdata::pieces(text);
+    if let [userdata::Piece::Text(text)] = pieces.as_slice() {
+        return sub.finish(text);
+    }
+    let items = pieces
+        .into_iter()
+        .map(|piece| match piece {
+            userdata::Piece::Text(text) => sub.finish(text),
+            userdata::Piece::Base64(text) => Expr::base64(sub.finish(text)),
+        })
+        .collect();
+    Expr::join("", items)
 }

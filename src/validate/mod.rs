@@ -52,7 +52,11 @@ pub struct Finding {
 }
 
 impl Finding {
-    fn new(id: &'static str, path: impl Into<String>, message: impl Into<String>) -> Finding {
+    pub(crate) fn new(
+        id: &'static str,
+        path: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Finding {
         let level = Level::of_id(id);
         Finding {
             id,

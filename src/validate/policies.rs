@@ -224,7 +224,27 @@ fn user_data_text(launch_template: &Resource) -> Option<String> {
     let Expr::Base64(inner) = data else {
         return None;
     };
-    match inner.as_ref() {
+    text_of(inner)
+}
+
+/// The text of `expr` as [`user_data_text`] reads it. An `Fn::Join` is the
+/// text of its items, and an item that is `Fn::Base64` (a MIME part sent
+/// base64) counts as the text it encodes: what the node runs.
+fn text_of(expr: &Expr) -> Option<String> {
+    match expr {
+        Expr::Join { delimiter, items } => match items.as_ref() {
+            Expr::List(items) => {
+                let texts: Option<Vec<String>> = items
+                    .iter()
+                    .map(|item| match item {
+                        Expr::Base64(inner) => text_of(inner),
+                        other => text_of(other),
+                    })
+                    .collect();
+                Some(texts?.join(delimiter))
+            }
+            _ => None,
+        },
         Expr::Sub {
             template,
             variables,

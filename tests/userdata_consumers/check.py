@@ -9,6 +9,12 @@ and then:
   (`cloudinit.user_data.UserDataProcessor`), which must keep every part, each
   with the content type its header declares (a part cloud-init cannot read
   comes out as `text/x-not-multipart`, or merged into another);
+- then through cloud-init's part handlers, as a node's first boot runs them:
+  the shell part handler writes each script to disk, and the bytes written
+  must be the part's body byte for byte (decoded from base64 where the part
+  says so: a part with non-ASCII text is sent that way); the cloud-config
+  handler merges each cloud-config part, and every `write_files` content
+  must come out of the merge as the part wrote it; no handler may fail;
 - every shell script (a shell part or boothook, a whole shell user data, a script a shell
   part writes through a heredoc, a `write_files` script of a cloud-config part)
   goes through shellcheck at severity warning: no finding is allowed;
@@ -25,6 +31,11 @@ Run with the system python3, which has Debian's `cloud-init` package:
     /usr/bin/python3 tests/userdata_consumers/check.py \
         --eksynth target/release/eksynth --shellcheck .venv-cfnlint/bin/shellcheck \
         examples/*/*.yaml
+
+`--blueprint FILE` checks the template of a one-stack blueprint as well.
+With `PYTHONPATH` naming another cloud-init's packages, that cloud-init is
+the one used (`.ci/run` runs the checker with Debian bookworm's and with a
+current one).
 
 It exits 1 on any problem, and also when it checked nothing at all.
 """
@@ -300,9 +311,148 @@ def cloud_init_parts(text):
     for part in message.walk():
         if part.get_content_maintype() == "multipart":
             continue
+        # As cloud-init's own handlers read a payload
+        # (`cloudinit.util.fully_decoded_payload`): what is not UTF-8 stays
+        # as lone surrogates, for the delivery check to find.
         payload = part.get_payload(decode=True)
-        parts.append((part.get_content_type(), payload.decode() if payload else ""))
+        text = payload.decode("utf-8", "surrogateescape") if payload else ""
+        parts.append((part.get_content_type(), text))
     return parts
+
+
+def declared_bodies(text):
+    """The body of each part of a MIME multipart user data as bytes, read
+    from the text as written and decoded from base64 where the part
+    declares it: what each part is meant to hand its reader."""
+    lines = text.split("\n")
+    header_end = lines.index("") if "" in lines else len(lines)
+    match = re.search(r'boundary="?([^";\n]+)"?', "\n".join(lines[:header_end]), re.IGNORECASE)
+    if not match:
+        return []
+    delimiter = "--" + match.group(1)
+    bodies = []
+    part = None
+    for line in lines[header_end:]:
+        if line in (delimiter, delimiter + "--"):
+            if part is not None:
+                # The line break before a delimiter belongs to the delimiter.
+                body = "\n".join(part["lines"]).encode()
+                bodies.append(base64.b64decode(body) if part["base64"] else body)
+            if line == delimiter + "--":
+                break
+            part = {"headers": True, "base64": False, "lines": []}
+        elif part is None:
+            continue
+        elif part["headers"]:
+            if line == "":
+                part["headers"] = False
+            elif line.lower().replace(" ", "") == "content-transfer-encoding:base64":
+                part["base64"] = True
+        else:
+            part["lines"].append(line)
+    return bodies
+
+
+class _Instance:
+    """The datasource cloud-init's paths ask for an instance ID."""
+
+    def get_instance_id(self):
+        return "i-0123456789abcdef0"
+
+
+def cloud_init_run(text):
+    """Runs the part handlers of cloud-init over `text` as a node's first
+    boot does (`cloudinit.stages.Init._do_handlers` over the processed user
+    data, which is first stored as text): returns the scripts the shell part
+    handler wrote (by part number, as bytes), the merged cloud-config, and
+    what cloud-init logged as failed. Boothooks are left out: their handler
+    runs them."""
+    import logging
+
+    from cloudinit import handlers, helpers
+    from cloudinit.handlers.cloud_config import CloudConfigPartHandler
+    from cloudinit.handlers.shell_script import ShellScriptPartHandler
+    from cloudinit.settings import PER_INSTANCE
+    from cloudinit.user_data import UserDataProcessor
+
+    failures = []
+
+    class Failures(logging.Handler):
+        def emit(self, record):
+            if record.levelno >= logging.WARNING and "fail" in record.getMessage().lower():
+                cause = f": {record.exc_info[1]!r}" if record.exc_info else ""
+                failures.append(record.getMessage() + cause)
+
+    capture = Failures()
+    logger = logging.getLogger("cloudinit")
+    logger.addHandler(capture)
+    try:
+        with tempfile.TemporaryDirectory() as cloud_dir:
+            paths = helpers.Paths({"cloud_dir": cloud_dir, "run_dir": cloud_dir}, ds=_Instance())
+            message = UserDataProcessor(paths).process(text.encode())
+            try:
+                str(message)
+            except Exception as error:  # what cloud-init stores as user-data.txt.i
+                failures.append(f"storing the processed user data failed: {error!r}")
+            registry = helpers.ContentHandlers()
+            modules = [CloudConfigPartHandler(paths=paths), ShellScriptPartHandler(paths=paths)]
+            for module in modules:
+                registry.register(module, overwrite=False)
+                handlers.call_begin(module, None, PER_INSTANCE)
+            walk_data = {
+                "handlers": registry,
+                "handlerdir": cloud_dir,
+                "data": None,
+                "frequency": PER_INSTANCE,
+                "handlercount": 0,
+                "excluded": ["text/cloud-boothook"],
+            }
+            handlers.walk(message, handlers.walker_callback, walk_data)
+            for module in modules:
+                handlers.call_end(module, None, PER_INSTANCE)
+            scripts_dir = Path(paths.get_ipath_cur("scripts"))
+            scripts = {
+                int(path.name.removeprefix("part-")): path.read_bytes()
+                for path in (scripts_dir.iterdir() if scripts_dir.is_dir() else [])
+            }
+            merged = Path(paths.get_ipath("cloud_config"))
+            config = load_yaml(merged.read_text(encoding="utf-8")) if merged.is_file() else None
+    finally:
+        logger.removeHandler(capture)
+    return scripts, config or {}, failures
+
+
+def write_files_contents(document):
+    """The `content` of each `write_files` entry of a cloud-config."""
+    entries = document.get("write_files", []) if isinstance(document, dict) else []
+    return [entry.get("content") for entry in entries if isinstance(entry, dict)]
+
+
+def check_delivery(where, text, parts, report):
+    """What cloud-init's handlers make of each part must be what the part
+    says, byte for byte."""
+    bodies = declared_bodies(text)
+    scripts, config, failures = cloud_init_run(text)
+    for failure in failures:
+        report.problem(where, f"cloud-init: {failure}")
+    merged = write_files_contents(config)
+    for number, ((kind, _), body) in enumerate(zip(parts, bodies), start=1):
+        part = f"{where}, part {number} ({kind})"
+        if kind == "text/x-shellscript":
+            written = scripts.get(number)
+            if written is None:
+                report.problem(part, "cloud-init's shell part handler wrote no script")
+            elif written != body:
+                report.problem(part, f"cloud-init wrote {written[:80]!r}..., not the part's {body[:80]!r}...")
+        elif kind == "text/cloud-config":
+            try:
+                wanted = write_files_contents(load_yaml(body.decode("utf-8")))
+            except (UnicodeDecodeError, ValueError) as error:
+                report.problem(part, f"not UTF-8 YAML: {error}")
+                continue
+            for content in wanted:
+                if content not in merged:
+                    report.problem(part, f"write_files content {content!r} is not in cloud-init's merged cloud-config")
 
 
 def load_yaml(text):
@@ -370,7 +520,7 @@ def run_shellcheck(scripts, shellcheck, report):
         files = {}
         for number, (name, script) in enumerate(scripts):
             path = os.path.join(directory, f"script-{number}.sh")
-            with open(path, "w", encoding="utf-8") as handle:
+            with open(path, "w", encoding="utf-8", errors="surrogateescape") as handle:
                 handle.write(script)
             files[path] = name
         result = subprocess.run(
@@ -404,6 +554,7 @@ def check_mime(where, text, report, scripts):
     for number, (kind, payload) in enumerate(parts, start=1):
         part = f"{where}, part {number} ({kind})"
         check_part(part, kind, payload, report, scripts)
+    check_delivery(where, text, parts, report)
 
 
 def check_part(where, kind, payload, report, scripts):
@@ -483,6 +634,16 @@ def check_template(where, template, report, scripts):
         check_user_data(f"{where} {name}", text, report, scripts)
 
 
+def synthesize_blueprint(eksynth, blueprint):
+    """The template of a one-stack blueprint, as JSON."""
+    result = subprocess.run(
+        [eksynth, "synth", blueprint, "--format", "json"], capture_output=True, text=True, check=False
+    )
+    if result.returncode != 0:
+        raise RuntimeError(f"{blueprint}: eksynth synth failed:\n{result.stderr}")
+    return json.loads(result.stdout)
+
+
 def synthesize(eksynth, template_path):
     """The committed template `examples/X/NAME.yaml` as JSON, synthesized
     from its blueprint."""
@@ -507,10 +668,15 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--eksynth", required=True, help="the eksynth binary")
     parser.add_argument("--shellcheck", default="shellcheck", help="the shellcheck binary")
-    parser.add_argument("files", nargs="+", help="example files; those that are templates are checked")
+    parser.add_argument(
+        "--blueprint", action="append", default=[], help="a one-stack blueprint whose template is checked too"
+    )
+    parser.add_argument("files", nargs="*", help="example files; those that are templates are checked")
     args = parser.parse_args(argv)
     report = Report()
     scripts = []
+    for blueprint in args.blueprint:
+        check_template(blueprint, synthesize_blueprint(args.eksynth, blueprint), report, scripts)
     for path in args.files:
         if is_template(path):
             check_template(path, synthesize(args.eksynth, path), report, scripts)

@@ -48,6 +48,7 @@ class BrokenUserDataIsReported(unittest.TestCase):
         "cloud-config-script-warning.mime": "write_files /usr/local/bin/example: shellcheck",
         "not-a-nodeconfig.mime": "kind is 'NodeConfiguration', not NodeConfig",
         "not-toml.toml": "neither MIME, a script, PowerShell nor TOML",
+        "non-ascii-without-encoding.mime": "cloud-init's shell part handler wrote no script",
     }
 
     def test_every_broken_file_has_an_expectation(self):

@@ -4,6 +4,7 @@
 use super::kubelet::KUBELET_FIELDS;
 use super::node_group::GroupSpec;
 use crate::blueprint::decode::{Decoder, Located};
+use crate::blueprint::hatches::refuse_non_ascii_windows_commands;
 use crate::blueprint::*;
 use crate::eks::kubelet_config;
 use crate::source::Span;
@@ -176,6 +177,9 @@ pub(super) fn check_bootstrap_limits(
             if value.to_string().contains(char::is_whitespace) {
                 d.error(key.span, format!("`kubelet.{}` contains whitespace, which Windows kubelet arguments cannot carry", key.value));
             }
+        }
+        if let Some(commands) = &spec.pre_bootstrap_commands {
+            refuse_non_ascii_windows_commands(d, "preBootstrapCommands", commands);
         }
         if let Some(commands) = &spec.pre_bootstrap_commands
             && commands

@@ -33,6 +33,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 pub use budget::{MAX_USER_DATA_BYTES, Share, measured_len, share};
+pub use mime::{ENCODED, Piece, pieces};
 pub use quote::{double_quote, powershell_quote, shell_quote, toml_quote};
 pub use signal::{
     SIGNAL_MARGIN_SECONDS, Signal, SignalClient, node_deadline_seconds, render_signaller,

@@ -61,9 +61,22 @@ pub fn powershell_quote(text: &str) -> String {
 
 /// Quotes `text` as a TOML basic string: TOML's escapes are those of a JSON
 /// string, so this is [`double_quote`] (placeholder marks stay raw there
-/// too, and are replaced before anything parses the text).
+/// too, and are replaced before anything parses the text), with every
+/// non-ASCII character escaped (`\u` or `\U`): Bottlerocket user data is
+/// then ASCII, which reaches the node the same whatever reads it.
 pub fn toml_quote(text: &str) -> String {
-    double_quote(text)
+    let quoted = double_quote(text);
+    let mut out = String::with_capacity(quoted.len());
+    for c in quoted.chars() {
+        let code = u32::from(c);
+        // Writing to a String cannot fail.
+        let _ = match code {
+            _ if c.is_ascii() => write!(out, "{c}"),
+            ..=0xffff => write!(out, "\\u{code:04X}"),
+            _ => write!(out, "\\U{code:08X}"),
+        };
+    }
+    out
 }
 
 /// JSON text for `value`, with strings quoted by [`double_quote`] so that
