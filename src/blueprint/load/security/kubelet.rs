@@ -77,17 +77,21 @@ pub(super) fn field(name: &str, value: &Node) -> Vec<Hit> {
 /// `--kubelet-extra-args '...'` are read too. Flag names are read as the
 /// kubelet reads them: `_` for `-`, and a boolean flag alone is `true`.
 pub(super) fn flags(items: &[Node]) -> Vec<Hit> {
-    let arguments: Vec<(String, &Node)> = items
+    let arguments: Vec<(String, &Node, &str, usize)> = items
         .iter()
         .filter_map(|item| Some((super::text(item)?, item)))
         .flat_map(|(text, item)| {
             text.split(|c: char| c.is_whitespace() || c == '\'' || c == '"')
                 .filter(|argument| !argument.is_empty())
-                .map(move |argument| (argument.to_string(), item))
+                .map(move |argument| {
+                    // Where the argument starts in the item's text.
+                    let offset = argument.as_ptr() as usize - text.as_ptr() as usize;
+                    (argument.to_string(), item, text, offset)
+                })
         })
         .collect();
     let mut hits = Vec::new();
-    for (index, (argument, item)) in arguments.iter().enumerate() {
+    for (index, (argument, item, text, offset)) in arguments.iter().enumerate() {
         let Some(flag) = argument.strip_prefix("--") else {
             continue;
         };
@@ -101,7 +105,7 @@ pub(super) fn flags(items: &[Node]) -> Vec<Hit> {
             inline.or_else(|| {
                 arguments
                     .get(index + 1)
-                    .map(|(next, _)| next.as_str())
+                    .map(|(next, ..)| next.as_str())
                     .filter(|next| !next.starts_with('-'))
             })
         };
@@ -112,35 +116,35 @@ pub(super) fn flags(items: &[Node]) -> Vec<Hit> {
             Some(_) => written.clone(),
             None => format!("`{argument} {value}`"),
         };
-        match name.as_str() {
-            "anonymous-auth" if boolean() == Some(true) => hits.push(Hit::new(
+        let found = match name.as_str() {
+            "anonymous-auth" if boolean() == Some(true) => Some(Hit::new(
                 ANONYMOUS,
                 item,
-                format!("{written}: the kubelet's API (port 10250) answers requests from anyone who reaches the node, unauthenticated"),
+                format!(
+                    "{written}: the kubelet's API (port 10250) answers requests from anyone who reaches the node, unauthenticated"
+                ),
                 ANONYMOUS_HELP,
             )),
-            "authentication-token-webhook" if boolean() == Some(false) => hits.push(Hit::new(
+            "authentication-token-webhook" if boolean() == Some(false) => Some(Hit::new(
                 NO_WEBHOOK,
                 item,
-                format!("{written}: the kubelet no longer authenticates bearer tokens with the API server"),
+                format!(
+                    "{written}: the kubelet no longer authenticates bearer tokens with the API server"
+                ),
                 NO_WEBHOOK_HELP,
             )),
-            "authorization-mode" => {
-                if let Some(mode) = next().filter(|mode| is_always_allow(mode)) {
-                    hits.push(always_allow(item, &with_value(mode)));
-                }
-            }
-            "read-only-port" => {
-                let open = next().filter(|port| port.parse::<u32>().is_ok_and(|p| p != 0));
-                if let Some(port) = open {
-                    hits.push(read_only_port(item, &with_value(port)));
-                }
-            }
+            "authorization-mode" => next()
+                .filter(|mode| is_always_allow(mode))
+                .map(|mode| always_allow(item, &with_value(mode))),
+            "read-only-port" => next()
+                .filter(|port| port.parse::<u32>().is_ok_and(|p| p != 0))
+                .map(|port| read_only_port(item, &with_value(port))),
             "protect-kernel-defaults" if boolean() == Some(false) => {
-                hits.push(kernel_defaults(item, &written));
+                Some(kernel_defaults(item, &written))
             }
-            _ => {}
-        }
+            _ => None,
+        };
+        hits.extend(found.map(|hit| hit.at(text, *offset)));
     }
     hits
 }

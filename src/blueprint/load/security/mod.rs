@@ -31,6 +31,9 @@ pub(super) struct Hit {
     /// The path of the setting below the node its check was given, which
     /// says whether a group replaces a setting of `defaults`.
     path: Vec<String>,
+    /// The line of the node's text the setting is on (counted from 0),
+    /// and that line, for a hit inside a string of several lines.
+    line: Option<(usize, String)>,
 }
 
 impl Hit {
@@ -41,7 +44,20 @@ impl Hit {
             message,
             help,
             path: Vec::new(),
+            line: None,
         }
+    }
+
+    /// The hit, found at byte `offset` of `text`, the node's text.
+    fn at(mut self, text: &str, offset: usize) -> Hit {
+        let index = text
+            .get(..offset)
+            .map_or(0, |before| before.matches('\n').count());
+        self.line = text
+            .split('\n')
+            .nth(index)
+            .map(|line| (index, line.to_string()));
+        self
     }
 
     /// The hit, found below `key` of the node its check was given.
@@ -77,7 +93,12 @@ pub(super) fn check(d: &mut Decoder, root: &Node) {
         hits.extend(override_hits(item));
     }
     for hit in hits {
-        let warning = d.warning(hit.span, hit.message);
+        let span = hit
+            .line
+            .as_ref()
+            .and_then(|(index, line)| line_in_block(d, hit.span, *index, line))
+            .unwrap_or(hit.span);
+        let warning = d.warning(span, hit.message);
         warning.code = Some(hit.id);
         warning.help = Some(hit.help.to_string());
     }
@@ -239,6 +260,28 @@ fn walk(node: &Node, at: &mut Vec<String>, hits: &mut Vec<Hit>) {
         }
         _ => {}
     }
+}
+
+/// The span of line `index` (`line`) of a literal block scalar (`|`)
+/// whose text starts at `block`: its lines are the file's, after the
+/// block's indentation. `None` for the first line (the block's own span
+/// starts there), and when the file's line is not the indentation and
+/// `line` (a folded or quoted string, whose lines are not the file's).
+fn line_in_block(d: &Decoder, block: Span, index: usize, line: &str) -> Option<Span> {
+    if index == 0 || line.is_empty() {
+        return None;
+    }
+    let file = d.files.get(block.file as usize)?;
+    let at = block.line + index;
+    let indent = block.column.saturating_sub(1);
+    let written = file.line_text(at).trim_end_matches('\r');
+    let (before, rest) = written.split_at_checked(written.char_indices().nth(indent)?.0)?;
+    (before.trim().is_empty() && rest == line).then(|| Span {
+        line: at,
+        column: block.column,
+        len: line.chars().count(),
+        file: block.file,
+    })
 }
 
 /// The node at `path` (mapping keys) below `node`.

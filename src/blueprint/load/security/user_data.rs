@@ -23,7 +23,7 @@ const REENABLING: &[(&str, &str, &str)] = &[
 /// The hit of a string that runs such a command.
 pub(super) fn text(node: &Node) -> Option<Hit> {
     let text = node.as_str()?;
-    let command = reenabling(text)?;
+    let (command, offset) = reenabling(text)?;
     Some(Hit::new(
         IMDSV1,
         node,
@@ -31,7 +31,7 @@ pub(super) fn text(node: &Node) -> Option<Hit> {
             "`{command}` with `optional` tokens turns IMDSv1 back on when the node boots, whatever the launch template's `HttpTokens` says"
         ),
         "leave the instance metadata options to the launch template (`imds.httpTokens`); a tool that needs IMDSv1 should move to an AWS SDK that speaks IMDSv2",
-    ))
+    ).at(text, offset))
 }
 
 /// The hits of every string in `node` (user data written by an override,
@@ -48,8 +48,8 @@ pub(super) fn strings(node: &Node) -> Vec<Hit> {
     }
 }
 
-/// The re-enabling command `text` runs, as its name is written there.
-fn reenabling(text: &str) -> Option<&'static str> {
+/// The re-enabling command `text` runs, and where it starts.
+fn reenabling(text: &str) -> Option<(&'static str, usize)> {
     let lower = text.to_ascii_lowercase();
     REENABLING.iter().find_map(|(command, option, value)| {
         lower
@@ -62,7 +62,7 @@ fn reenabling(text: &str) -> Option<&'static str> {
                 arguments
                     .windows(2)
                     .any(|pair| pair[0] == *option && pair[1] == *value)
-                    .then_some(*command)
+                    .then_some((*command, start))
             })
     })
 }
