@@ -80,10 +80,21 @@ pub(super) fn check(d: &mut Decoder, root: &Node) {
         hits.extend(group_hits(group));
     }
     if let Some(defaults) = get(root, &["defaults"]) {
-        // A setting of `defaults` that every group replaces reaches no node.
+        // A setting of `defaults` that every group replaces reaches no
+        // node, nor do Bottlerocket settings where no group runs it.
+        let family = |group: &Node| {
+            get(group, &["amiFamily"])
+                .or_else(|| get(defaults, &["amiFamily"]))
+                .and_then(Node::as_str)
+                .map(str::to_string)
+        };
         hits.extend(group_hits(defaults).into_iter().filter(|hit| {
             let path: Vec<&str> = hit.path.iter().map(String::as_str).collect();
-            groups.iter().any(|group| get(group, &path).is_none())
+            groups.iter().any(|group| {
+                get(group, &path).is_none()
+                    && (path.first() != Some(&"bottlerocket")
+                        || family(group).as_deref() == Some("Bottlerocket"))
+            })
         }));
     }
     for item in get(root, &["overrides"])
