@@ -73,7 +73,8 @@ pub(super) fn field(name: &str, value: &Node) -> Vec<Hit> {
 
 /// The hits of kubelet flags written in `items`, strings of one or more
 /// arguments each (a flag's value may be the next argument, in the next
-/// item). Quotes are dropped, so that the flags inside
+/// item). The arguments are the words a shell makes of the text, each
+/// split again at spaces, so that the flags inside
 /// `--kubelet-extra-args '...'` are read too. Flag names are read as the
 /// kubelet reads them: `_` for `-`, and a boolean flag alone is `true`.
 pub(super) fn flags(items: &[Node]) -> Vec<Hit> {
@@ -81,13 +82,14 @@ pub(super) fn flags(items: &[Node]) -> Vec<Hit> {
         .iter()
         .filter_map(|item| Some((super::text(item)?, item)))
         .flat_map(|(text, item)| {
-            text.split(|c: char| c.is_whitespace() || c == '\'' || c == '"')
-                .filter(|argument| !argument.is_empty())
-                .map(move |argument| {
-                    // Where the argument starts in the item's text.
-                    let offset = argument.as_ptr() as usize - text.as_ptr() as usize;
-                    (argument.to_string(), item, text, offset)
-                })
+            words(text).into_iter().flat_map(move |(word, start)| {
+                word.split_whitespace()
+                    .map(|argument| {
+                        let within = argument.as_ptr() as usize - word.as_ptr() as usize;
+                        (argument.to_string(), item, text, start + within)
+                    })
+                    .collect::<Vec<_>>()
+            })
         })
         .collect();
     let mut hits = Vec::new();
@@ -180,6 +182,30 @@ fn kernel_defaults(node: &Node, written: &str) -> Hit {
         ),
         KERNEL_DEFAULTS_HELP,
     )
+}
+
+/// The words of `text` as a shell splits it, each with the byte where it
+/// starts: quotes group what they hold and are dropped, backslashes
+/// (escapes, line continuations) are dropped.
+fn words(text: &str) -> Vec<(String, usize)> {
+    let mut words = Vec::new();
+    let mut current: Option<(String, usize)> = None;
+    let mut quote: Option<char> = None;
+    for (at, c) in text.char_indices() {
+        match quote {
+            Some(open) if c == open => quote = None,
+            Some(_) => current.get_or_insert_with(|| (String::new(), at)).0.push(c),
+            None if c == '\'' || c == '"' => {
+                quote = Some(c);
+                current.get_or_insert_with(|| (String::new(), at));
+            }
+            None if c.is_whitespace() => words.extend(current.take()),
+            None if c == '\\' => {}
+            None => current.get_or_insert_with(|| (String::new(), at)).0.push(c),
+        }
+    }
+    words.extend(current);
+    words
 }
 
 /// `AlwaysAllow`, the kubelet's authorization mode that allows everything
