@@ -233,3 +233,24 @@ fn parse_bool(text: &str) -> Option<bool> {
         _ => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::words;
+
+    #[test]
+    fn words_are_split_as_a_shell_splits_them() {
+        let text = "--kubelet-extra-args '--a=1 --b=2' --c=\"x y\" \\\n  --d";
+        let found: Vec<(String, usize)> = words(text);
+        let expected = [
+            ("--kubelet-extra-args", 0),
+            ("--a=1 --b=2", 21),
+            ("--c=x y", 35),
+            ("--d", 49),
+        ];
+        assert_eq!(found.len(), expected.len(), "{found:?}");
+        for ((word, at), (want, want_at)) in found.iter().zip(expected) {
+            assert_eq!((word.as_str(), *at), (want, want_at));
+        }
+    }
+}
