@@ -225,3 +225,35 @@ fn values_that_begin_with_a_yaml_indicator_are_quoted_and_carried() {
         assert!(imported.text.contains(line), "{line}: {}", imported.text);
     }
 }
+
+#[test]
+fn bottlerocket_s_admin_container_is_carried_with_a_suppression_naming_its_eksctl_key() {
+    // Asked for by name, and turned on by eksctl for SSH.
+    for (group, key) in [
+        (
+            "  bottlerocket: {enableAdminContainer: true, settings: {motd: hi}}\n",
+            "nodeGroups[0].bottlerocket.enableAdminContainer",
+        ),
+        (
+            "  ssh: {allow: true, publicKeyName: k}\n  bottlerocket: {settings: {motd: hi}}\n",
+            "nodeGroups[0].ssh.allow",
+        ),
+    ] {
+        let imported = import_text(&format!(
+            "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata: {{name: c, region: us-west-2, version: \"1.33\"}}\n\
+             nodeGroups:\n- name: ng\n  instanceType: m6i.large\n  amiFamily: Bottlerocket\n{group}"
+        ));
+        assert!(
+            imported.text.contains("admin:\n          enabled: true"),
+            "{}",
+            imported.text
+        );
+        assert!(
+            imported.text.contains(&format!(
+                "- id: W5025\n  reason: \"imported from eksctl, whose `{key}: true`"
+            )),
+            "{}",
+            imported.text
+        );
+    }
+}

@@ -224,6 +224,41 @@ pub const FINDINGS: &[(&str, &str)] = &[
     ("W5006", "a hard-coded `arn:aws:` partition"),
     ("W5007", "an IAM policy that allows every action"),
     (
+        "W5020",
+        "kubelet: anonymous requests allowed (`authentication.anonymous.enabled`, `--anonymous-auth`)",
+    ),
+    (
+        "W5021",
+        "kubelet: webhook (bearer token) authentication off",
+    ),
+    ("W5022", "kubelet: `AlwaysAllow` authorization"),
+    ("W5023", "kubelet: the unauthenticated read-only port open"),
+    ("W5024", "kubelet: `protectKernelDefaults` off"),
+    (
+        "W5025",
+        "Bottlerocket: a superpowered host container (the admin container enabled)",
+    ),
+    (
+        "W5026",
+        "Bottlerocket: kernel lockdown off (`kernel.lockdown: none`)",
+    ),
+    (
+        "W5027",
+        "the node role given `AdministratorAccess` or `IAMFullAccess`",
+    ),
+    (
+        "W5028",
+        "the node role allowed `iam:PassRole`, `iam:CreateAccessKey` or `iam:AttachRolePolicy` on every resource",
+    ),
+    (
+        "W5029",
+        "a node-role trust policy that any AWS principal may assume",
+    ),
+    (
+        "W5030",
+        "user data that turns IMDSv1 back on at boot (`modify-instance-metadata-options --http-tokens optional`)",
+    ),
+    (
         "E5008",
         "an IAM identity policy that IAM's policy grammar refuses",
     ),

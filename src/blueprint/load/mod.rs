@@ -23,6 +23,7 @@ mod node_config;
 mod node_group;
 mod node_repair;
 mod raw;
+mod security;
 mod sources;
 mod stacks;
 mod storage;
@@ -96,6 +97,9 @@ pub fn load_with(
     let composed = crate::blueprint::compose::compose(file, overrides)?;
     let mut decoder = Decoder::new(composed.files);
     let blueprint = decode_blueprint(&mut decoder, &composed.root);
+    if blueprint.is_some() {
+        security::check(&mut decoder, &composed.root);
+    }
     let mut diagnostics = decoder.diagnostics;
     // Every group is checked with `defaults` merged in, so a mistake in
     // `defaults` is found once per group; it is one mistake, reported once.

@@ -388,11 +388,13 @@ pub(super) fn bottlerocket(group: &mut Group<'_>, _key: &Key, node: &Node, all: 
     let ssh_allowed = all
         .iter()
         .find(|(k, _)| k.name == "ssh")
-        .and_then(|(_, s)| field(s, "allow"))
-        .and_then(boolean)
-        == Some(true);
-    if ssh_allowed && field(node, "enableAdminContainer").is_none() {
-        admin_container(group, Out::bool(true));
+        .and_then(|(_, s)| s.as_map()?.iter().find(|(k, _)| k.name == "allow"))
+        .filter(|(_, allow)| boolean(allow) == Some(true));
+    if let Some((allow, _)) = ssh_allowed
+        && field(node, "enableAdminContainer").is_none()
+    {
+        let origin = group.origin_below("ssh", allow);
+        admin_container(group, Out::bool(true).from(origin));
     }
 }
 

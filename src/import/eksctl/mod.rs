@@ -374,6 +374,26 @@ fn settle(
             let imdsv1 = origin.filter(|o| {
                 problem.code == Some("W5001") && ctx.origins[*o].1.ends_with(".disableIMDSv1")
             });
+            // So is Bottlerocket's admin container, which eksctl runs when
+            // asked (`enableAdminContainer`) and for SSH (`ssh.allow`).
+            let admin = origin.filter(|o| {
+                let path = &ctx.origins[*o].1;
+                problem.code == Some("W5025")
+                    && (path.ends_with(".enableAdminContainer") || path.ends_with(".ssh.allow"))
+            });
+            if let Some(origin) = admin {
+                if !suppressions.iter().any(|(id, _)| *id == "W5025") {
+                    suppressions.push((
+                        "W5025",
+                        format!(
+                            "imported from eksctl, whose `{}: true` runs Bottlerocket's admin container",
+                            ctx.origins[origin].1
+                        ),
+                    ));
+                    progress = true;
+                }
+                continue;
+            }
             if let Some(origin) = imdsv1 {
                 if !suppressions.iter().any(|(id, _)| *id == "W5001") {
                     suppressions.push((
