@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use miette::{LabeledSpan, SourceCode};
 
+use crate::escape;
 use crate::source::{SourceFile, Span};
 
 /// How serious a diagnostic (or a validation finding) is.
@@ -91,14 +92,18 @@ impl Diagnostic {
 
     /// Renders the diagnostic the way rustc does: the message, the
     /// location, the offending line with a caret under the marked text, and
-    /// the help.
+    /// the help. Everything that may hold the input's text (the message,
+    /// the file name, the line, the label, the help) is printed by the
+    /// terminal rule of [`escape`], the caret counted on the escaped line.
     pub fn render(&self) -> String {
         let severity = self.severity.name();
         let code = self.code.map(|c| format!("[{c}]")).unwrap_or_default();
-        let mut out = format!("{severity}{code}: {}\n", self.message);
+        let name = escape::terminal(&self.file.name);
+        let mut out = format!("{severity}{code}: {}\n", escape::terminal(&self.message));
+        let help = self.help.as_deref().map(escape::terminal);
         let Some(span) = self.span else {
-            out.push_str(&format!(" --> {}\n", self.file.name));
-            if let Some(help) = &self.help {
+            out.push_str(&format!(" --> {name}\n"));
+            if let Some(help) = help {
                 out.push_str(&format!("  = help: {help}\n"));
             }
             return out;
@@ -106,31 +111,33 @@ impl Diagnostic {
         let number = span.line.to_string();
         let gutter = " ".repeat(number.len());
         out.push_str(&format!(
-            "{gutter}--> {}:{}:{}\n",
-            self.file.name, span.line, span.column
+            "{gutter}--> {name}:{}:{}\n",
+            span.line, span.column
         ));
         out.push_str(&format!("{gutter} |\n"));
         let line = self.file.line_text(span.line);
-        let expand = |text: &str| text.replace('\t', "    ");
+        // Tabs keep their width as spaces; any other control character is
+        // shown escaped, and the caret moves with it.
+        let shown = |text: &str| escape::terminal(&text.replace('\t', "    ")).into_owned();
         let before: String = line.chars().take(span.column.saturating_sub(1)).collect();
         let marked: String = line
             .chars()
             .skip(span.column.saturating_sub(1))
             .take(span.len.max(1))
             .collect();
-        let carets = expand(&marked).chars().count().max(1);
-        out.push_str(&format!("{number} | {}\n", expand(line)));
+        let carets = shown(&marked).chars().count().max(1);
+        out.push_str(&format!("{number} | {}\n", shown(line)));
         out.push_str(&format!(
             "{gutter} | {}{}",
-            " ".repeat(expand(&before).chars().count()),
+            " ".repeat(shown(&before).chars().count()),
             "^".repeat(carets)
         ));
         if let Some(label) = &self.label {
             out.push(' ');
-            out.push_str(label);
+            out.push_str(&escape::terminal(label));
         }
         out.push('\n');
-        if let Some(help) = &self.help {
+        if let Some(help) = help {
             out.push_str(&format!("{gutter} |\n{gutter} = help: {help}\n"));
         }
         out
@@ -162,11 +169,12 @@ impl Diagnostic {
         Some((text.len(), 0))
     }
 
-    /// `file:line:column` for one-line summaries.
+    /// `file:line:column` for one-line summaries, by the terminal rule.
     pub fn location(&self) -> String {
+        let name = escape::terminal(&self.file.name);
         match self.span {
-            Some(span) => format!("{}:{}:{}", self.file.name, span.line, span.column),
-            None => self.file.name.clone(),
+            Some(span) => format!("{name}:{}:{}", span.line, span.column),
+            None => name.into_owned(),
         }
     }
 }
