@@ -143,7 +143,10 @@ mod tests {
 
     #[test]
     fn a_file_name_becomes_a_relative_uri_reference() {
-        assert_eq!(uri_reference("nodes/blueprint.yaml"), "nodes/blueprint.yaml");
+        assert_eq!(
+            uri_reference("nodes/blueprint.yaml"),
+            "nodes/blueprint.yaml"
+        );
         assert_eq!(uri_reference("my nodes\\a%b.yaml"), "my%20nodes/a%25b.yaml");
         assert_eq!(uri_reference("x\ny"), "x%0Ay");
         assert_eq!(uri_reference("nœud"), "n%C5%93ud");

@@ -11,6 +11,7 @@ use eksynth::cfn;
 use eksynth::check::{Report, check_file_keeping_trees};
 use eksynth::compile::{CompileError, Compiled, Stack};
 use eksynth::diagnostic::Diagnostic;
+use eksynth::escape;
 use eksynth::output;
 use eksynth::report;
 use eksynth::source::SourceFile;
@@ -299,24 +300,22 @@ fn pad_heaps() {
 fn pad_heaps() {}
 
 fn read_input(path: &str) -> Result<Arc<SourceFile>, String> {
-    let mut text = String::new();
+    let mut bytes = Vec::new();
     let (name, result) = if path == "-" {
         (
             "<stdin>".to_string(),
-            std::io::stdin().read_to_string(&mut text).map(|_| ()),
+            std::io::stdin().read_to_end(&mut bytes).map(|_| ()),
         )
     } else {
-        (
-            path.to_string(),
-            std::fs::read_to_string(path).map(|t| text = t),
-        )
+        (path.to_string(), std::fs::read(path).map(|b| bytes = b))
     };
-    match result {
-        Ok(()) => Ok(SourceFile::new(name, text)),
-        Err(error) if error.kind() == std::io::ErrorKind::InvalidData => {
-            Err(format!("error: cannot read `{name}`: it is not UTF-8 text"))
-        }
-        Err(error) => Err(format!("error: cannot read `{name}`: {error}")),
+    let shown = escape::terminal(&name);
+    match result.map(|()| eksynth::syntax::text_of(bytes)) {
+        Ok(Ok(text)) => Ok(SourceFile::new(name, text)),
+        Ok(Err(not_utf8)) => Err(format!(
+            "error: cannot read `{shown}`: {not_utf8}\n  = help: save it as UTF-8"
+        )),
+        Err(error) => Err(format!("error: cannot read `{shown}`: {error}")),
     }
 }
 
