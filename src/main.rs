@@ -630,7 +630,10 @@ fn check(
     let result = output::check(out_dir, &expected, &inputs);
     for (name, diff) in &result.stale {
         eprintln!("stale: {}", shown_path(&out_dir.join(name)));
-        print!("{diff}");
+        // A committed file may hold anything: each line is shown escaped.
+        for line in diff.lines() {
+            println!("{}", shown(line));
+        }
     }
     for name in &result.missing {
         eprintln!("missing: {}", shown_path(&out_dir.join(name)));

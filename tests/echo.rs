@@ -109,3 +109,22 @@ fn explain_quotes_blueprint_lines_escaped() {
     assert!(shown.contains("# \\u{202e}reversed\\t!"), "{shown}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn check_shows_a_committed_template_escaped_in_its_diff() {
+    let dir = scratch("stale");
+    let text = std::fs::read_to_string("examples/quickstart/quickstart.yaml").expect("template");
+    let text = text.replacen("Parameters:\n", "# \u{1b}[2J\u{7}\nParameters:\n", 1);
+    std::fs::write(dir.join("quickstart.yaml"), text).expect("stale template");
+    let out_dir = dir.to_str().expect("UTF-8 path");
+    let output = eksynth(&[
+        "check",
+        "examples/quickstart/blueprint.yaml",
+        "--out-dir",
+        out_dir,
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    let text = printed(&output);
+    assert!(text.contains("\n-# \\u{1b}[2J\\u{7}\n"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -239,7 +239,7 @@ pub fn render_human(diff: &Diff) -> String {
                 let _ = writeln!(out, "    !! REPLACEMENT: {}", terminal(&cause.describe()));
             }
             if let Some(impact) = resource.impact() {
-                let _ = writeln!(out, "    !! CRITICAL: {}", terminal(&impact));
+                let _ = writeln!(out, "    !! CRITICAL: {}", terminal(impact));
             }
             for change in &resource.changes {
                 let suffix = if change.replaces {
