@@ -125,11 +125,15 @@ impl Diagnostic {
             .skip(span.column.saturating_sub(1))
             .take(span.len.max(1))
             .collect();
-        let carets = shown(&marked).chars().count().max(1);
-        out.push_str(&format!("{number} | {}\n", shown(line)));
+        let (text, indent, carets) = window(
+            &shown(line),
+            shown(&before).chars().count(),
+            shown(&marked).chars().count().max(1),
+        );
+        out.push_str(&format!("{number} | {text}\n"));
         out.push_str(&format!(
             "{gutter} | {}{}",
-            " ".repeat(shown(&before).chars().count()),
+            " ".repeat(indent),
             "^".repeat(carets)
         ));
         if let Some(label) = &self.label {
@@ -179,9 +183,41 @@ impl Diagnostic {
     }
 }
 
+/// A shown line longer than this many characters (a minified JSON
+/// template, a document past the reader's limits) is cut to a window of
+/// this width around the marked text.
+const MAX_LINE_CHARS: usize = 400;
+/// Characters of such a line kept before the marked text.
+const CONTEXT_CHARS: usize = 100;
+
+/// The part of a shown `line` to print, with the columns before the caret
+/// and the number of carets, when `indent` characters come before the
+/// marked text and `carets` are marked.
+fn window(line: &str, indent: usize, carets: usize) -> (String, usize, usize) {
+    let length = line.chars().count();
+    if length <= MAX_LINE_CHARS {
+        return (line.to_string(), indent, carets);
+    }
+    let start = indent.saturating_sub(CONTEXT_CHARS).min(length);
+    let end = (start + MAX_LINE_CHARS).min(length);
+    let mut text: String = line.chars().skip(start).take(end - start).collect();
+    let mut indent = indent - start;
+    if start > 0 {
+        text.insert(0, '…');
+        indent += 1;
+    }
+    if end < length {
+        text.push('…');
+    }
+    let carets = carets.min((end - start).saturating_sub(indent)).max(1);
+    (text, indent, carets)
+}
+
+/// The message by the terminal rule, as `render` prints it (and a miette
+/// reporter, which takes the message from here).
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
+        f.write_str(&escape::terminal(&self.message))
     }
 }
 
@@ -225,8 +261,8 @@ impl miette::Diagnostic for Diagnostic {
 
     fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
         self.help
-            .as_ref()
-            .map(|help| Box::new(help) as Box<dyn fmt::Display>)
+            .as_deref()
+            .map(|help| Box::new(escape::terminal(help)) as Box<dyn fmt::Display>)
     }
 
     fn source_code(&self) -> Option<&dyn SourceCode> {
@@ -236,9 +272,38 @@ impl miette::Diagnostic for Diagnostic {
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
         let (start, len) = self.byte_range()?;
         Some(Box::new(std::iter::once(LabeledSpan::new(
-            self.label.clone(),
+            self.label
+                .as_deref()
+                .map(|label| escape::terminal(label).into_owned()),
             start,
             len,
         ))))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_line_is_shown_as_a_window_around_its_caret() {
+        let line = format!("a: [{}]", "1,".repeat(1000));
+        let file = SourceFile::new("big.yaml", format!("{line}\n"));
+        let rendered = Diagnostic::error(&file, Some(Span::new(1, 701, 1)), "too large")
+            .with_label("here")
+            .render();
+        let lines: Vec<&str> = rendered.lines().collect();
+        let shown = lines[3].strip_prefix("1 | ").expect("the line");
+        assert_eq!(shown.chars().count(), MAX_LINE_CHARS + 2, "{rendered}");
+        assert!(shown.starts_with('…') && shown.ends_with('…'), "{rendered}");
+        let caret = lines[4].strip_prefix("  | ").expect("the caret line");
+        assert_eq!(caret, format!("{}^ here", " ".repeat(CONTEXT_CHARS + 1)));
+    }
+
+    #[test]
+    fn a_library_reporter_gets_the_message_escaped() {
+        let file = SourceFile::new("x.yaml", "x: 1\n".to_string());
+        let diagnostic = Diagnostic::error(&file, None, "bad `a\u{1b}[2J\nb`");
+        assert_eq!(diagnostic.to_string(), "bad `a\\u{1b}[2J\\nb`");
     }
 }
