@@ -31,7 +31,9 @@ fn is_unsafe(c: char) -> bool {
 
 /// Text for a terminal (rendered diagnostics, `diff`, `explain`, the
 /// command line's own messages): every unsafe character written as a
-/// visible escape, `\n`, `\r`, `\t` or `\u{1b}` as Rust writes them.
+/// visible escape, `\n`, `\r`, `\t` or `\u{1b}` as Rust writes them. A
+/// backslash is left as it is, so that paths and patterns read as written;
+/// the rule guards the terminal, and the input keeps the exact text.
 pub fn terminal(text: &str) -> Cow<'_, str> {
     if !text.chars().any(is_unsafe) {
         return Cow::Borrowed(text);
