@@ -207,9 +207,66 @@ fn too_large(breach: &serde_saphyr::budget::BudgetBreach) -> String {
 /// What a tag's Rust type reads as, in words.
 fn scalar_kind(ty: &str) -> &'static str {
     match ty {
-        "bool" => "a boolean",
-        "f32" | "f64" => "a number",
+        "bool" | "boolean" => "a boolean",
+        "f32" | "f64" | "floating point" => "a number",
         t if t.starts_with(['i', 'u']) => "an integer",
-        _ => "the type",
+        _ => "of the type",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::source::SourceFile;
+
+    /// The message and line of the error reading `text`.
+    fn error_of(text: &str) -> (String, Option<usize>) {
+        let file = SourceFile::new("x.yaml", text.to_string());
+        let error = super::super::parse_reference(&file).expect_err("an error");
+        (error.message.clone(), error.span.map(|span| span.line))
+    }
+
+    #[test]
+    fn reader_errors_are_said_without_the_reader_s_internals() {
+        assert_eq!(
+            error_of("a: {b: 1, b: 2}\n"),
+            (
+                "the key `b` is written twice in one mapping: at line 1, columns 5 and 11"
+                    .to_string(),
+                Some(1)
+            )
+        );
+        assert_eq!(
+            error_of("b: 1\nc:\n  b: 2\nb: 3\n"),
+            (
+                "the key `b` is written twice in one mapping: at line 1 and again at line 4"
+                    .to_string(),
+                Some(4)
+            )
+        );
+        assert_eq!(
+            error_of("a: 1\n--- \nb: 2\n").1,
+            Some(2),
+            "a second document is located at its `---` line"
+        );
+        assert_eq!(
+            error_of("a: !!int x\n").0,
+            "the value is not an integer as its tag says"
+        );
+        assert_eq!(
+            error_of("a: !!bool maybe\n").0,
+            "invalid YAML: invalid boolean (true or false expected)"
+        );
+        // The reader recurses once per level: a thread with the main
+        // thread's stack, as the command line and its pool have.
+        let (deep, _) = std::thread::Builder::new()
+            .stack_size(8 << 20)
+            .spawn(|| error_of(&format!("a: {}1{}\n", "[".repeat(70), "]".repeat(70))))
+            .expect("a thread")
+            .join()
+            .expect("no panic");
+        assert_eq!(
+            deep,
+            "the document is nested too deeply: more than 64 levels of lists and mappings"
+        );
     }
 }
