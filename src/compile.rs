@@ -419,23 +419,30 @@ fn oversized_user_data(
 /// explain`.
 ///
 /// A blueprint with several stacks lists each under a `stack NAME:` line.
+/// Names and lines from the input are shown by the terminal rule of
+/// [`crate::escape`].
 pub fn explain(compiled: &Compiled) -> String {
+    use crate::escape::terminal;
     let several = compiled.stacks.len() > 1;
     let mut out = String::new();
     for stack in &compiled.stacks {
         if several {
-            out.push_str(&format!("stack {}:\n", stack.name));
+            out.push_str(&format!("stack {}:\n", terminal(&stack.name)));
         }
         let indent = if several { "  " } else { "" };
         for (id, resource) in &stack.template.resources {
-            out.push_str(&format!("{indent}{id} ({})\n", resource.kind));
+            out.push_str(&format!(
+                "{indent}{} ({})\n",
+                terminal(id),
+                terminal(&resource.kind)
+            ));
             let line = |span: &Span| {
                 compiled.files.get(span.file as usize).map(|file| {
                     format!(
                         "{}:{}: {}",
-                        file.name,
+                        terminal(&file.name),
                         span.line,
-                        file.line_text(span.line).trim()
+                        terminal(file.line_text(span.line).trim())
                     )
                 })
             };

@@ -15,6 +15,7 @@ pub mod diagnostic;
 pub mod diff;
 pub mod ebs;
 pub mod eks;
+pub mod escape;
 pub mod import;
 pub mod output;
 pub mod parallel;

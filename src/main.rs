@@ -11,6 +11,7 @@ use eksynth::cfn;
 use eksynth::check::{Report, check_file_keeping_trees};
 use eksynth::compile::{CompileError, Compiled, Stack};
 use eksynth::diagnostic::Diagnostic;
+use eksynth::escape;
 use eksynth::output;
 use eksynth::report;
 use eksynth::source::SourceFile;
@@ -299,24 +300,22 @@ fn pad_heaps() {
 fn pad_heaps() {}
 
 fn read_input(path: &str) -> Result<Arc<SourceFile>, String> {
-    let mut text = String::new();
+    let mut bytes = Vec::new();
     let (name, result) = if path == "-" {
         (
             "<stdin>".to_string(),
-            std::io::stdin().read_to_string(&mut text).map(|_| ()),
+            std::io::stdin().read_to_end(&mut bytes).map(|_| ()),
         )
     } else {
-        (
-            path.to_string(),
-            std::fs::read_to_string(path).map(|t| text = t),
-        )
+        (path.to_string(), std::fs::read(path).map(|b| bytes = b))
     };
-    match result {
-        Ok(()) => Ok(SourceFile::new(name, text)),
-        Err(error) if error.kind() == std::io::ErrorKind::InvalidData => {
-            Err(format!("error: cannot read `{name}`: it is not UTF-8 text"))
-        }
-        Err(error) => Err(format!("error: cannot read `{name}`: {error}")),
+    let shown = escape::terminal(&name);
+    match result.map(|()| eksynth::syntax::text_of(bytes)) {
+        Ok(Ok(text)) => Ok(SourceFile::new(name, text)),
+        Ok(Err(not_utf8)) => Err(format!(
+            "error: cannot read `{shown}`: {not_utf8}\n  = help: save it as UTF-8"
+        )),
+        Err(error) => Err(format!("error: cannot read `{shown}`: {error}")),
     }
 }
 
@@ -329,12 +328,24 @@ fn load_schemas(dir: Option<PathBuf>) -> Result<&'static SchemaSet, ExitCode> {
             .map(|set| &*Box::leak(Box::new(set)))
             .map_err(|error| {
                 eprintln!(
-                    "error: cannot read schemas from `{}`: {error}",
-                    dir.display()
+                    "error: cannot read schemas from `{}`: {}",
+                    shown_path(&dir),
+                    shown(&error.to_string())
                 );
                 ExitCode::from(USAGE_OR_IO)
             }),
     }
+}
+
+/// Text from the input or the file system, as a message may show it
+/// (`escape::terminal`).
+fn shown(text: &str) -> std::borrow::Cow<'_, str> {
+    escape::terminal(text)
+}
+
+/// A path, as a message may show it.
+fn shown_path(path: &std::path::Path) -> String {
+    escape::terminal(&path.display().to_string()).into_owned()
 }
 
 fn report(diagnostics: &[Diagnostic]) {
@@ -409,15 +420,15 @@ fn compiled_with(
             Ok(compiled)
         }
         Ok(compiled) => {
-            let subject = format!("the template of `{}`", file.name);
+            let subject = format!("the template of `{}`", shown(&file.name));
             Err(refused(&compiled.diagnostics, &subject, "template"))
         }
         Err(CompileError::Blueprint(diagnostics)) => {
-            let subject = format!("`{}`", file.name);
+            let subject = format!("`{}`", shown(&file.name));
             Err(refused(&diagnostics, &subject, "template"))
         }
         Err(error @ CompileError::Internal(_)) => {
-            eprintln!("error: {error}");
+            eprintln!("error: {}", shown(&error.to_string()));
             Err(ExitCode::from(USAGE_OR_IO))
         }
     }
@@ -439,14 +450,14 @@ fn refused(diagnostics: &[Diagnostic], subject: &str, what: &str) -> ExitCode {
 /// and says so; an error is exit 2.
 fn write_in(dir: &std::path::Path, file_name: &str, contents: &[u8]) -> Result<(), ExitCode> {
     let outcome = output::write_atomically(dir, file_name, contents).map_err(|error| {
-        eprintln!("error: {error}");
+        eprintln!("error: {}", shown(&error.to_string()));
         ExitCode::from(USAGE_OR_IO)
     })?;
     let verb = match outcome {
         output::WriteOutcome::Written => "wrote",
         output::WriteOutcome::Unchanged => "unchanged",
     };
-    eprintln!("{verb} {}", dir.join(file_name).display());
+    eprintln!("{verb} {}", shown_path(&dir.join(file_name)));
     Ok(())
 }
 
@@ -454,7 +465,7 @@ fn write_in(dir: &std::path::Path, file_name: &str, contents: &[u8]) -> Result<(
 /// `output::prepare_out_dir`); an error is exit 2.
 fn prepare_out_dir(dir: &std::path::Path) -> Result<(), ExitCode> {
     output::prepare_out_dir(dir).map_err(|error| {
-        eprintln!("error: {error}");
+        eprintln!("error: {}", shown(&error.to_string()));
         ExitCode::from(USAGE_OR_IO)
     })
 }
@@ -479,13 +490,14 @@ fn select_stacks<'c>(
     }
     let names: Vec<&str> = compiled.stacks.iter().map(|s| s.name.as_str()).collect();
     let hint = match eksynth::suggest::closest(name, &names) {
-        Some(best) => format!("did you mean `{best}`? "),
+        Some(best) => format!("did you mean `{}`? ", shown(best)),
         None => String::new(),
     };
     eprintln!(
-        "error: `{}` makes no stack `{name}`\n  = help: {hint}its stacks are {}",
-        file.name,
-        listed(&names)
+        "error: `{}` makes no stack `{}`\n  = help: {hint}its stacks are {}",
+        shown(&file.name),
+        shown(name),
+        shown(&listed(&names))
     );
     Err(ExitCode::from(USAGE_OR_IO))
 }
@@ -505,9 +517,9 @@ fn single_stack<'c>(
     let names: Vec<&str> = selected.iter().map(|s| s.name.as_str()).collect();
     eprintln!(
         "error: `{}` makes {}: {}\n  = help: choose one with `--stack NAME`{alternative}",
-        file.name,
+        shown(&file.name),
         plural(names.len(), "stack"),
-        listed(&names)
+        shown(&listed(&names))
     );
     Err(ExitCode::from(USAGE_OR_IO))
 }
@@ -517,7 +529,7 @@ fn synth(path: &str, options: &SynthOptions) -> ExitCode {
         let mut overrides = Vec::new();
         for item in &options.set {
             let Some((path, value)) = item.split_once('=') else {
-                eprintln!("error: `--set {item}` is not PATH=VALUE");
+                eprintln!("error: `--set {}` is not PATH=VALUE", shown(item));
                 return Err(ExitCode::from(USAGE_OR_IO));
             };
             overrides.push((path.trim().to_string(), value.to_string()));
@@ -590,8 +602,10 @@ fn check(
                 for stack in &compiled.stacks {
                     if let Some(index) = stacks.iter().position(|n| *n == stack.name) {
                         eprintln!(
-                            "error: `{path}` and `{}` both make the stack `{}`\n  = help: give each blueprint its own `stack:` name",
-                            producers[index], stack.name
+                            "error: `{}` and `{}` both make the stack `{}`\n  = help: give each blueprint its own `stack:` name",
+                            shown(path),
+                            shown(producers[index]),
+                            shown(&stack.name)
                         );
                         return ExitCode::from(USAGE_OR_IO);
                     }
@@ -615,25 +629,32 @@ fn check(
     }
     let result = output::check(out_dir, &expected, &inputs);
     for (name, diff) in &result.stale {
-        eprintln!("stale: {}", out_dir.join(name).display());
-        print!("{diff}");
+        eprintln!("stale: {}", shown_path(&out_dir.join(name)));
+        // A committed file may hold anything: each line is shown escaped.
+        for line in diff.lines() {
+            println!("{}", shown(line));
+        }
     }
     for name in &result.missing {
-        eprintln!("missing: {}", out_dir.join(name).display());
+        eprintln!("missing: {}", shown_path(&out_dir.join(name)));
     }
     for (name, error) in &result.unreadable {
-        eprintln!("unreadable: {}: {error}", out_dir.join(name).display());
+        eprintln!(
+            "unreadable: {}: {}",
+            shown_path(&out_dir.join(name)),
+            shown(&error.to_string())
+        );
     }
     for name in &result.extra {
         eprintln!(
             "not produced by any blueprint: {}",
-            out_dir.join(name).display()
+            shown_path(&out_dir.join(name))
         );
     }
     if failed || !result.is_clean() {
         eprintln!(
             "error: committed templates are not what the blueprints synthesize\n  = help: run `eksynth synth BLUEPRINT --out-dir {}` for each blueprint, and remove the files no blueprint produces",
-            out_dir.display()
+            shown_path(out_dir)
         );
         return ExitCode::from(FINDINGS);
     }
@@ -651,7 +672,10 @@ fn template_of(path: &str, stack: Option<&str>) -> Result<cfn::Template, ExitCod
     let file = read(path)?;
     let not_a_template = |diagnostics: Vec<Diagnostic>| {
         report(&diagnostics);
-        eprintln!("error: `{}` is not a CloudFormation template", file.name);
+        eprintln!(
+            "error: `{}` is not a CloudFormation template",
+            shown(&file.name)
+        );
         ExitCode::from(USAGE_OR_IO)
     };
     let root = eksynth::syntax::parse(&file).map_err(|d| not_a_template(vec![*d]))?;
@@ -751,13 +775,15 @@ fn autoscaler_priorities(path: &str) -> ExitCode {
         let file = read(path)?;
         let loaded = match eksynth::blueprint::load(&file) {
             Ok(loaded) => loaded,
-            Err(diagnostics) => return Err(refused(&diagnostics, &file.name, "ConfigMap")),
+            Err(diagnostics) => {
+                return Err(refused(&diagnostics, &shown(&file.name), "ConfigMap"));
+            }
         };
         report(&loaded.warnings);
         let Some(priorities) = eksynth::eks::priorities::config_map(&loaded.blueprint) else {
             eprintln!(
                 "error: no node group of {} sets `clusterAutoscaler.priority`",
-                file.name
+                shown(&file.name)
             );
             eprintln!(
                 "  = help: write `clusterAutoscaler: {{priority: 10}}` on the groups to prioritize (higher wins)"
@@ -766,7 +792,9 @@ fn autoscaler_priorities(path: &str) -> ExitCode {
         };
         for (group, stack) in &priorities.stack_named {
             eprintln!(
-                "note: CloudFormation names the Auto Scaling group of `{group}` after its stack: its regex holds when the stack is deployed as `{stack}`"
+                "note: CloudFormation names the Auto Scaling group of `{}` after its stack: its regex holds when the stack is deployed as `{}`",
+                shown(group),
+                shown(stack)
             );
         }
         if !priorities.stack_named.is_empty() {
@@ -794,7 +822,7 @@ fn import_eksctl(
                     None => write_stdout(&imported.text)?,
                     Some(path) => {
                         if let Err(error) = std::fs::write(path, &imported.text) {
-                            eprintln!("error: cannot write `{}`: {error}", path.display());
+                            eprintln!("error: cannot write `{}`: {error}", shown_path(path));
                             return Err(ExitCode::from(USAGE_OR_IO));
                         }
                     }
@@ -802,7 +830,7 @@ fn import_eksctl(
                 Ok(ExitCode::SUCCESS)
             }
             Err(diagnostics) => {
-                let subject = format!("`{}`", file.name);
+                let subject = format!("`{}`", shown(&file.name));
                 Err(refused(&diagnostics, &subject, "blueprint"))
             }
         }

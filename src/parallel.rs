@@ -44,8 +44,12 @@ pub fn start() {
             .map_or(1, usize::from)
             .min(MAX_WORKERS);
         // Fails only when the pool already exists, which leaves it as good.
+        // The YAML reader recurses once per level of nesting, up to its
+        // limit of 64; a worker needs the main thread's room for that
+        // (address space, not memory, until used).
         let _ = rayon::ThreadPoolBuilder::new()
             .num_threads(workers)
+            .stack_size(8 << 20)
             .build_global();
     });
 }

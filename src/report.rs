@@ -1,10 +1,20 @@
 //! Machine-readable reports of `validate`: JSON, and SARIF 2.1.0 for GitHub
 //! code scanning.
+//!
+//! The JSON encoder escapes every string, so the documents themselves are
+//! always whole; what a consumer shows from them is another matter. The
+//! prose of a finding (its message and help) is written by the terminal rule
+//! of [`escape`], as `validate` prints it, so that a program printing it
+//! (`jq -r`) or GitHub titling an alert with its first line shows the
+//! input's line breaks and control characters as escapes. Names a consumer
+//! looks up (the file, the template path) stay exact, and SARIF's
+//! `artifactLocation.uri` is a URI reference, percent-encoded.
 
 use serde_json::{Value, json};
 
 use crate::check::Report;
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::escape;
 use crate::validate::FINDINGS;
 
 /// The template path of a finding, kept in its label as `in <path>`.
@@ -24,11 +34,11 @@ pub fn json(reports: &[Report]) -> String {
                     json!({
                         "id": d.code,
                         "level": d.severity.name(),
-                        "message": d.message,
+                        "message": escape::terminal(&d.message),
                         "path": template_path(d),
                         "line": d.span.map(|s| s.line),
                         "column": d.span.map(|s| s.column),
-                        "help": d.help,
+                        "help": d.help.as_deref().map(escape::terminal),
                     })
                 })
                 .collect();
@@ -62,7 +72,7 @@ pub fn sarif(reports: &[Report]) -> String {
             report.diagnostics.iter().map(move |d| {
                 let mut location = json!({
                     "physicalLocation": {
-                        "artifactLocation": { "uri": report.file.name },
+                        "artifactLocation": { "uri": escape::uri_reference(&report.file.name) },
                     }
                 });
                 if let Some(span) = d.span {
@@ -74,10 +84,10 @@ pub fn sarif(reports: &[Report]) -> String {
                 if let Some(path) = template_path(d) {
                     location["logicalLocations"] = json!([{ "fullyQualifiedName": path }]);
                 }
-                let mut text = d.message.clone();
+                let mut text = escape::terminal(&d.message).into_owned();
                 if let Some(help) = &d.help {
                     text.push_str("\nhelp: ");
-                    text.push_str(help);
+                    text.push_str(&escape::terminal(help));
                 }
                 // A blueprint warning that is no finding (no ID) has no
                 // rule; SARIF allows a result without one.
@@ -146,6 +156,41 @@ mod tests {
         assert_eq!(results[0]["level"], "error");
         assert!(results[1].get("ruleId").is_none(), "{}", results[1]);
         assert_eq!(results[1]["level"], "warning");
+    }
+
+    #[test]
+    fn input_text_in_findings_is_escaped_and_the_file_a_uri_reference() {
+        let file = SourceFile::new("my nodes/a%b.yaml", "x: 1\n".to_string());
+        let mut finding = Diagnostic::error(
+            &file,
+            Some(crate::source::Span::new(1, 1, 1)),
+            "unknown field `x\u{1b}[31m\n::error file=a::forged`".to_string(),
+        )
+        .with_help("remove `\u{7}`");
+        finding.code = Some("E0001");
+        let reports = [Report {
+            file: Arc::clone(&file),
+            kind: Kind::Blueprint,
+            diagnostics: vec![finding],
+        }];
+        let log: Value = serde_json::from_str(&sarif(&reports)).expect("SARIF is JSON");
+        let result = &log["runs"][0]["results"][0];
+        assert_eq!(
+            result["message"]["text"],
+            "unknown field `x\\u{1b}[31m\\n::error file=a::forged`\nhelp: remove `\\u{7}`"
+        );
+        assert_eq!(
+            result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+            "my%20nodes/a%25b.yaml"
+        );
+        let report: Value = serde_json::from_str(&json(&reports)).expect("JSON");
+        let finding = &report["files"][0]["findings"][0];
+        assert_eq!(
+            finding["message"],
+            "unknown field `x\\u{1b}[31m\\n::error file=a::forged`"
+        );
+        assert_eq!(finding["help"], "remove `\\u{7}`");
+        assert_eq!(report["files"][0]["file"], "my nodes/a%b.yaml");
     }
 
     #[test]

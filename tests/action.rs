@@ -475,3 +475,118 @@ fn the_run_steps_pass_shellcheck() {
         );
     }
 }
+
+/// The workflow commands the runner would run from a step's log, as it reads
+/// them (actions/runner, `src/Runner.Common/ActionCommand.cs` and
+/// `src/Runner.Worker/ActionCommandManager.cs`): a line that starts with
+/// `::name ...::` once leading white space is trimmed, or holds `##[name]`
+/// anywhere, when `name` is a command; nothing between `::stop-commands::T`
+/// and `::T::` but that resume.
+fn workflow_commands(logs: &str) -> Vec<String> {
+    const COMMANDS: [&str; 12] = [
+        "error",
+        "warning",
+        "notice",
+        "debug",
+        "add-mask",
+        "add-matcher",
+        "remove-matcher",
+        "group",
+        "endgroup",
+        "echo",
+        "set-output",
+        "save-state",
+    ];
+    let name_of = |info: &str| info.split(' ').next().unwrap_or("").to_string();
+    let mut stopped: Option<String> = None;
+    let mut commands = Vec::new();
+    for line in logs.lines() {
+        let trimmed = line.trim_start();
+        let v2 = trimmed
+            .strip_prefix("::")
+            .and_then(|rest| rest.split_once("::"))
+            .map(|(info, data)| (name_of(info), data.to_string()));
+        let v1 = line
+            .find("##[")
+            .and_then(|at| line[at + 3..].split_once(']'))
+            .map(|(info, data)| (name_of(info), data.to_string()));
+        let Some((name, data)) = v2.or(v1) else {
+            continue;
+        };
+        match &stopped {
+            Some(token) if name == *token => stopped = None,
+            Some(_) => {}
+            None if name == "stop-commands" => stopped = Some(data),
+            None if COMMANDS.contains(&name.as_str()) => commands.push(format!("{name}: {data}")),
+            None => {}
+        }
+    }
+    commands
+}
+
+#[test]
+fn what_eksynth_prints_in_the_action_runs_no_workflow_command() {
+    let workspace = quickstart_workspace("commands");
+    // The description reaches the template, and the diff of a stale template
+    // shows it as a context line: the runner would take `##[warning]` there
+    // for a command.
+    let blueprint = workspace.join("nodes/blueprint.yaml");
+    let text = std::fs::read_to_string(&blueprint).expect("blueprint");
+    let text = text.replacen(
+        "kind: NodeBlueprint\n",
+        "kind: NodeBlueprint\ndescription: \"##[warning]forged\"\n",
+        1,
+    );
+    std::fs::write(&blueprint, text).expect("blueprint");
+    let synth = Command::new(env!("CARGO_BIN_EXE_eksynth"))
+        .args(["synth", "nodes/blueprint.yaml", "--out-dir", "nodes"])
+        .current_dir(&workspace)
+        .output()
+        .expect("synth");
+    assert!(synth.status.success(), "{synth:?}");
+    let template = workspace.join("nodes/quickstart.yaml");
+    let text = std::fs::read_to_string(&template).expect("template");
+    assert!(text.contains("##[warning]forged"), "{text}");
+    std::fs::write(&template, text.replacen("2010-09-09", "2010-09-10", 1)).expect("stale");
+    let run = run_action(
+        "commands",
+        &workspace,
+        &[
+            ("blueprints", "nodes/blueprint.yaml"),
+            ("upload-sarif", "false"),
+        ],
+    );
+    assert_eq!(run.outputs["check"]["code"], "1", "{}", run.logs);
+    assert!(run.logs.contains("##[warning]forged"), "{}", run.logs);
+    assert_eq!(
+        workflow_commands(&run.logs),
+        [
+            "error: eksynth check failed (exit 1): regenerate the templates with eksynth synth --out-dir"
+        ],
+        "{}",
+        run.logs
+    );
+    let _ = std::fs::remove_dir_all(&workspace);
+}
+
+#[test]
+fn the_action_escapes_what_its_own_annotations_echo() {
+    let workspace = quickstart_workspace("annotations");
+    let run = run_action(
+        "annotations",
+        &workspace,
+        &[("blueprints", "100%/*.yaml"), ("upload-sarif", "false")],
+    );
+    assert_eq!(run.outputs["check"]["code"], "2", "{}", run.logs);
+    assert_eq!(
+        workflow_commands(&run.logs),
+        // Both steps expand the patterns.
+        [
+            "error: no blueprint matches 100%25/*.yaml",
+            "error: no blueprint matches 100%25/*.yaml"
+        ],
+        "{}",
+        run.logs
+    );
+    let _ = std::fs::remove_dir_all(&workspace);
+}

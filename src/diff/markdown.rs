@@ -224,7 +224,7 @@ fn value_change(
         "    <details><summary>changed lines</summary>\n\n    {fence}diff"
     );
     for line in &lines {
-        let _ = writeln!(out, "    {line}");
+        let _ = writeln!(out, "    {}", crate::escape::terminal(line));
     }
     let _ = writeln!(out, "    {fence}\n\n    </details>");
 }
@@ -236,28 +236,12 @@ fn longest_run(s: &str, c: char) -> usize {
 
 /// `s` as an inline code span, whatever backticks it holds.
 fn code(s: &str) -> String {
-    let fence = "`".repeat(longest_run(s, '`') + 1);
-    let pad = if s.starts_with('`') || s.ends_with('`') {
-        " "
-    } else {
-        ""
-    };
-    format!("{fence}{pad}{s}{pad}{fence}")
+    crate::escape::markdown_code(s)
 }
 
 /// Plain text with the characters Markdown would read as markup escaped.
 fn text(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        if matches!(
-            c,
-            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '|' | '~' | '#'
-        ) {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out
+    crate::escape::markdown_text(s)
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 use super::values::align;
 use super::*;
 use crate::cfn::json::expr as expr_json;
+use crate::escape::terminal;
 
 /// A value as compact JSON with long-form intrinsics.
 pub(super) fn compact(value: &Expr) -> String {
@@ -103,11 +104,13 @@ fn human_change(
     if let Some(text) = text_change(old, new) {
         let _ = writeln!(
             out,
-            "    {path}: text changed ({} → {} lines){suffix}",
-            text.old_lines, text.new_lines
+            "    {}: text changed ({} → {} lines){suffix}",
+            terminal(path),
+            text.old_lines,
+            text.new_lines
         );
         for line in &text.hunks {
-            let _ = writeln!(out, "      {line}");
+            let _ = writeln!(out, "      {}", terminal(line));
         }
         if text.hidden > 0 {
             let _ = writeln!(out, "      … {} more changed lines", text.hidden);
@@ -116,9 +119,10 @@ fn human_change(
     }
     let _ = writeln!(
         out,
-        "    {path}: {} → {}{suffix}",
-        human_value(old),
-        human_value(new)
+        "    {}: {} → {}{suffix}",
+        terminal(path),
+        terminal(&human_value(old)),
+        terminal(&human_value(new))
     );
 }
 
@@ -200,7 +204,8 @@ fn indirect_line(indirect: &Indirect) -> String {
     format!("    {}: {}{suffix}", indirect.path, indirect_text(indirect))
 }
 
-/// The diff for people: critical changes first, then resources (`+` added,
+/// The diff for people (every name and value from the templates by the
+/// terminal rule of [`crate::escape`]): critical changes first, then resources (`+` added,
 /// `-` removed, `~` modified or renamed, with `path: old → new` lines and
 /// `!! REPLACEMENT` / `!! CRITICAL` lines), rollouts, parameters, outputs,
 /// conditions, mappings, template sections, and a summary line. Values are
@@ -214,7 +219,7 @@ pub fn render_human(diff: &Diff) -> String {
     }
     let critical: Vec<String> = diff.resources.iter().filter_map(critical_line).collect();
     for line in &critical {
-        let _ = writeln!(out, "!! CRITICAL: {line}");
+        let _ = writeln!(out, "!! CRITICAL: {}", terminal(line));
     }
     if !critical.is_empty() {
         out.push('\n');
@@ -227,14 +232,14 @@ pub fn render_human(diff: &Diff) -> String {
                 out,
                 "{} {} ({})",
                 kind_mark(&resource.kind),
-                resource.logical_id,
-                resource.resource_type
+                terminal(&resource.logical_id),
+                terminal(&resource.resource_type)
             );
             for cause in &resource.replacement {
-                let _ = writeln!(out, "    !! REPLACEMENT: {}", cause.describe());
+                let _ = writeln!(out, "    !! REPLACEMENT: {}", terminal(&cause.describe()));
             }
             if let Some(impact) = resource.impact() {
-                let _ = writeln!(out, "    !! CRITICAL: {impact}");
+                let _ = writeln!(out, "    !! CRITICAL: {}", terminal(impact));
             }
             for change in &resource.changes {
                 let suffix = if change.replaces {
@@ -251,10 +256,10 @@ pub fn render_human(diff: &Diff) -> String {
                 );
             }
             for indirect in &resource.indirect {
-                let _ = writeln!(out, "{}", indirect_line(indirect));
+                let _ = writeln!(out, "{}", terminal(&indirect_line(indirect)));
             }
             for note in &resource.notes {
-                let _ = writeln!(out, "    note: {note}");
+                let _ = writeln!(out, "    note: {}", terminal(note));
             }
         }
     }
@@ -262,7 +267,7 @@ pub fn render_human(diff: &Diff) -> String {
     if !diff.rollouts.is_empty() {
         out.push_str("\nRollouts:\n");
         for rollout in &diff.rollouts {
-            let _ = writeln!(out, "  {}", rollout_line(rollout));
+            let _ = writeln!(out, "  {}", terminal(&rollout_line(rollout)));
         }
     }
 
@@ -281,7 +286,13 @@ pub fn render_human(diff: &Diff) -> String {
                 (Some(detail), EntryKind::Added | EntryKind::Removed) => format!(" ({detail})"),
                 _ => String::new(),
             };
-            let _ = writeln!(out, "{} {}{detail}", entry_mark(entry.kind), entry.name);
+            let _ = writeln!(
+                out,
+                "{} {}{}",
+                entry_mark(entry.kind),
+                terminal(&entry.name),
+                terminal(&detail)
+            );
             for change in &entry.changes {
                 let path = if change.path.is_empty() {
                     "(value)"

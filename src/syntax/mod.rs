@@ -14,6 +14,10 @@ use crate::source::{SourceFile, Span};
 
 mod events;
 mod split;
+mod utf8;
+mod wording;
+
+pub use utf8::{NotUtf8, text_of};
 
 /// One YAML node with its location and, for `!Ref x` and the like, its tag.
 #[derive(Clone, Debug, PartialEq)]
@@ -142,24 +146,13 @@ const PIECES: usize = 8;
 /// whenever its fast reader declines a document, and the reference that
 /// fast reader is tested against. The spans say file 0.
 pub fn parse_reference(file: &Arc<SourceFile>) -> Result<Node, Box<Diagnostic>> {
-    match serde_saphyr_tree(&file.text) {
-        Ok(node) => Ok(node),
-        Err(error) => {
-            let span = error
-                .location()
-                .map(|location| Span::new(location.line() as usize, location.column() as usize, 1));
-            let message = error.without_snippet().to_string();
-            let message = message
-                .split_once(": ")
-                .filter(|(head, _)| head.starts_with("line "))
-                .map_or(message.as_str(), |(_, rest)| rest)
-                .to_string();
-            Err(Box::new(
-                Diagnostic::error(file, span, format!("invalid YAML: {message}"))
-                    .with_label("here"),
-            ))
-        }
-    }
+    serde_saphyr_tree(&file.text).map_err(|error| {
+        let worded = wording::word(&file.text, &error);
+        let mut diagnostic =
+            Diagnostic::error(file, worded.span, worded.message).with_label(worded.label);
+        diagnostic.help = worded.help;
+        Box::new(diagnostic)
+    })
 }
 
 /// The tree serde-saphyr reads from `text`, with booleans as YAML 1.2
