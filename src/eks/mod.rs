@@ -270,6 +270,7 @@ pub fn lower(blueprint: &Blueprint) -> Result<Lowered, Error> {
     }
     tidy_parameters(&mut template);
     record_stack(&template, &mut resource_stacks, &mut output_stacks, 0);
+    share_access_across_stacks(&template, &mut resource_stacks);
     Ok(Lowered {
         template,
         origins,
@@ -278,6 +279,31 @@ pub fn lower(blueprint: &Blueprint) -> Result<Lowered, Error> {
         output_stacks,
         oversized_user_data,
     })
+}
+
+/// Cluster access that groups of several stacks wait for (an existing role
+/// shared by groups in stacks of their own) lives in the main stack, which
+/// is deployed first and keeps it while any group stack imports it: EKS has
+/// one access entry per role and aws-auth one mapping, which the first
+/// group stack deleted would otherwise take from the others.
+fn share_access_across_stacks(template: &Template, stacks: &mut IndexMap<String, usize>) {
+    for (id, resource) in &template.resources {
+        if !matches!(
+            resource.kind.as_str(),
+            "AWS::EKS::AccessEntry" | "Custom::AwsAuth"
+        ) {
+            continue;
+        }
+        let own = stacks.get(id).copied().unwrap_or(0);
+        let waiting = template
+            .resources
+            .iter()
+            .filter(|(_, other)| other.depends_on.contains(id))
+            .any(|(other_id, _)| stacks.get(other_id).copied().unwrap_or(0) != own);
+        if waiting {
+            stacks.insert(id.clone(), 0);
+        }
+    }
 }
 
 /// Drops the parameters nothing uses, and puts the image parameters last:

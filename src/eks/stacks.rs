@@ -15,7 +15,7 @@ use indexmap::IndexMap;
 use super::Lowered;
 use crate::blueprint::Blueprint;
 use crate::cfn::sub;
-use crate::cfn::{Expr, Parameter, Template};
+use crate::cfn::{Expr, Parameter, Resource, Template};
 use crate::source::Span;
 
 pub use crate::blueprint::SHARED_STACK_PARAMETER;
@@ -84,7 +84,7 @@ pub fn split(lowered: Lowered, blueprint: &Blueprint) -> Vec<LoweredStack> {
             used: false,
         };
         for resource in template.resources.values_mut() {
-            resource.depends_on.retain(|id| !foreign.contains(id));
+            wait_by_import(resource, &foreign);
             for value in resource.properties.values_mut() {
                 imports.rewrite(value);
             }
@@ -137,6 +137,33 @@ pub fn split(lowered: Lowered, blueprint: &Blueprint) -> Vec<LoweredStack> {
         })
         .collect()
 }
+
+/// A group stack cannot name a resource of the main stack in `DependsOn`.
+/// It names it in its metadata instead (`WaitsFor`), which the rewrite
+/// below turns into an import of the main stack's export: CloudFormation
+/// then creates the resource only once the export exists, and refuses to
+/// delete the main stack's resource (an access entry a role shared across
+/// stacks needs) while a group stack still imports it.
+fn wait_by_import(resource: &mut Resource, foreign: &HashSet<String>) {
+    let (waits, own): (Vec<String>, Vec<String>) = std::mem::take(&mut resource.depends_on)
+        .into_iter()
+        .partition(|id| foreign.contains(id));
+    resource.depends_on = own;
+    if waits.is_empty() {
+        return;
+    }
+    let list = Expr::list(waits.iter().map(|id| Expr::reference(id.as_str())));
+    match &mut resource.metadata {
+        Some(Expr::Map(entries)) => {
+            entries.insert(WAITS_FOR.to_string(), list);
+        }
+        _ => resource.metadata = Some(Expr::map([(WAITS_FOR, list)])),
+    }
+}
+
+/// The metadata key under which a group stack's resource names what it
+/// waits for in the main stack.
+const WAITS_FOR: &str = "WaitsFor";
 
 /// The description of stack `index`, naming what it holds.
 fn description(blueprint: &Blueprint, index: usize) -> String {
@@ -245,7 +272,6 @@ impl Imports<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cfn::Resource;
 
     #[test]
     fn sub_references_to_the_main_stack_become_imported_variables() {
