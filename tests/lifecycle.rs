@@ -234,3 +234,25 @@ fn removing_a_group_is_critical_for_its_nodes_role_and_access() {
         ]
     );
 }
+
+#[test]
+fn deleting_one_stack_of_a_shared_role_leaves_the_others_their_access() {
+    let stacks = scenario("shared-role-stack-deleted");
+    for (name, change) in &stacks {
+        match name.as_str() {
+            // The role's access entry lives here, and stays.
+            "fleet" | "fleet-web" => {
+                assert!(!change.has_changes(), "{name}: {}", render_human(change))
+            }
+            "fleet-batch" => {
+                let critical: Vec<&str> = change
+                    .critical()
+                    .iter()
+                    .map(|r| r.logical_id.as_str())
+                    .collect();
+                assert_eq!(critical, ["BatchInstanceProfile", "BatchNodeGroup"]);
+            }
+            other => panic!("unexpected stack {other}"),
+        }
+    }
+}

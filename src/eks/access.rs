@@ -52,9 +52,10 @@ pub fn lower(
     }) {
         return id;
     }
+    let stem = access_stem(template, blueprint, group);
     match &blueprint.cluster.node_access {
         NodeAccess::AccessEntries => {
-            let id = format!("{}AccessEntry", group.identity);
+            let id = format!("{stem}AccessEntry");
             template.resources.entry(id.clone()).or_insert_with(|| {
                 Resource::new("AWS::EKS::AccessEntry")
                     .prop("ClusterName", cluster_name.clone())
@@ -85,7 +86,7 @@ pub fn lower(
             if windows {
                 groups.push(Expr::str("eks:kube-proxy-windows"));
             }
-            let id = format!("{}AwsAuth", group.identity);
+            let id = format!("{stem}AwsAuth");
             let mut resource = Resource::new("Custom::AwsAuth")
                 .prop("ServiceToken", service_token)
                 .prop("ClusterName", cluster_name.clone())
@@ -104,6 +105,49 @@ pub fn lower(
             id
         }
     }
+}
+
+/// The stem of the logical ID of a role's access. In a blueprint of several
+/// stacks, an existing role's access lives in the main stack (see
+/// `lower`'s placement) and is named after the role, not after the first
+/// group that uses it: adding, removing or moving groups then never renames
+/// it, which would replace it, and EKS refuses a second access entry for
+/// one principal while the first exists. Elsewhere it is named after the
+/// group, as it always was.
+fn access_stem(template: &Template, blueprint: &Blueprint, group: &NodeGroup) -> String {
+    let Some(existing) = group
+        .iam
+        .existing
+        .as_ref()
+        .filter(|_| blueprint.stacks.len() > 1)
+    else {
+        return group.identity.clone();
+    };
+    let mut stem = String::from("Role");
+    for word in existing
+        .role_name
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+    {
+        let mut chars = word.chars();
+        if let Some(first) = chars.next() {
+            stem.push(first.to_ascii_uppercase());
+            stem.push_str(chars.as_str());
+        }
+    }
+    // Two role names that differ only in punctuation (`a-b`, `a.b`).
+    let taken = |stem: &str| {
+        ["AccessEntry", "AwsAuth"]
+            .iter()
+            .any(|kind| template.resources.contains_key(&format!("{stem}{kind}")))
+    };
+    let base = stem.clone();
+    let mut n = 2;
+    while taken(&stem) {
+        stem = format!("{base}{n}");
+        n += 1;
+    }
+    stem
 }
 
 /// The access entry type of a group's role: `EC2` for nodes named after

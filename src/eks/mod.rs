@@ -132,6 +132,8 @@ pub fn lower(blueprint: &Blueprint) -> Result<Lowered, Error> {
     record_stack(&template, &mut resource_stacks, &mut output_stacks, 0);
 
     let mut oversized_user_data = IndexMap::new();
+    // The access of existing roles, which lives in the main stack.
+    let mut shared_access: Vec<String> = Vec::new();
     for (index, group) in blueprint.node_groups.iter().enumerate() {
         let id = &group.logical_id;
         let ipv6 = blueprint.cluster.service_ipv6_cidr.is_some();
@@ -191,6 +193,9 @@ pub fn lower(blueprint: &Blueprint) -> Result<Lowered, Error> {
                     group,
                     &identity.role_arn,
                 );
+                if group.iam.existing.is_some() {
+                    shared_access.push(access.clone());
+                }
                 template.resources[&asg].depends_on.push(access);
                 (
                     asg,
@@ -270,7 +275,15 @@ pub fn lower(blueprint: &Blueprint) -> Result<Lowered, Error> {
     }
     tidy_parameters(&mut template);
     record_stack(&template, &mut resource_stacks, &mut output_stacks, 0);
-    share_access_across_stacks(&template, &mut resource_stacks);
+    // An existing role's access lives in the main stack whatever groups
+    // use it: groups of several stacks may share the role, EKS has one
+    // access entry per role and aws-auth one mapping, and adding or
+    // removing a group must never move it between stacks (deleting it in
+    // one and creating it in another, which EKS refuses while the first
+    // exists). Group stacks wait for it by importing it.
+    for id in shared_access {
+        resource_stacks.insert(id, 0);
+    }
     Ok(Lowered {
         template,
         origins,
@@ -279,31 +292,6 @@ pub fn lower(blueprint: &Blueprint) -> Result<Lowered, Error> {
         output_stacks,
         oversized_user_data,
     })
-}
-
-/// Cluster access that groups of several stacks wait for (an existing role
-/// shared by groups in stacks of their own) lives in the main stack, which
-/// is deployed first and keeps it while any group stack imports it: EKS has
-/// one access entry per role and aws-auth one mapping, which the first
-/// group stack deleted would otherwise take from the others.
-fn share_access_across_stacks(template: &Template, stacks: &mut IndexMap<String, usize>) {
-    for (id, resource) in &template.resources {
-        if !matches!(
-            resource.kind.as_str(),
-            "AWS::EKS::AccessEntry" | "Custom::AwsAuth"
-        ) {
-            continue;
-        }
-        let own = stacks.get(id).copied().unwrap_or(0);
-        let waiting = template
-            .resources
-            .iter()
-            .filter(|(_, other)| other.depends_on.contains(id))
-            .any(|(other_id, _)| stacks.get(other_id).copied().unwrap_or(0) != own);
-        if waiting {
-            stacks.insert(id.clone(), 0);
-        }
-    }
 }
 
 /// Drops the parameters nothing uses, and puts the image parameters last:
