@@ -1,6 +1,6 @@
 //! The `eksynth` command line.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -13,7 +13,7 @@ use eksynth::compile::{CompileError, Compiled, Stack};
 use eksynth::diagnostic::Diagnostic;
 use eksynth::output;
 use eksynth::report;
-use eksynth::source::SourceFile;
+use eksynth::source::{self, SourceFile};
 use eksynth::suggest::listed;
 use eksynth::validate::{Level, SchemaSet};
 
@@ -298,25 +298,21 @@ fn pad_heaps() {
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
 fn pad_heaps() {}
 
+/// Reads a regular file (or `-`, standard input) of at most
+/// `source::MAX_INPUT_BYTES` as UTF-8 text.
 fn read_input(path: &str) -> Result<Arc<SourceFile>, String> {
-    let mut text = String::new();
-    let (name, result) = if path == "-" {
-        (
-            "<stdin>".to_string(),
-            std::io::stdin().read_to_string(&mut text).map(|_| ()),
-        )
+    let (name, bytes) = if path == "-" {
+        ("<stdin>".to_string(), source::read_stdin())
     } else {
         (
             path.to_string(),
-            std::fs::read_to_string(path).map(|t| text = t),
+            source::read_file(std::path::Path::new(path)),
         )
     };
-    match result {
-        Ok(()) => Ok(SourceFile::new(name, text)),
-        Err(error) if error.kind() == std::io::ErrorKind::InvalidData => {
-            Err(format!("error: cannot read `{name}`: it is not UTF-8 text"))
-        }
-        Err(error) => Err(format!("error: cannot read `{name}`: {error}")),
+    let bytes = bytes.map_err(|error| format!("error: cannot read `{name}`: {error}"))?;
+    match String::from_utf8(bytes) {
+        Ok(text) => Ok(SourceFile::new(name, text)),
+        Err(_) => Err(format!("error: cannot read `{name}`: it is not UTF-8 text")),
     }
 }
 
