@@ -431,21 +431,6 @@ fn refused(diagnostics: &[Diagnostic], subject: &str, what: &str) -> ExitCode {
     ExitCode::from(FINDINGS)
 }
 
-/// Writes `contents` to `dir/file_name` (see `output::write_atomically`)
-/// and says so; an error is exit 2.
-fn write_in(dir: &std::path::Path, file_name: &str, contents: &[u8]) -> Result<(), ExitCode> {
-    let outcome = output::write_atomically(dir, file_name, contents).map_err(|error| {
-        eprintln!("error: {error}");
-        ExitCode::from(USAGE_OR_IO)
-    })?;
-    let verb = match outcome {
-        output::WriteOutcome::Written => "wrote",
-        output::WriteOutcome::Unchanged => "unchanged",
-    };
-    eprintln!("{verb} {}", dir.join(file_name).display());
-    Ok(())
-}
-
 /// Makes sure `dir` can take the files written into it (see
 /// `output::prepare_out_dir`); an error is exit 2.
 fn prepare_out_dir(dir: &std::path::Path) -> Result<(), ExitCode> {
@@ -535,18 +520,130 @@ fn synth(path: &str, options: &SynthOptions) -> ExitCode {
             return Ok(ExitCode::SUCCESS);
         };
         let mut files = Vec::new();
+        let mut owners = Vec::new();
         for stack in select_stacks(&compiled, &file, options.stack.as_deref())? {
-            files.extend(stack_files(
-                stack,
-                options.format.into(),
-                options.parameters_file,
-            ));
+            for stack_file in stack_files(stack, options.format.into(), options.parameters_file) {
+                files.push(stack_file);
+                owners.push(Owner::of(&compiled, stack));
+            }
         }
-        for (file_name, contents) in files {
-            write_in(dir, &file_name, contents.as_bytes())?;
-        }
+        write_stacks(dir, &files, &owners, &input_paths(&compiled))?;
         Ok(ExitCode::SUCCESS)
     })())
+}
+
+/// The stack a file to write comes from, to locate an error about it.
+struct Owner {
+    stack: String,
+    file: Arc<SourceFile>,
+    span: eksynth::source::Span,
+}
+
+impl Owner {
+    fn of(compiled: &Compiled, stack: &Stack) -> Owner {
+        let index = stack.span.file as usize;
+        Owner {
+            stack: stack.name.clone(),
+            file: Arc::clone(compiled.files.get(index).unwrap_or(&compiled.files[0])),
+            span: stack.span,
+        }
+    }
+}
+
+/// The files a blueprint was read from, which no output may replace.
+fn input_paths(compiled: &Compiled) -> Vec<PathBuf> {
+    compiled
+        .files
+        .iter()
+        .map(|file| PathBuf::from(&file.name))
+        .collect()
+}
+
+/// Why the file of `owner`'s stack at `path` is not written, at the place
+/// the blueprint declares the stack.
+fn refusal_diagnostic(
+    owner: &Owner,
+    path: &std::path::Path,
+    refusal: &output::Refusal,
+) -> Diagnostic {
+    let shown = path.display();
+    let stack = &owner.stack;
+    let message = match refusal {
+        output::Refusal::Input => {
+            format!(
+                "the stack `{stack}` would be written over `{shown}`, a blueprint this run reads"
+            )
+        }
+        output::Refusal::NotWritten => {
+            format!(
+                "the stack `{stack}` would be written over `{shown}`, which is not a file eksynth wrote"
+            )
+        }
+        output::Refusal::NotAFile(_) | output::Refusal::Unreadable(_) => {
+            format!("the stack `{stack}` cannot be written to `{shown}`: {refusal}")
+        }
+    };
+    let file_name = path.file_name().map_or_else(
+        || shown.to_string(),
+        |name| name.to_string_lossy().into_owned(),
+    );
+    let mut help = format!(
+        "name the stack (`stack: NAME`, or its key under `stacks:`) so that its file is not `{file_name}`, or write the templates to another directory (`--out-dir DIR`)"
+    );
+    if *refusal == output::Refusal::NotWritten {
+        help.push_str(
+            "; eksynth replaces only the files it wrote, such as a template that starts with `AWSTemplateFormatVersion: \"2010-09-09\"`",
+        );
+    }
+    Diagnostic::error(&owner.file, Some(owner.span), message)
+        .with_label(format!("the stack `{stack}`"))
+        .with_help(help)
+}
+
+/// Writes the files of the stacks into `dir` as one (see
+/// `output::write_files`) and says what became of each; a file that would
+/// replace anything but a template eksynth wrote is an error at its
+/// stack's declaration, and nothing is written (exit 2).
+fn write_stacks(
+    dir: &std::path::Path,
+    files: &[(String, String)],
+    owners: &[Owner],
+    inputs: &[PathBuf],
+) -> Result<(), ExitCode> {
+    let written = match output::write_files(dir, files, inputs) {
+        Ok(written) => written,
+        Err(output::OutputError::Refused { refused }) => {
+            let diagnostics: Vec<Diagnostic> = refused
+                .iter()
+                .map(|r| refusal_diagnostic(&owners[r.index], &r.path, &r.refusal))
+                .collect();
+            report(&diagnostics);
+            eprintln!("error: no file was written to `{}`", dir.display());
+            return Err(ExitCode::from(USAGE_OR_IO));
+        }
+        Err(error) => {
+            eprintln!("error: {error}");
+            return Err(ExitCode::from(USAGE_OR_IO));
+        }
+    };
+    for name in &written.removed {
+        eprintln!(
+            "removed {}, left by a run that was stopped",
+            dir.join(name).display()
+        );
+    }
+    for ((file_name, _), outcome) in files.iter().zip(&written.outcomes) {
+        eprintln!("{} {}", verb(*outcome), dir.join(file_name).display());
+    }
+    Ok(())
+}
+
+/// How a written file is reported.
+fn verb(outcome: output::WriteOutcome) -> &'static str {
+    match outcome {
+        output::WriteOutcome::Written => "wrote",
+        output::WriteOutcome::Unchanged => "unchanged",
+    }
 }
 
 /// The files `synth --out-dir` writes for one stack.
@@ -567,7 +664,7 @@ fn check(
     parameters_file: bool,
 ) -> ExitCode {
     let mut expected: Vec<(String, String)> = Vec::new();
-    let mut stacks: Vec<String> = Vec::new();
+    let mut owners: Vec<Owner> = Vec::new();
     let mut producers: Vec<&str> = Vec::new();
     let mut inputs = Vec::new();
     let mut failed = false;
@@ -582,27 +679,26 @@ fn check(
         };
         match compiled_with(&file, SchemaSet::embedded(), &[], format.into()) {
             Ok(compiled) => {
-                inputs.extend(compiled.files.iter().map(|f| PathBuf::from(&f.name)));
+                inputs.extend(input_paths(&compiled));
                 for stack in &compiled.stacks {
-                    if let Some(index) = stacks.iter().position(|n| *n == stack.name) {
+                    if let Some(index) = owners.iter().position(|o| o.stack == stack.name) {
                         eprintln!(
                             "error: `{path}` and `{}` both make the stack `{}`\n  = help: give each blueprint its own `stack:` name",
                             producers[index], stack.name
                         );
                         return ExitCode::from(USAGE_OR_IO);
                     }
-                    stacks.push(stack.name.clone());
-                    producers.push(path);
                     // A committed parameters file is checked even without
                     // `--parameters-file`, which makes it required.
                     let committed = out_dir
                         .join(output::parameters_file_name(&stack.name))
                         .is_file();
-                    expected.extend(stack_files(
-                        stack,
-                        format.into(),
-                        parameters_file || committed,
-                    ));
+                    let files = stack_files(stack, format.into(), parameters_file || committed);
+                    for _ in &files {
+                        owners.push(Owner::of(&compiled, stack));
+                        producers.push(path);
+                    }
+                    expected.extend(files);
                 }
             }
             Err(code) if code == ExitCode::from(FINDINGS) => failed = true,
@@ -626,6 +722,28 @@ fn check(
             out_dir.join(name).display()
         );
     }
+    // `synth` would refuse these files: it is not the command to advise.
+    if !result.refused.is_empty() {
+        let diagnostics: Vec<Diagnostic> = result
+            .refused
+            .iter()
+            .filter_map(|(name, refusal)| {
+                let index = expected.iter().position(|(n, _)| n == name)?;
+                Some(refusal_diagnostic(
+                    &owners[index],
+                    &out_dir.join(name),
+                    refusal,
+                ))
+            })
+            .collect();
+        report(&diagnostics);
+        eprintln!(
+            "error: `eksynth synth --out-dir {}` would not write {}",
+            out_dir.display(),
+            plural(result.refused.len(), "file")
+        );
+        return ExitCode::from(USAGE_OR_IO);
+    }
     if failed || !result.is_clean() {
         eprintln!(
             "error: committed templates are not what the blueprints synthesize\n  = help: run `eksynth synth BLUEPRINT --out-dir {}` for each blueprint, and remove the files no blueprint produces",
@@ -633,10 +751,15 @@ fn check(
         );
         return ExitCode::from(FINDINGS);
     }
+    let stacks = owners
+        .iter()
+        .map(|o| o.stack.as_str())
+        .collect::<std::collections::HashSet<_>>()
+        .len();
     eprintln!(
         "check: {} of {} up to date",
         plural(expected.len(), "file"),
-        plural(stacks.len(), "stack")
+        plural(stacks, "stack")
     );
     ExitCode::SUCCESS
 }
@@ -719,8 +842,16 @@ fn man(out_dir: Option<&std::path::Path>) -> ExitCode {
             return Ok(ExitCode::SUCCESS);
         };
         prepare_out_dir(dir)?;
-        for (file_name, roff) in &pages {
-            write_in(dir, file_name, roff)?;
+        let pages: Vec<(String, String)> = pages
+            .into_iter()
+            .map(|(name, roff)| (name, String::from_utf8_lossy(&roff).into_owned()))
+            .collect();
+        let written = output::write_files(dir, &pages, &[]).map_err(|error| {
+            eprintln!("error: {error}");
+            ExitCode::from(USAGE_OR_IO)
+        })?;
+        for ((file_name, _), outcome) in pages.iter().zip(&written.outcomes) {
+            eprintln!("{} {}", verb(*outcome), dir.join(file_name).display());
         }
         Ok(ExitCode::SUCCESS)
     })())
@@ -788,12 +919,7 @@ fn import_eksctl(
                 report(&imported.warnings);
                 match output {
                     None => write_stdout(&imported.text)?,
-                    Some(path) => {
-                        if let Err(error) = std::fs::write(path, &imported.text) {
-                            eprintln!("error: cannot write `{}`: {error}", path.display());
-                            return Err(ExitCode::from(USAGE_OR_IO));
-                        }
-                    }
+                    Some(path) => write_new_blueprint(path, &imported.text)?,
                 }
                 Ok(ExitCode::SUCCESS)
             }
@@ -803,6 +929,36 @@ fn import_eksctl(
             }
         }
     })())
+}
+
+/// Writes an imported blueprint to `path`, atomically, unless a file is
+/// there already: a blueprint there may have been edited since it was
+/// imported, and eksynth never writes over a blueprint. The same bytes are
+/// left as they are.
+fn write_new_blueprint(path: &std::path::Path, text: &str) -> Result<(), ExitCode> {
+    let fail = |message: String| {
+        eprintln!("error: {message}");
+        ExitCode::from(USAGE_OR_IO)
+    };
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+        return Err(fail(format!("`{}` is not a file name", path.display())));
+    };
+    let dir = if dir.as_os_str().is_empty() {
+        std::path::Path::new(".")
+    } else {
+        dir
+    };
+    if std::fs::symlink_metadata(path).is_ok()
+        && !source::read_file(path).is_ok_and(|current| current == text.as_bytes())
+    {
+        return Err(fail(format!(
+            "`{}` exists; eksynth does not write over it\n  = help: remove it first, or write the blueprint to another file",
+            path.display()
+        )));
+    }
+    output::write_atomically(dir, &name.to_string_lossy(), text.as_bytes())
+        .map(|_| ())
+        .map_err(|error| fail(error.to_string()))
 }
 
 fn validate(

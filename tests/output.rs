@@ -8,7 +8,7 @@ use std::thread;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use eksynth::output::{
-    CheckReport, OutputError, WriteOutcome, check, parameters_file, parameters_file_name,
+    CheckReport, OutputError, Refusal, WriteOutcome, check, parameters_file, parameters_file_name,
     prepare_out_dir, stack_file_name, stack_files, unified_diff, write_atomically,
 };
 use proptest::prelude::*;
@@ -342,10 +342,14 @@ fn a_stack_writes_its_template_and_its_parameters_only_when_asked() {
 
 // ------------------------------------------------------------------ check
 
+/// The first line of every YAML template eksynth writes.
+const TEMPLATE_START: &str = "AWSTemplateFormatVersion: \"2010-09-09\"\n";
+
 #[test]
 fn check_clean() {
     let dir = TempDir::new("check-clean");
-    let expected = pairs(&[("a.yaml", "a: 1\n"), ("a.parameters.json", "[]\n")]);
+    let template = format!("{TEMPLATE_START}Resources: {{}}\n");
+    let expected = pairs(&[("a.yaml", &template), ("a.parameters.json", "[]\n")]);
     for (name, contents) in &expected {
         write_atomically(dir.path(), name, contents.as_bytes()).unwrap();
     }
@@ -358,7 +362,9 @@ fn check_clean() {
 #[test]
 fn check_stale_with_diff() {
     let dir = TempDir::new("check-stale");
-    let old: String = (1..=10).map(|i| format!("line{i}\n")).collect();
+    let old: String = std::iter::once(TEMPLATE_START.to_string())
+        .chain((1..=10).map(|i| format!("line{i}\n")))
+        .collect();
     let new = old.replace("line6\n", "line six\n");
     fs::write(dir.path().join("nodes.yaml"), &old).unwrap();
 
@@ -372,7 +378,7 @@ fn check_stale_with_diff() {
         "\
 --- a/nodes.yaml
 +++ b/nodes.yaml
-@@ -3,7 +3,7 @@
+@@ -4,7 +4,7 @@
  line3
  line4
  line5
@@ -421,19 +427,44 @@ fn check_missing_and_extra() {
 }
 
 #[test]
-fn check_unreadable_and_missing_directory() {
-    let dir = TempDir::new("check-unreadable");
+fn check_refused_and_missing_directory() {
+    let dir = TempDir::new("check-refused");
     fs::create_dir(dir.path().join("nodes.yaml")).unwrap();
     let expected = pairs(&[("nodes.yaml", "n\n")]);
     let report = check(dir.path(), &expected, &[]);
-    assert_eq!(report.unreadable.len(), 1);
-    assert_eq!(report.unreadable[0].0, "nodes.yaml");
+    assert_eq!(
+        report.refused,
+        [("nodes.yaml".to_string(), Refusal::NotAFile("a directory"))]
+    );
     assert!(report.missing.is_empty() && report.extra.is_empty() && report.stale.is_empty());
     assert!(!report.is_clean());
 
     let report = check(&dir.path().join("missing"), &expected, &[]);
     assert_eq!(report.missing, ["nodes.yaml"]);
     assert!(report.extra.is_empty() && report.stale.is_empty());
+}
+
+/// A file `synth` would not replace is no stale template: `check` says so
+/// rather than showing a diff that running `synth` would not apply.
+#[test]
+fn check_reports_an_input_or_a_foreign_file_in_a_templates_place_as_refused() {
+    let dir = TempDir::new("check-foreign");
+    let d = dir.path();
+    fs::write(d.join("nodes.yaml"), b"apiVersion: eksynth.io/v1\n").unwrap();
+    fs::write(d.join("notes.yaml"), b"todo: write templates\n").unwrap();
+    let expected = pairs(&[
+        ("nodes.yaml", &format!("{TEMPLATE_START}Resources: {{}}\n")),
+        ("notes.yaml", &format!("{TEMPLATE_START}Resources: {{}}\n")),
+    ]);
+    let report = check(d, &expected, &[d.join("nodes.yaml")]);
+    assert_eq!(
+        report.refused,
+        [
+            ("nodes.yaml".to_string(), Refusal::Input),
+            ("notes.yaml".to_string(), Refusal::NotWritten)
+        ]
+    );
+    assert!(report.stale.is_empty() && report.missing.is_empty());
 }
 
 // ----------------------------------------------------------- unified diff
