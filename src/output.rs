@@ -160,16 +160,6 @@ fn canonical(inputs: &[PathBuf]) -> HashSet<PathBuf> {
         .collect()
 }
 
-/// Whether eksynth may replace `dir/file_name`, and why not: see
-/// [`written_by_eksynth`]. `inputs` (the blueprints and their bases) are
-/// never replaced, whatever they hold.
-pub fn replaces(dir: &Path, file_name: &str, inputs: &[PathBuf]) -> Result<(), Refusal> {
-    match existing(&dir.join(file_name), &canonical(inputs)) {
-        Existing::Refused(refusal) => Err(refusal),
-        Existing::Absent | Existing::Written(_) => Ok(()),
-    }
-}
-
 /// The files `synth --out-dir` writes for one stack, as (file name,
 /// contents): the template, `{name}.{extension}`, and with `parameters`,
 /// the parameters file `{name}.parameters.json` (`[]` when the template
