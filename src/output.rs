@@ -111,13 +111,19 @@ enum Existing {
 /// `eksynth man` writes it. Only the start is looked at, so that a template
 /// whose body was edited or broken (a merge conflict) is still replaced.
 pub fn written_by_eksynth(contents: &[u8]) -> bool {
-    const YAML: &[u8] = b"AWSTemplateFormatVersion: \"2010-09-09\"\n";
+    const YAML: &[u8] = b"AWSTemplateFormatVersion: \"2010-09-09\"";
     const JSON: &[u8] = b"\"AWSTemplateFormatVersion\":";
-    const MAN: &[u8] = b".ie \\n(.g .ds Aq \\(aq\n";
-    let trimmed = contents.trim_ascii_start();
-    if contents.starts_with(YAML) || contents.starts_with(MAN) {
+    const MAN: &[u8] = b".ie \\n(.g .ds Aq \\(aq";
+    // A checkout may have given the file a byte-order mark or CRLF endings.
+    let contents = contents.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(contents);
+    let first_line = contents
+        .split(|&b| b == b'\n')
+        .next()
+        .map(|line| line.strip_suffix(b"\r").unwrap_or(line));
+    if first_line.is_some_and(|line| line == YAML || line == MAN) {
         return true;
     }
+    let trimmed = contents.trim_ascii_start();
     if let Some(object) = trimmed.strip_prefix(b"{") {
         return object.trim_ascii_start().starts_with(JSON);
     }

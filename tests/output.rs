@@ -242,6 +242,9 @@ fn eksynth_recognizes_the_files_it_writes_by_their_start() {
     for own in [
         "AWSTemplateFormatVersion: \"2010-09-09\"\nResources: {}\n",
         "AWSTemplateFormatVersion: \"2010-09-09\"\n<<<<<<< HEAD\n",
+        "AWSTemplateFormatVersion: \"2010-09-09\"\r\nResources: {}\r\n",
+        "\u{feff}AWSTemplateFormatVersion: \"2010-09-09\"\n",
+        "AWSTemplateFormatVersion: \"2010-09-09\"",
         "{\n  \"AWSTemplateFormatVersion\": \"2010-09-09\",\n",
         "[]\n",
         "[\n  {\n    \"ParameterKey\": \"ClusterName\",\n",
@@ -254,6 +257,7 @@ fn eksynth_recognizes_the_files_it_writes_by_their_start() {
         "apiVersion: eksynth.io/v1\nkind: NodeBlueprint\n",
         "# AWSTemplateFormatVersion: \"2010-09-09\"\n",
         "Resources: {}\n",
+        "AWSTemplateFormatVersion: \"2010-09-09\" # edited\n",
         "{\"apiVersion\": \"eksynth.io/v1\"}\n",
         "[1, 2]\n",
         "root:x:0:0:root:/root:/bin/bash\n",
