@@ -548,6 +548,12 @@ impl Owner {
             span: stack.span,
         }
     }
+
+    /// Why this stack's file at `path` is not written, at the stack's
+    /// declaration.
+    fn diagnostic(&self, path: &std::path::Path, refusal: &output::Refusal) -> Diagnostic {
+        output::refusal_diagnostic(path, refusal, &self.stack, &self.file, self.span)
+    }
 }
 
 /// The files a blueprint was read from, which no output may replace.
@@ -557,47 +563,6 @@ fn input_paths(compiled: &Compiled) -> Vec<PathBuf> {
         .iter()
         .map(|file| PathBuf::from(&file.name))
         .collect()
-}
-
-/// Why the file of `owner`'s stack at `path` is not written, at the place
-/// the blueprint declares the stack.
-fn refusal_diagnostic(
-    owner: &Owner,
-    path: &std::path::Path,
-    refusal: &output::Refusal,
-) -> Diagnostic {
-    let shown = path.display();
-    let stack = &owner.stack;
-    let message = match refusal {
-        output::Refusal::Input => {
-            format!(
-                "the stack `{stack}` would be written over `{shown}`, a blueprint this run reads"
-            )
-        }
-        output::Refusal::NotWritten => {
-            format!(
-                "the stack `{stack}` would be written over `{shown}`, which is not a file eksynth wrote"
-            )
-        }
-        output::Refusal::NotAFile(_) | output::Refusal::Unreadable(_) => {
-            format!("the stack `{stack}` cannot be written to `{shown}`: {refusal}")
-        }
-    };
-    let file_name = path.file_name().map_or_else(
-        || shown.to_string(),
-        |name| name.to_string_lossy().into_owned(),
-    );
-    let mut help = format!(
-        "name the stack (`stack: NAME`, or its key under `stacks:`) so that its file is not `{file_name}`, or write the templates to another directory (`--out-dir DIR`)"
-    );
-    if *refusal == output::Refusal::NotWritten {
-        help.push_str(
-            "; eksynth replaces only the files it wrote, such as a template that starts with `AWSTemplateFormatVersion: \"2010-09-09\"`",
-        );
-    }
-    Diagnostic::error(&owner.file, Some(owner.span), message)
-        .with_label(format!("the stack `{stack}`"))
-        .with_help(help)
 }
 
 /// Writes the files of the stacks into `dir` as one (see
@@ -615,7 +580,7 @@ fn write_stacks(
         Err(output::OutputError::Refused { refused }) => {
             let diagnostics: Vec<Diagnostic> = refused
                 .iter()
-                .map(|r| refusal_diagnostic(&owners[r.index], &r.path, &r.refusal))
+                .map(|r| owners[r.index].diagnostic(&r.path, &r.refusal))
                 .collect();
             report(&diagnostics);
             eprintln!("error: no file was written to `{}`", dir.display());
@@ -729,11 +694,7 @@ fn check(
             .iter()
             .filter_map(|(name, refusal)| {
                 let index = expected.iter().position(|(n, _)| n == name)?;
-                Some(refusal_diagnostic(
-                    &owners[index],
-                    &out_dir.join(name),
-                    refusal,
-                ))
+                Some(owners[index].diagnostic(&out_dir.join(name), refusal))
             })
             .collect();
         report(&diagnostics);
@@ -919,7 +880,17 @@ fn import_eksctl(
                 report(&imported.warnings);
                 match output {
                     None => write_stdout(&imported.text)?,
-                    Some(path) => write_new_blueprint(path, &imported.text)?,
+                    Some(path) => {
+                        if let Err(error) = output::write_new(path, imported.text.as_bytes()) {
+                            eprintln!("error: {error}");
+                            if matches!(error, output::OutputError::Exists { .. }) {
+                                eprintln!(
+                                    "  = help: remove it first, or write the blueprint to another file"
+                                );
+                            }
+                            return Err(ExitCode::from(USAGE_OR_IO));
+                        }
+                    }
                 }
                 Ok(ExitCode::SUCCESS)
             }
@@ -929,36 +900,6 @@ fn import_eksctl(
             }
         }
     })())
-}
-
-/// Writes an imported blueprint to `path`, atomically, unless a file is
-/// there already: a blueprint there may have been edited since it was
-/// imported, and eksynth never writes over a blueprint. The same bytes are
-/// left as they are.
-fn write_new_blueprint(path: &std::path::Path, text: &str) -> Result<(), ExitCode> {
-    let fail = |message: String| {
-        eprintln!("error: {message}");
-        ExitCode::from(USAGE_OR_IO)
-    };
-    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
-        return Err(fail(format!("`{}` is not a file name", path.display())));
-    };
-    let dir = if dir.as_os_str().is_empty() {
-        std::path::Path::new(".")
-    } else {
-        dir
-    };
-    if std::fs::symlink_metadata(path).is_ok()
-        && !source::read_file(path).is_ok_and(|current| current == text.as_bytes())
-    {
-        return Err(fail(format!(
-            "`{}` exists; eksynth does not write over it\n  = help: remove it first, or write the blueprint to another file",
-            path.display()
-        )));
-    }
-    output::write_atomically(dir, &name.to_string_lossy(), text.as_bytes())
-        .map(|_| ())
-        .map_err(|error| fail(error.to_string()))
 }
 
 fn validate(
