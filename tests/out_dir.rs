@@ -548,3 +548,27 @@ fn import_never_writes_over_an_existing_file() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn man_writes_its_pages_but_never_over_a_file_it_did_not_write() {
+    let dir = temp_dir("man");
+    std::fs::create_dir_all(&dir).expect("dir");
+    let out = dir.to_str().expect("utf-8 path");
+    std::fs::write(dir.join("eksynth.1"), "my notes\n").expect("notes");
+    let refused = eksynth(&["man", "--out-dir", out]);
+    assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
+    assert!(
+        stderr(&refused).contains("eksynth.1`: it is not a file eksynth wrote"),
+        "{}",
+        stderr(&refused)
+    );
+    let left: Vec<_> = std::fs::read_dir(&dir).expect("dir").collect();
+    assert_eq!(left.len(), 1);
+    std::fs::remove_file(dir.join("eksynth.1")).expect("remove");
+    let written = eksynth(&["man", "--out-dir", out]);
+    assert_eq!(written.status.code(), Some(0), "{}", stderr(&written));
+    let again = eksynth(&["man", "--out-dir", out]);
+    assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
+    assert!(!stderr(&again).contains("wrote"), "{}", stderr(&again));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -301,11 +301,17 @@ pub fn prepare_out_dir(dir: &Path) -> Result<(), OutputError> {
             path: dir.to_path_buf(),
             error,
         })?;
+    // Removed while open, and so locked: closed first, it would be a stale
+    // temporary file to a run cleaning the directory at that moment.
+    let removed = match fs::remove_file(&probe) {
+        Err(error) if error.kind() != io::ErrorKind::NotFound => Err(OutputError::NotWritable {
+            path: dir.to_path_buf(),
+            error,
+        }),
+        _ => Ok(()),
+    };
     drop(file);
-    fs::remove_file(&probe).map_err(|error| OutputError::NotWritable {
-        path: dir.to_path_buf(),
-        error,
-    })
+    removed
 }
 
 /// Creates a new file `{dir}/{prefix}-{pid}-{counter}` that did not exist,
