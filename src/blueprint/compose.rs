@@ -1,6 +1,8 @@
 //! Composition: a blueprint may `extend` a base blueprint (a preset shipped
-//! in `blueprints/presets/`, or a file relative to the blueprint), and
-//! `--set path=value` overrides single fields. Both work on the syntax tree
+//! in `blueprints/presets/`, or a file at a path relative to the
+//! blueprint's folder, `../` allowed, never absolute, which must hold a
+//! mapping), and `--set path=value` overrides single fields (`extends`
+//! aside: the bases are merged first). Both work on the syntax tree
 //! before it is decoded, so every field keeps the location it was written
 //! at, in whichever file that was.
 //!
