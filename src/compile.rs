@@ -31,6 +31,8 @@ pub struct Compiled {
 pub struct Stack {
     /// The stack's name, which also names its template file.
     pub name: String,
+    /// Where the blueprint declares the stack (see `StackSpec::span`).
+    pub span: Span,
     pub template: Template,
     /// The template in the format asked for, emitted once: validation
     /// checks the size of this very text, and `synth` writes it.
@@ -254,6 +256,7 @@ pub fn compile_with_overrides(
         }
         stacks.push(Stack {
             name: stack.name,
+            span: stack.span,
             template: stack.template,
             text,
             findings,

@@ -1,6 +1,6 @@
 //! The `eksynth` command line.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -14,7 +14,7 @@ use eksynth::diagnostic::Diagnostic;
 use eksynth::escape;
 use eksynth::output;
 use eksynth::report;
-use eksynth::source::SourceFile;
+use eksynth::source::{self, SourceFile};
 use eksynth::suggest::listed;
 use eksynth::validate::{Level, SchemaSet};
 
@@ -299,23 +299,24 @@ fn pad_heaps() {
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
 fn pad_heaps() {}
 
+/// Reads a regular file (or `-`, standard input) of at most
+/// `source::MAX_INPUT_BYTES` as UTF-8 text.
 fn read_input(path: &str) -> Result<Arc<SourceFile>, String> {
-    let mut bytes = Vec::new();
-    let (name, result) = if path == "-" {
-        (
-            "<stdin>".to_string(),
-            std::io::stdin().read_to_end(&mut bytes).map(|_| ()),
-        )
+    let (name, bytes) = if path == "-" {
+        ("<stdin>".to_string(), source::read_stdin())
     } else {
-        (path.to_string(), std::fs::read(path).map(|b| bytes = b))
+        (
+            path.to_string(),
+            source::read_file(std::path::Path::new(path)),
+        )
     };
     let shown = escape::terminal(&name);
-    match result.map(|()| eksynth::syntax::text_of(bytes)) {
-        Ok(Ok(text)) => Ok(SourceFile::new(name, text)),
-        Ok(Err(not_utf8)) => Err(format!(
+    let bytes = bytes.map_err(|error| format!("error: cannot read `{shown}`: {error}"))?;
+    match eksynth::syntax::text_of(bytes) {
+        Ok(text) => Ok(SourceFile::new(name, text)),
+        Err(not_utf8) => Err(format!(
             "error: cannot read `{shown}`: {not_utf8}\n  = help: save it as UTF-8"
         )),
-        Err(error) => Err(format!("error: cannot read `{shown}`: {error}")),
     }
 }
 
@@ -446,21 +447,6 @@ fn refused(diagnostics: &[Diagnostic], subject: &str, what: &str) -> ExitCode {
     ExitCode::from(FINDINGS)
 }
 
-/// Writes `contents` to `dir/file_name` (see `output::write_atomically`)
-/// and says so; an error is exit 2.
-fn write_in(dir: &std::path::Path, file_name: &str, contents: &[u8]) -> Result<(), ExitCode> {
-    let outcome = output::write_atomically(dir, file_name, contents).map_err(|error| {
-        eprintln!("error: {}", shown(&error.to_string()));
-        ExitCode::from(USAGE_OR_IO)
-    })?;
-    let verb = match outcome {
-        output::WriteOutcome::Written => "wrote",
-        output::WriteOutcome::Unchanged => "unchanged",
-    };
-    eprintln!("{verb} {}", shown_path(&dir.join(file_name)));
-    Ok(())
-}
-
 /// Makes sure `dir` can take the files written into it (see
 /// `output::prepare_out_dir`); an error is exit 2.
 fn prepare_out_dir(dir: &std::path::Path) -> Result<(), ExitCode> {
@@ -551,18 +537,95 @@ fn synth(path: &str, options: &SynthOptions) -> ExitCode {
             return Ok(ExitCode::SUCCESS);
         };
         let mut files = Vec::new();
+        let mut owners = Vec::new();
         for stack in select_stacks(&compiled, &file, options.stack.as_deref())? {
-            files.extend(stack_files(
-                stack,
-                options.format.into(),
-                options.parameters_file,
-            ));
+            for stack_file in stack_files(stack, options.format.into(), options.parameters_file) {
+                files.push(stack_file);
+                owners.push(Owner::of(&compiled, stack));
+            }
         }
-        for (file_name, contents) in files {
-            write_in(dir, &file_name, contents.as_bytes())?;
-        }
+        write_stacks(dir, &files, &owners, &input_paths(&compiled))?;
         Ok(ExitCode::SUCCESS)
     })())
+}
+
+/// The stack a file to write comes from, to locate an error about it.
+struct Owner {
+    stack: String,
+    file: Arc<SourceFile>,
+    span: eksynth::source::Span,
+}
+
+impl Owner {
+    fn of(compiled: &Compiled, stack: &Stack) -> Owner {
+        let index = stack.span.file as usize;
+        Owner {
+            stack: stack.name.clone(),
+            file: Arc::clone(compiled.files.get(index).unwrap_or(&compiled.files[0])),
+            span: stack.span,
+        }
+    }
+
+    /// Why this stack's file at `path` is not written, at the stack's
+    /// declaration.
+    fn diagnostic(&self, path: &std::path::Path, refusal: &output::Refusal) -> Diagnostic {
+        output::refusal_diagnostic(path, refusal, &self.stack, &self.file, self.span)
+    }
+}
+
+/// The files a blueprint was read from, which no output may replace.
+fn input_paths(compiled: &Compiled) -> Vec<PathBuf> {
+    compiled
+        .files
+        .iter()
+        .map(|file| PathBuf::from(&file.name))
+        .collect()
+}
+
+/// Writes the files of the stacks into `dir` as one (see
+/// `output::write_files`) and says what became of each; a file that would
+/// replace anything but a template eksynth wrote is an error at its
+/// stack's declaration, and nothing is written (exit 2).
+fn write_stacks(
+    dir: &std::path::Path,
+    files: &[(String, String)],
+    owners: &[Owner],
+    inputs: &[PathBuf],
+) -> Result<(), ExitCode> {
+    let written = match output::write_files(dir, files, inputs) {
+        Ok(written) => written,
+        Err(output::OutputError::Refused { refused }) => {
+            let diagnostics: Vec<Diagnostic> = refused
+                .iter()
+                .map(|r| owners[r.index].diagnostic(&r.path, &r.refusal))
+                .collect();
+            report(&diagnostics);
+            eprintln!("error: no file was written to `{}`", shown_path(dir));
+            return Err(ExitCode::from(USAGE_OR_IO));
+        }
+        Err(error) => {
+            eprintln!("error: {}", shown(&error.to_string()));
+            return Err(ExitCode::from(USAGE_OR_IO));
+        }
+    };
+    for name in &written.removed {
+        eprintln!(
+            "removed {}, left by a run that was stopped",
+            shown_path(&dir.join(name))
+        );
+    }
+    for ((file_name, _), outcome) in files.iter().zip(&written.outcomes) {
+        eprintln!("{} {}", verb(*outcome), shown_path(&dir.join(file_name)));
+    }
+    Ok(())
+}
+
+/// How a written file is reported.
+fn verb(outcome: output::WriteOutcome) -> &'static str {
+    match outcome {
+        output::WriteOutcome::Written => "wrote",
+        output::WriteOutcome::Unchanged => "unchanged",
+    }
 }
 
 /// The files `synth --out-dir` writes for one stack.
@@ -583,7 +646,7 @@ fn check(
     parameters_file: bool,
 ) -> ExitCode {
     let mut expected: Vec<(String, String)> = Vec::new();
-    let mut stacks: Vec<String> = Vec::new();
+    let mut owners: Vec<Owner> = Vec::new();
     let mut producers: Vec<&str> = Vec::new();
     let mut inputs = Vec::new();
     let mut failed = false;
@@ -598,9 +661,9 @@ fn check(
         };
         match compiled_with(&file, SchemaSet::embedded(), &[], format.into()) {
             Ok(compiled) => {
-                inputs.extend(compiled.files.iter().map(|f| PathBuf::from(&f.name)));
+                inputs.extend(input_paths(&compiled));
                 for stack in &compiled.stacks {
-                    if let Some(index) = stacks.iter().position(|n| *n == stack.name) {
+                    if let Some(index) = owners.iter().position(|o| o.stack == stack.name) {
                         eprintln!(
                             "error: `{}` and `{}` both make the stack `{}`\n  = help: give each blueprint its own `stack:` name",
                             shown(path),
@@ -609,18 +672,17 @@ fn check(
                         );
                         return ExitCode::from(USAGE_OR_IO);
                     }
-                    stacks.push(stack.name.clone());
-                    producers.push(path);
                     // A committed parameters file is checked even without
                     // `--parameters-file`, which makes it required.
                     let committed = out_dir
                         .join(output::parameters_file_name(&stack.name))
                         .is_file();
-                    expected.extend(stack_files(
-                        stack,
-                        format.into(),
-                        parameters_file || committed,
-                    ));
+                    let files = stack_files(stack, format.into(), parameters_file || committed);
+                    for _ in &files {
+                        owners.push(Owner::of(&compiled, stack));
+                        producers.push(path);
+                    }
+                    expected.extend(files);
                 }
             }
             Err(code) if code == ExitCode::from(FINDINGS) => failed = true,
@@ -651,6 +713,24 @@ fn check(
             shown_path(&out_dir.join(name))
         );
     }
+    // `synth` would refuse these files: it is not the command to advise.
+    if !result.refused.is_empty() {
+        let diagnostics: Vec<Diagnostic> = result
+            .refused
+            .iter()
+            .filter_map(|(name, refusal)| {
+                let index = expected.iter().position(|(n, _)| n == name)?;
+                Some(owners[index].diagnostic(&out_dir.join(name), refusal))
+            })
+            .collect();
+        report(&diagnostics);
+        eprintln!(
+            "error: `eksynth synth --out-dir {}` would not write {}",
+            shown_path(out_dir),
+            plural(result.refused.len(), "file")
+        );
+        return ExitCode::from(USAGE_OR_IO);
+    }
     if failed || !result.is_clean() {
         eprintln!(
             "error: committed templates are not what the blueprints synthesize\n  = help: run `eksynth synth BLUEPRINT --out-dir {}` for each blueprint, and remove the files no blueprint produces",
@@ -658,10 +738,15 @@ fn check(
         );
         return ExitCode::from(FINDINGS);
     }
+    let stacks = owners
+        .iter()
+        .map(|o| o.stack.as_str())
+        .collect::<std::collections::HashSet<_>>()
+        .len();
     eprintln!(
         "check: {} of {} up to date",
         plural(expected.len(), "file"),
-        plural(stacks.len(), "stack")
+        plural(stacks, "stack")
     );
     ExitCode::SUCCESS
 }
@@ -747,8 +832,16 @@ fn man(out_dir: Option<&std::path::Path>) -> ExitCode {
             return Ok(ExitCode::SUCCESS);
         };
         prepare_out_dir(dir)?;
-        for (file_name, roff) in &pages {
-            write_in(dir, file_name, roff)?;
+        let pages: Vec<(String, String)> = pages
+            .into_iter()
+            .map(|(name, roff)| (name, String::from_utf8_lossy(&roff).into_owned()))
+            .collect();
+        let written = output::write_files(dir, &pages, &[]).map_err(|error| {
+            eprintln!("error: {}", shown(&error.to_string()));
+            ExitCode::from(USAGE_OR_IO)
+        })?;
+        for ((file_name, _), outcome) in pages.iter().zip(&written.outcomes) {
+            eprintln!("{} {}", verb(*outcome), shown_path(&dir.join(file_name)));
         }
         Ok(ExitCode::SUCCESS)
     })())
@@ -821,8 +914,13 @@ fn import_eksctl(
                 match output {
                     None => write_stdout(&imported.text)?,
                     Some(path) => {
-                        if let Err(error) = std::fs::write(path, &imported.text) {
-                            eprintln!("error: cannot write `{}`: {error}", shown_path(path));
+                        if let Err(error) = output::write_new(path, imported.text.as_bytes()) {
+                            eprintln!("error: {}", shown(&error.to_string()));
+                            if matches!(error, output::OutputError::Exists { .. }) {
+                                eprintln!(
+                                    "  = help: remove it first, or write the blueprint to another file"
+                                );
+                            }
                             return Err(ExitCode::from(USAGE_OR_IO));
                         }
                     }

@@ -1,6 +1,86 @@
-//! Source files and the spans that point into them.
+//! Source files, how they are read, and the spans that point into them.
 
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::Path;
 use std::sync::{Arc, OnceLock};
+
+/// The most bytes eksynth reads from one input: 16 MiB, sixteen times the
+/// largest template CloudFormation accepts (1 MB from S3). The bound keeps
+/// a mistaken input (a device, a log file) from filling the memory.
+pub const MAX_INPUT_BYTES: u64 = 16 * 1024 * 1024;
+
+/// Why an input could not be read; the message is the reason alone,
+/// for the caller to say which input.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    #[error("{0}")]
+    Io(#[from] io::Error),
+    #[error("it is {0}, not a regular file")]
+    NotAFile(&'static str),
+    #[error("it is larger than {} MiB, the most eksynth reads", MAX_INPUT_BYTES >> 20)]
+    TooLarge,
+}
+
+/// Reads the bytes of a regular file of at most [`MAX_INPUT_BYTES`].
+/// Anything else is refused before it is opened: opening a FIFO waits for
+/// a writer, and a device such as `/dev/zero` never ends.
+pub fn read_file(path: &Path) -> Result<Vec<u8>, ReadError> {
+    check_regular(&std::fs::metadata(path)?)?;
+    let file = File::open(path)?;
+    // The file may have been replaced between the two looks.
+    check_regular(&file.metadata()?)?;
+    read_capped(file)
+}
+
+/// Reads standard input, at most [`MAX_INPUT_BYTES`] of it.
+pub fn read_stdin() -> Result<Vec<u8>, ReadError> {
+    read_capped(io::stdin().lock())
+}
+
+fn check_regular(metadata: &std::fs::Metadata) -> Result<(), ReadError> {
+    let file_type = metadata.file_type();
+    if !file_type.is_file() {
+        return Err(ReadError::NotAFile(kind_of(file_type)));
+    }
+    if metadata.len() > MAX_INPUT_BYTES {
+        return Err(ReadError::TooLarge);
+    }
+    Ok(())
+}
+
+/// Reads to the end, or one byte past the cap: files such as those of
+/// `/proc` say they are empty and are not.
+fn read_capped(reader: impl Read) -> Result<Vec<u8>, ReadError> {
+    let mut bytes = Vec::new();
+    reader.take(MAX_INPUT_BYTES + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_INPUT_BYTES {
+        return Err(ReadError::TooLarge);
+    }
+    Ok(bytes)
+}
+
+/// What a file that is not a regular file is, for messages.
+fn kind_of(file_type: std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if file_type.is_fifo() {
+            return "a FIFO";
+        }
+        if file_type.is_char_device() || file_type.is_block_device() {
+            return "a device";
+        }
+        if file_type.is_socket() {
+            return "a socket";
+        }
+    }
+    if file_type.is_dir() {
+        "a directory"
+    } else {
+        "a special file"
+    }
+}
 
 /// A named piece of input text: a blueprint, a template, or standard input.
 #[derive(Debug)]

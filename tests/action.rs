@@ -410,6 +410,42 @@ fn the_action_fails_on_a_stale_template_and_uploads_nothing_when_told() {
     let _ = std::fs::remove_dir_all(&workspace);
 }
 
+/// The README's layout, `clusters/*/nodes.yaml` checked in their own
+/// folders, with a blueprint that does not name its stack: its template
+/// would be the blueprint itself. The action fails with the error at the
+/// blueprint, does not advise `synth`, and the blueprint stays as it is.
+#[test]
+fn the_action_reports_a_blueprint_whose_template_would_be_itself() {
+    let workspace = scratch("unnamed-workspace");
+    let cluster = workspace.join("clusters/prod");
+    std::fs::create_dir_all(&cluster).expect("cluster dir");
+    let text = std::fs::read_to_string(root().join("examples/quickstart/blueprint.yaml"))
+        .expect("example");
+    let blueprint = cluster.join("nodes.yaml");
+    std::fs::write(&blueprint, text.replace("stack: quickstart\n", "")).expect("blueprint");
+    let before = std::fs::read(&blueprint).expect("blueprint");
+    let run = run_action(
+        "unnamed",
+        &workspace,
+        &[
+            ("blueprints", "clusters/*/nodes.yaml"),
+            ("upload-sarif", "false"),
+        ],
+    );
+    let logs = &run.logs;
+    assert_eq!(run.outputs["check"]["code"], "2", "{logs}");
+    assert!(
+        logs.contains("the stack `nodes` would be written over `clusters/prod/nodes.yaml`")
+            && logs.contains("--> clusters/prod/nodes.yaml:")
+            && logs.contains("::error::eksynth check failed (exit 2): see its error above")
+            && !logs.contains("regenerate"),
+        "{logs}"
+    );
+    assert_eq!(run.outcomes["verdict"], Some(false), "{logs}");
+    assert_eq!(std::fs::read(&blueprint).expect("blueprint"), before);
+    let _ = std::fs::remove_dir_all(&workspace);
+}
+
 #[test]
 fn the_action_fails_on_findings_with_strict_and_on_a_pattern_that_matches_nothing() {
     let workspace = quickstart_workspace("strict");

@@ -107,7 +107,11 @@ fn a_committed_parameters_file_is_checked_without_the_flag() {
 
     let parameters = dir.join("quickstart.parameters.json");
     let text = std::fs::read_to_string(&parameters).expect("parameters");
-    std::fs::write(&parameters, text.replace("ParameterKey", "Key")).expect("edit");
+    std::fs::write(
+        &parameters,
+        text.replacen("\"ParameterValue\": \"", "\"ParameterValue\": \"edited-", 1),
+    )
+    .expect("edit");
     let stale = eksynth(&["check", BLUEPRINT, "--out-dir", out]);
     assert_eq!(stale.status.code(), Some(1), "{}", stderr(&stale));
     assert!(
@@ -333,4 +337,238 @@ fn an_unwritable_out_dir_is_a_usage_error_even_for_root() {
         assert!(stderr(&result).contains(dir), "{}", stderr(&result));
     }
     assert!(!Path::new("/proc/self/quickstart.yaml").exists());
+}
+
+/// The quickstart blueprint without its `stack:` name, written as
+/// `dir/file_name`: its stack is named after the file.
+fn unnamed_blueprint(dir: &Path, file_name: &str) -> PathBuf {
+    let text = std::fs::read_to_string(BLUEPRINT).expect("example");
+    let path = dir.join(file_name);
+    std::fs::write(&path, text.replace("stack: quickstart\n", "")).expect("blueprint");
+    path
+}
+
+#[test]
+fn synth_never_writes_over_the_blueprint_it_reads() {
+    let dir = temp_dir("over-blueprint");
+    std::fs::create_dir_all(&dir).expect("dir");
+    let out = dir.to_str().expect("utf-8 path");
+    for (file_name, format) in [("nodes.yaml", "yaml"), ("nodes.json", "json")] {
+        let blueprint = unnamed_blueprint(&dir, file_name);
+        let before = std::fs::read(&blueprint).expect("blueprint");
+        let path = blueprint.to_str().expect("utf-8 path");
+        let result = eksynth(&["synth", path, "--out-dir", out, "--format", format]);
+        assert_eq!(result.status.code(), Some(2), "{}", stderr(&result));
+        assert_eq!(std::fs::read(&blueprint).expect("blueprint"), before);
+        let message = stderr(&result);
+        assert!(
+            message.contains(&format!(
+                "error: the stack `nodes` would be written over `{}`, a blueprint this run reads",
+                blueprint.display()
+            )) && message.contains(&format!(" --> {path}:"))
+                && message.contains("name the stack (`stack: NAME`")
+                && message.contains("another directory (`--out-dir DIR`)")
+                && !message.contains("wrote"),
+            "{message}"
+        );
+
+        // `check` calls it what it is, not a stale template to synthesize.
+        let check = eksynth(&["check", path, "--out-dir", out, "--format", format]);
+        assert_eq!(check.status.code(), Some(2), "{}", stderr(&check));
+        let message = stderr(&check);
+        assert!(
+            message.contains("a blueprint this run reads")
+                && !message.contains("run `eksynth synth"),
+            "{message}"
+        );
+        assert!(check.stdout.is_empty());
+        std::fs::remove_file(&blueprint).expect("remove");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn synth_never_writes_over_a_base_the_blueprint_extends() {
+    let dir = temp_dir("over-base");
+    std::fs::create_dir_all(&dir).expect("dir");
+    let base = "cluster:\n  name: from-base\n";
+    std::fs::write(dir.join("base.yaml"), base).expect("base");
+    let text = std::fs::read_to_string(BLUEPRINT).expect("example");
+    let blueprint = dir.join("prod.yaml");
+    std::fs::write(
+        &blueprint,
+        text.replace("stack: quickstart\n", "stack: base\nextends: ./base.yaml\n"),
+    )
+    .expect("blueprint");
+    let result = eksynth(&[
+        "synth",
+        blueprint.to_str().expect("utf-8"),
+        "--out-dir",
+        dir.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(result.status.code(), Some(2), "{}", stderr(&result));
+    assert!(
+        stderr(&result).contains("the stack `base` would be written over"),
+        "{}",
+        stderr(&result)
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("base.yaml")).expect("base"),
+        base
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Only a file eksynth wrote is replaced: another blueprint, notes, a
+/// hand-written file in a template's place stay, and nothing is written.
+#[test]
+fn synth_never_writes_over_a_file_it_did_not_write() {
+    let dir = temp_dir("foreign");
+    std::fs::create_dir_all(&dir).expect("dir");
+    let out = dir.to_str().expect("utf-8 path");
+    for foreign in [
+        "apiVersion: eksynth.io/v1\nkind: NodeBlueprint\n",
+        "# notes\n",
+        "",
+    ] {
+        std::fs::write(dir.join("platform-nodes-gpu.yaml"), foreign).expect("foreign");
+        let result = eksynth(&["synth", MULTI, "--out-dir", out]);
+        assert_eq!(result.status.code(), Some(2), "{}", stderr(&result));
+        assert!(
+            stderr(&result).contains("which is not a file eksynth wrote")
+                && stderr(&result).contains("AWSTemplateFormatVersion"),
+            "{}",
+            stderr(&result)
+        );
+        let mut left: Vec<String> = std::fs::read_dir(&dir)
+            .expect("dir")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(left, ["platform-nodes-gpu.yaml"]);
+        assert_eq!(
+            std::fs::read_to_string(dir.join("platform-nodes-gpu.yaml")).expect("kept"),
+            foreign
+        );
+    }
+    // A template eksynth wrote, even edited, is replaced.
+    std::fs::write(
+        dir.join("platform-nodes-gpu.yaml"),
+        "AWSTemplateFormatVersion: \"2010-09-09\"\n<<<<<<< HEAD\n",
+    )
+    .expect("template");
+    let result = eksynth(&["synth", MULTI, "--out-dir", out]);
+    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A stack's file that cannot be written leaves every other stack's file
+/// as it was: no set half new, half old.
+#[test]
+fn stacks_are_written_all_or_none() {
+    let dir = temp_dir("all-or-none");
+    let out = dir.to_str().expect("utf-8 path");
+    let first = eksynth(&["synth", MULTI, "--out-dir", out]);
+    assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
+    let main = dir.join("platform-nodes.yaml");
+    let old = "AWSTemplateFormatVersion: \"2010-09-09\"\n# old\n";
+    std::fs::write(&main, old).expect("old main stack");
+    std::fs::remove_file(dir.join("platform-nodes-gpu.yaml")).expect("remove");
+    std::fs::create_dir(dir.join("platform-nodes-gpu.yaml")).expect("in the way");
+    let result = eksynth(&["synth", MULTI, "--out-dir", out]);
+    assert_eq!(result.status.code(), Some(2), "{}", stderr(&result));
+    assert!(
+        stderr(&result).contains("it is a directory, not a regular file"),
+        "{}",
+        stderr(&result)
+    );
+    assert_eq!(std::fs::read_to_string(&main).expect("main"), old);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A run killed between writing a temporary file and renaming it leaves
+/// the file behind; the next run removes it, but not a temporary file a
+/// running writer holds, nor a hidden file of another program.
+#[test]
+fn the_next_run_removes_the_temporary_files_of_a_killed_one() {
+    let dir = temp_dir("stale");
+    std::fs::create_dir_all(&dir).expect("dir");
+    let out = dir.to_str().expect("utf-8 path");
+    let stale = dir.join(".quickstart.yaml.tmp-4194305-0");
+    std::fs::write(&stale, "AWSTemplateFormatVersion: \"2010-09-09\"\n").expect("stale");
+    let probe = dir.join(".eksynth-probe-4194305-1");
+    std::fs::write(&probe, "").expect("probe");
+    let busy = dir.join(".quickstart.parameters.json.tmp-1-2");
+    let held = std::fs::File::create(&busy).expect("busy");
+    held.lock().expect("lock");
+    let other = dir.join(".notes.txt.tmp-1-2");
+    std::fs::write(&other, "x").expect("other");
+
+    let result = eksynth(&["synth", BLUEPRINT, "--out-dir", out]);
+    assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+    assert!(!stale.exists() && !probe.exists(), "{}", stderr(&result));
+    assert!(busy.exists() && other.exists());
+    assert!(
+        stderr(&result).contains(".quickstart.yaml.tmp-4194305-0, left by a run that was stopped"),
+        "{}",
+        stderr(&result)
+    );
+    drop(held);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn import_never_writes_over_an_existing_file() {
+    let dir = temp_dir("import");
+    std::fs::create_dir_all(&dir).expect("dir");
+    let config = dir.join("cluster.yaml");
+    let text = std::fs::read_to_string("tests/cmd/eksctl-advanced.yaml").expect("eksctl");
+    std::fs::write(&config, &text).expect("config");
+    let config = config.to_str().expect("utf-8");
+    for out in [config, dir.join("edited.yaml").to_str().expect("utf-8")] {
+        std::fs::write(dir.join("edited.yaml"), "# mine\n").expect("edited");
+        let result = eksynth(&["import", "eksctl", config, "-o", out]);
+        assert_eq!(result.status.code(), Some(2), "{}", stderr(&result));
+        assert!(
+            stderr(&result).contains("exists; eksynth does not write over it"),
+            "{}",
+            stderr(&result)
+        );
+    }
+    assert_eq!(std::fs::read_to_string(config).expect("config"), text);
+    assert_eq!(
+        std::fs::read_to_string(dir.join("edited.yaml")).expect("edited"),
+        "# mine\n"
+    );
+    let new = dir.join("new.yaml");
+    let new = new.to_str().expect("utf-8");
+    for _ in 0..2 {
+        let result = eksynth(&["import", "eksctl", config, "-o", new]);
+        assert_eq!(result.status.code(), Some(0), "{}", stderr(&result));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn man_writes_its_pages_but_never_over_a_file_it_did_not_write() {
+    let dir = temp_dir("man");
+    std::fs::create_dir_all(&dir).expect("dir");
+    let out = dir.to_str().expect("utf-8 path");
+    std::fs::write(dir.join("eksynth.1"), "my notes\n").expect("notes");
+    let refused = eksynth(&["man", "--out-dir", out]);
+    assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
+    assert!(
+        stderr(&refused).contains("eksynth.1`: it is not a file eksynth wrote"),
+        "{}",
+        stderr(&refused)
+    );
+    let left: Vec<_> = std::fs::read_dir(&dir).expect("dir").collect();
+    assert_eq!(left.len(), 1);
+    std::fs::remove_file(dir.join("eksynth.1")).expect("remove");
+    let written = eksynth(&["man", "--out-dir", out]);
+    assert_eq!(written.status.code(), Some(0), "{}", stderr(&written));
+    let again = eksynth(&["man", "--out-dir", out]);
+    assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
+    assert!(!stderr(&again).contains("wrote"), "{}", stderr(&again));
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -1,4 +1,4 @@
-//! Atomic writes, the output directory, parameters files, `check` and the
+//! Atomic writes, sets of files written as one, the output directory, parameters files, `check` and the
 //! unified diff behind it.
 
 use std::fs;
@@ -8,8 +8,9 @@ use std::thread;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use eksynth::output::{
-    CheckReport, OutputError, WriteOutcome, check, parameters_file, parameters_file_name,
-    prepare_out_dir, stack_file_name, stack_files, unified_diff, write_atomically,
+    CheckReport, OutputError, Refusal, WriteOutcome, check, parameters_file, parameters_file_name,
+    prepare_out_dir, stack_file_name, stack_files, unified_diff, write_atomically, write_files,
+    written_by_eksynth,
 };
 use proptest::prelude::*;
 
@@ -64,6 +65,9 @@ fn pairs(items: &[(&str, &str)]) -> Vec<(String, String)> {
         .map(|(a, b)| (a.to_string(), b.to_string()))
         .collect()
 }
+
+/// The first line of every YAML template eksynth writes.
+const TEMPLATE: &str = "AWSTemplateFormatVersion: \"2010-09-09\"\n";
 
 // ---------------------------------------------------------------- writing
 
@@ -229,6 +233,168 @@ fn concurrent_writers_leave_one_whole_file() {
     assert_eq!(listing(dir.path()), ["nodes.yaml"]);
 }
 
+// ------------------------------------------------ writing a set of files
+
+/// What eksynth takes for its own output: the start of each kind of file it
+/// writes, and nothing else.
+#[test]
+fn eksynth_recognizes_the_files_it_writes_by_their_start() {
+    for own in [
+        "AWSTemplateFormatVersion: \"2010-09-09\"\nResources: {}\n",
+        "AWSTemplateFormatVersion: \"2010-09-09\"\n<<<<<<< HEAD\n",
+        "AWSTemplateFormatVersion: \"2010-09-09\"\r\nResources: {}\r\n",
+        "\u{feff}AWSTemplateFormatVersion: \"2010-09-09\"\n",
+        "AWSTemplateFormatVersion: \"2010-09-09\"",
+        "{\n  \"AWSTemplateFormatVersion\": \"2010-09-09\",\n",
+        "[]\n",
+        "[\n  {\n    \"ParameterKey\": \"ClusterName\",\n",
+        ".ie \\n(.g .ds Aq \\(aq\n.el .ds Aq '\n",
+    ] {
+        assert!(written_by_eksynth(own.as_bytes()), "{own:?}");
+    }
+    for other in [
+        "",
+        "apiVersion: eksynth.io/v1\nkind: NodeBlueprint\n",
+        "# AWSTemplateFormatVersion: \"2010-09-09\"\n",
+        "Resources: {}\n",
+        "AWSTemplateFormatVersion: \"2010-09-09\" # edited\n",
+        "{\"apiVersion\": \"eksynth.io/v1\"}\n",
+        "[1, 2]\n",
+        "root:x:0:0:root:/root:/bin/bash\n",
+    ] {
+        assert!(!written_by_eksynth(other.as_bytes()), "{other:?}");
+    }
+}
+
+#[test]
+fn write_files_writes_new_and_changed_files_and_leaves_the_others() {
+    let dir = TempDir::new("write-files");
+    let old = format!("{TEMPLATE}old: 1\n");
+    fs::write(dir.path().join("b.yaml"), &old).unwrap();
+    let files = pairs(&[
+        ("a.yaml", &format!("{TEMPLATE}a: 1\n")),
+        ("b.yaml", &format!("{TEMPLATE}b: 1\n")),
+        ("a.parameters.json", "[]\n"),
+    ]);
+    let written = write_files(dir.path(), &files, &[]).unwrap();
+    assert_eq!(written.outcomes, [WriteOutcome::Written; 3]);
+    assert!(written.removed.is_empty());
+    for (name, contents) in &files {
+        assert_eq!(
+            &fs::read_to_string(dir.path().join(name)).unwrap(),
+            contents
+        );
+    }
+    let again = write_files(dir.path(), &files, &[]).unwrap();
+    assert_eq!(again.outcomes, [WriteOutcome::Unchanged; 3]);
+    assert_eq!(
+        listing(dir.path()),
+        ["a.parameters.json", "a.yaml", "b.yaml"]
+    );
+}
+
+#[test]
+fn write_files_refuses_every_file_it_did_not_write_and_writes_nothing() {
+    let dir = TempDir::new("write-files-refused");
+    let d = dir.path();
+    fs::write(d.join("blueprint.yaml"), format!("{TEMPLATE}x: 1\n")).unwrap();
+    fs::write(d.join("notes.yaml"), b"# mine\n").unwrap();
+    fs::create_dir(d.join("folder.yaml")).unwrap();
+    let files = pairs(&[
+        ("new.yaml", TEMPLATE),
+        ("blueprint.yaml", TEMPLATE),
+        ("notes.yaml", TEMPLATE),
+        ("folder.yaml", TEMPLATE),
+    ]);
+    let error = write_files(d, &files, &[d.join("blueprint.yaml")]).unwrap_err();
+    let OutputError::Refused { refused } = &error else {
+        panic!("{error:?}");
+    };
+    let found: Vec<(usize, &Refusal)> = refused.iter().map(|r| (r.index, &r.refusal)).collect();
+    assert_eq!(
+        found,
+        [
+            (1, &Refusal::Input),
+            (2, &Refusal::NotWritten),
+            (3, &Refusal::NotAFile("a directory"))
+        ]
+    );
+    assert_eq!(listing(d), ["blueprint.yaml", "folder.yaml", "notes.yaml"]);
+    assert_eq!(fs::read(d.join("notes.yaml")).unwrap(), b"# mine\n");
+}
+
+/// Every temporary file is written before any is renamed: one that cannot
+/// be made (its name is too long for the file system) leaves the files
+/// before it as they were.
+#[test]
+fn write_files_renames_nothing_when_a_temporary_file_fails() {
+    let dir = TempDir::new("write-files-all-or-none");
+    let old = format!("{TEMPLATE}old: 1\n");
+    fs::write(dir.path().join("a.yaml"), &old).unwrap();
+    // 250 bytes fit a file name, not its temporary file's.
+    let long = format!("{}.yaml", "x".repeat(245));
+    let files = pairs(&[
+        ("a.yaml", &format!("{TEMPLATE}new: 1\n")),
+        (&long, TEMPLATE),
+    ]);
+    let error = write_files(dir.path(), &files, &[]).unwrap_err();
+    assert!(
+        matches!(error, OutputError::NotWritable { .. }),
+        "{error:?}"
+    );
+    assert_eq!(fs::read_to_string(dir.path().join("a.yaml")).unwrap(), old);
+    assert_eq!(listing(dir.path()), ["a.yaml"]);
+}
+
+#[test]
+fn write_files_removes_stale_temporary_files_only() {
+    let dir = TempDir::new("write-files-stale");
+    let d = dir.path();
+    for stale in [
+        ".a.yaml.tmp-123-0",
+        ".a.parameters.json.tmp-123-1",
+        ".eksynth.1.tmp-9-9",
+        ".eksynth-probe-123-2",
+    ] {
+        fs::write(d.join(stale), b"partial").unwrap();
+    }
+    for kept in [
+        ".a.txt.tmp-1-2",
+        ".a.yaml.tmp-1",
+        ".a.yaml.tmp-x-2",
+        "a.yaml.tmp-1-2",
+        ".yaml.tmp-1-2",
+    ] {
+        fs::write(d.join(kept), b"not eksynth's").unwrap();
+    }
+    // Held by a writer still running.
+    let busy = fs::File::create(d.join(".b.yaml.tmp-1-2")).unwrap();
+    busy.lock().unwrap();
+    let written = write_files(d, &pairs(&[("a.yaml", TEMPLATE)]), &[]).unwrap();
+    assert_eq!(
+        written.removed,
+        [
+            ".a.parameters.json.tmp-123-1",
+            ".a.yaml.tmp-123-0",
+            ".eksynth-probe-123-2",
+            ".eksynth.1.tmp-9-9",
+        ]
+    );
+    assert_eq!(
+        listing(d),
+        [
+            ".a.txt.tmp-1-2",
+            ".a.yaml.tmp-1",
+            ".a.yaml.tmp-x-2",
+            ".b.yaml.tmp-1-2",
+            ".yaml.tmp-1-2",
+            "a.yaml",
+            "a.yaml.tmp-1-2",
+        ]
+    );
+    drop(busy);
+}
+
 // ---------------------------------------------------- the output directory
 
 #[test]
@@ -345,7 +511,8 @@ fn a_stack_writes_its_template_and_its_parameters_only_when_asked() {
 #[test]
 fn check_clean() {
     let dir = TempDir::new("check-clean");
-    let expected = pairs(&[("a.yaml", "a: 1\n"), ("a.parameters.json", "[]\n")]);
+    let template = format!("{TEMPLATE}Resources: {{}}\n");
+    let expected = pairs(&[("a.yaml", &template), ("a.parameters.json", "[]\n")]);
     for (name, contents) in &expected {
         write_atomically(dir.path(), name, contents.as_bytes()).unwrap();
     }
@@ -358,7 +525,9 @@ fn check_clean() {
 #[test]
 fn check_stale_with_diff() {
     let dir = TempDir::new("check-stale");
-    let old: String = (1..=10).map(|i| format!("line{i}\n")).collect();
+    let old: String = std::iter::once(TEMPLATE.to_string())
+        .chain((1..=10).map(|i| format!("line{i}\n")))
+        .collect();
     let new = old.replace("line6\n", "line six\n");
     fs::write(dir.path().join("nodes.yaml"), &old).unwrap();
 
@@ -372,7 +541,7 @@ fn check_stale_with_diff() {
         "\
 --- a/nodes.yaml
 +++ b/nodes.yaml
-@@ -3,7 +3,7 @@
+@@ -4,7 +4,7 @@
  line3
  line4
  line5
@@ -421,19 +590,44 @@ fn check_missing_and_extra() {
 }
 
 #[test]
-fn check_unreadable_and_missing_directory() {
-    let dir = TempDir::new("check-unreadable");
+fn check_refused_and_missing_directory() {
+    let dir = TempDir::new("check-refused");
     fs::create_dir(dir.path().join("nodes.yaml")).unwrap();
     let expected = pairs(&[("nodes.yaml", "n\n")]);
     let report = check(dir.path(), &expected, &[]);
-    assert_eq!(report.unreadable.len(), 1);
-    assert_eq!(report.unreadable[0].0, "nodes.yaml");
+    assert_eq!(
+        report.refused,
+        [("nodes.yaml".to_string(), Refusal::NotAFile("a directory"))]
+    );
     assert!(report.missing.is_empty() && report.extra.is_empty() && report.stale.is_empty());
     assert!(!report.is_clean());
 
     let report = check(&dir.path().join("missing"), &expected, &[]);
     assert_eq!(report.missing, ["nodes.yaml"]);
     assert!(report.extra.is_empty() && report.stale.is_empty());
+}
+
+/// A file `synth` would not replace is no stale template: `check` says so
+/// rather than showing a diff that running `synth` would not apply.
+#[test]
+fn check_reports_an_input_or_a_foreign_file_in_a_templates_place_as_refused() {
+    let dir = TempDir::new("check-foreign");
+    let d = dir.path();
+    fs::write(d.join("nodes.yaml"), b"apiVersion: eksynth.io/v1\n").unwrap();
+    fs::write(d.join("notes.yaml"), b"todo: write templates\n").unwrap();
+    let expected = pairs(&[
+        ("nodes.yaml", &format!("{TEMPLATE}Resources: {{}}\n")),
+        ("notes.yaml", &format!("{TEMPLATE}Resources: {{}}\n")),
+    ]);
+    let report = check(d, &expected, &[d.join("nodes.yaml")]);
+    assert_eq!(
+        report.refused,
+        [
+            ("nodes.yaml".to_string(), Refusal::Input),
+            ("notes.yaml".to_string(), Refusal::NotWritten)
+        ]
+    );
+    assert!(report.stale.is_empty() && report.missing.is_empty());
 }
 
 // ----------------------------------------------------------- unified diff

@@ -1,6 +1,8 @@
 //! Composition: a blueprint may `extend` a base blueprint (a preset shipped
-//! in `blueprints/presets/`, or a file relative to the blueprint), and
-//! `--set path=value` overrides single fields. Both work on the syntax tree
+//! in `blueprints/presets/`, or a file at a path relative to the
+//! blueprint's folder, `../` allowed, never absolute, which must hold a
+//! mapping), and `--set path=value` overrides single fields (`extends`
+//! aside: the bases are merged first). Both work on the syntax tree
 //! before it is decoded, so every field keeps the location it was written
 //! at, in whichever file that was.
 //!
@@ -11,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::diagnostic::Diagnostic;
-use crate::source::{SourceFile, Span};
+use crate::source::{self, SourceFile, Span};
 use crate::syntax::{self, Key, Node, Value};
 
 /// The presets a blueprint can extend by name.
@@ -91,7 +93,7 @@ fn resolve(
                 &file,
                 Some(target.span),
                 format!(
-                    "`extends` must be a preset name or a relative path, found {}",
+                    "`extends` must be a preset name or a path relative to this blueprint's folder, found {}",
                     target.kind()
                 ),
             )
@@ -99,28 +101,35 @@ fn resolve(
         ]);
     };
     let (base_name, text, identity) = if is_path(name) {
-        let path = base_path(&file.name, name);
-        match std::fs::read_to_string(&path) {
-            Ok(text) => (
-                path.display().to_string(),
-                text,
-                identity_of(&path.display().to_string()),
-            ),
-            Err(error) => {
-                return Err(vec![
-                    Diagnostic::error(
-                        &file,
-                        Some(target.span),
-                        format!(
-                            "cannot read the base blueprint `{}`: {error}",
-                            path.display()
-                        ),
-                    )
-                    .with_label("extended here")
-                    .with_help("a relative path is taken from the extending blueprint's folder"),
-                ]);
-            }
+        if Path::new(name).is_absolute() || name.starts_with(['/', '\\']) {
+            return Err(vec![
+                Diagnostic::error(
+                    &file,
+                    Some(target.span),
+                    format!("`extends` takes a relative path, not the absolute path `{name}`"),
+                )
+                .with_help(
+                    "write the base's path from this blueprint's folder, such as `../base.yaml`, so that it holds wherever the repository is checked out",
+                ),
+            ]);
         }
+        let path = base_path(&file.name, name);
+        let shown = path.display().to_string();
+        let unreadable = |reason: String| {
+            vec![
+                Diagnostic::error(
+                    &file,
+                    Some(target.span),
+                    format!("cannot read the base blueprint `{shown}`: {reason}"),
+                )
+                .with_label("extended here")
+                .with_help("a relative path is taken from the extending blueprint's folder"),
+            ]
+        };
+        let bytes = source::read_file(&path).map_err(|error| unreadable(error.to_string()))?;
+        let text =
+            String::from_utf8(bytes).map_err(|_| unreadable("it is not UTF-8 text".to_string()))?;
+        (shown.clone(), text, identity_of(&shown))
     } else {
         match PRESETS.iter().find(|(preset, _)| *preset == name) {
             Some((preset, text)) => (
@@ -164,6 +173,21 @@ fn resolve(
     let id = files.len() as u32;
     files.push(Arc::clone(&base_file));
     let base = syntax::parse_as(&base_file, id).map_err(|d| vec![*d])?;
+    if !matches!(base.value, Value::Map(_)) {
+        return Err(vec![
+            Diagnostic::error(
+                &file,
+                Some(target.span),
+                format!(
+                    "the base `{}` is not a blueprint: it holds {}, not a mapping of blueprint fields",
+                    base_file.name,
+                    base.kind()
+                ),
+            )
+            .with_label("extended here")
+            .with_help("a base is a blueprint, such as a file that starts with `apiVersion: eksynth.io/v1`"),
+        ]);
+    }
     chain.push((identity, base_file.name.clone()));
     let mut base = resolve(base, files, chain, id as usize)?;
     chain.pop();
@@ -178,7 +202,7 @@ fn resolve(
 fn preset_help() -> String {
     let names: Vec<&str> = PRESETS.iter().map(|(n, _)| *n).collect();
     format!(
-        "the presets are {}; a path such as `./base.yaml` names a file",
+        "the presets are {}; a relative path such as `./base.yaml` or `../base.yaml` names a file",
         crate::suggest::listed(&names)
     )
 }
@@ -288,6 +312,20 @@ fn apply_override(
                 format!("`--set {argument}` has an empty path segment"),
             )
             .with_help("write the path with dots, e.g. `--set nodeGroups.0.maxSize=5`"),
+        ));
+    }
+    // The bases are merged before the overrides are applied: an `extends`
+    // set here would be read by nothing.
+    if segments[0] == "extends" {
+        return Err(Box::new(
+            Diagnostic::error(
+                &source,
+                Some(path_span),
+                format!("`--set {argument}`: `extends` cannot be set from the command line"),
+            )
+            .with_help(
+                "write `extends:` in the blueprint; `--set` changes fields after its bases are merged",
+            ),
         ));
     }
     let mut current = root;
