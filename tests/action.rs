@@ -583,7 +583,8 @@ fn what_eksynth_prints_in_the_action_runs_no_workflow_command() {
     let template = workspace.join("nodes/quickstart.yaml");
     let text = std::fs::read_to_string(&template).expect("template");
     assert!(text.contains("##[warning]forged"), "{text}");
-    std::fs::write(&template, text.replacen("2010-09-09", "2010-09-10", 1)).expect("stale");
+    // Stale, but still a file eksynth wrote (it starts as eksynth's do).
+    std::fs::write(&template, format!("{text}# edited by hand\n")).expect("stale");
     let run = run_action(
         "commands",
         &workspace,
