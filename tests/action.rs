@@ -583,8 +583,12 @@ fn what_eksynth_prints_in_the_action_runs_no_workflow_command() {
     let template = workspace.join("nodes/quickstart.yaml");
     let text = std::fs::read_to_string(&template).expect("template");
     assert!(text.contains("##[warning]forged"), "{text}");
-    // Stale, but still a file eksynth wrote (it starts as eksynth's do).
-    std::fs::write(&template, format!("{text}# edited by hand\n")).expect("stale");
+    // Stale next to the description, but still a file eksynth wrote (it
+    // starts as eksynth's do).
+    let at = text.find("##[warning]forged").expect("description");
+    let end = at + text[at..].find('\n').expect("a line") + 1;
+    let stale = format!("{}# edited by hand\n{}", &text[..end], &text[end..]);
+    std::fs::write(&template, stale).expect("stale");
     let run = run_action(
         "commands",
         &workspace,
