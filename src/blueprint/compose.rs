@@ -127,8 +127,7 @@ fn resolve(
             ]
         };
         let bytes = source::read_file(&path).map_err(|error| unreadable(error.to_string()))?;
-        let text =
-            String::from_utf8(bytes).map_err(|_| unreadable("it is not UTF-8 text".to_string()))?;
+        let text = crate::syntax::text_of(bytes).map_err(|error| unreadable(error.to_string()))?;
         (shown.clone(), text, identity_of(&shown))
     } else {
         match PRESETS.iter().find(|(preset, _)| *preset == name) {
