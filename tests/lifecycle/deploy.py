@@ -3,8 +3,9 @@
 Each scenario of `tests/lifecycle/` listed in `DEPLOYED` is synthesized
 (`eksynth synth BLUEPRINT --format json --stack NAME`, old then new) and
 deployed in moto (pinned, `moto[cloudformation,...]==5.2.5`, in-process with
-`mock_aws`): the stack is created from the old template, then updated with
-the new one through a change set built the way aws-cli's `deploy` builds it
+`mock_aws`): the stack is created from the old template (`create-stack`,
+every parameter at its default), then updated with the new one through a
+change set built the way aws-cli's `deploy` builds it
 (aws/aws-cli, `awscli/customizations/cloudformation/deploy.py`,
 `merge_parameters`, and `deployer.py`, `create_changeset`): every parameter
 the new template declares is sent, with its override when one is given, with
@@ -18,11 +19,12 @@ What moto seeds itself is not enough for the templates, so before the first
 deployment the test creates:
 
 - the public SSM parameters the templates default to (and any other
-  parameter path a scenario names), each pointing at a different one of
-  moto's built-in Amazon images, so that "the 1.34 image" is a distinct AMI
-  ID; `/aws/` names are reserved to AWS (moto refuses to put them, as SSM
-  does), so they are added to moto's parameter store the way moto loads its
-  own public parameters;
+  parameter path a scenario names), each holding the ID of an image
+  registered for it in moto's EC2, so that "the 1.34 image" is a distinct
+  AMI ID (moto's thousand built-in images are not loaded: that takes
+  seconds per account); `/aws/` names are reserved to AWS (moto refuses to
+  put them, as SSM does), so they are added to moto's parameter store the
+  way moto loads its own public parameters;
 - the VPC, subnets, security groups and images the blueprints name as
   literals, with exactly those IDs (moto's ID generator is patched while
   each is created): moto checks that they exist.
@@ -44,9 +46,21 @@ What moto does not model, and what is therefore not deployed or asserted:
   template's newest version, which the group's `Version` names, is what is
   asserted.
 - Custom resources backed by Lambda functions run in Docker in moto.
+- A stack moto creates from a change set cannot import other stacks'
+  exports (its `create_change_set` builds the stack without them), so a
+  stack the new blueprint adds is created with `create-stack`, with the
+  values a CREATE change set of `deploy` would send (the overrides only).
 
-Deployed (`DEPLOYED`): every scenario whose change reaches a resource moto
-models. Not deployed (`NOT_DEPLOYED`, with the reason): the rest.
+Deployed (`DEPLOYED`), every scenario whose change reaches a resource moto
+models: version-bump, staged-upgrade-group-follows,
+parameter-default-changed (with and without the override), ami-pin-change,
+detailed-monitoring, instance-type-change, labels-and-taints-self-managed,
+scaling-changed, spot-to-on-demand, subnets-changed, renamed-group,
+removed-group, group-moved-to-own-stack (both stacks). Not deployed
+(`NOT_DEPLOYED`, with a reason a test checks): aws-auth-to-access-entries
+(the aws-auth mapping is a Lambda-backed custom resource),
+labels-and-taints-managed and managed-release-pinned (only the managed node
+group changes; what moto can deploy of the two templates is the same).
 
 moto 5.2.5 gets `UsePreviousValue` wrong for an SSM-typed parameter: it keeps
 the resolved image ID as the previous value and then looks that ID up as a
@@ -75,7 +89,7 @@ import subprocess
 import sys
 import unittest
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from unittest import mock
 
@@ -108,14 +122,13 @@ class Expectation:
     """What a deployed scenario must leave behind.
 
     `images` maps each self-managed group's launch template (logical ID, in
-    the stack named by `stack`) to the image it must carry after the update:
-    an SSM parameter path (the AMI seeded there) or an AMI ID.
+    the stack `fleet`) to the image it must carry after the update: an SSM
+    parameter path (the AMI seeded there) or an AMI ID. `stacks` are
+    deployed in that order.
     """
 
     images: dict
     stacks: tuple = ("fleet",)
-    stack: str = "fleet"
-    overrides: dict = field(default_factory=dict)
 
 
 DEPLOYED = {
@@ -142,8 +155,12 @@ DEPLOYED = {
 
 # Why a scenario is not deployed; each reason is checked against the
 # scenario's templates by test_each_reason_not_to_deploy_holds.
-LAMBDA_CUSTOM_RESOURCE = "a custom resource backed by a Lambda function (the aws-auth mapping), which moto runs only in Docker"
-ONLY_UNMODELLED_CHANGES = "only resources moto does not model change (the managed node group): nothing deployable changes"
+LAMBDA_CUSTOM_RESOURCE = (
+    "a custom resource backed by a Lambda function (the aws-auth mapping), which moto runs only in Docker"
+)
+ONLY_UNMODELLED_CHANGES = (
+    "only resources moto does not model change (the managed node group): nothing deployable changes"
+)
 
 NOT_DEPLOYED = {
     "aws-auth-to-access-entries": LAMBDA_CUSTOM_RESOURCE,
@@ -299,7 +316,8 @@ class Cloud:
             Capabilities=CAPABILITIES,
         )
         self.cfn.get_waiter("stack_create_complete").wait(StackName=name, WaiterConfig={"Delay": 1, "MaxAttempts": 30})
-        self.given[name] = {key: values.get(key, spec.get("Default")) for key, spec in template.get("Parameters", {}).items()}
+        declared = template.get("Parameters", {})
+        self.given[name] = {key: values.get(key, spec.get("Default")) for key, spec in declared.items()}
         if self.status(name) != "CREATE_COMPLETE":
             raise AssertionError(f"stack {name} was not created: {self.status(name)}")
 
@@ -328,7 +346,8 @@ class Cloud:
             # a stack created from a change set no access to other stacks'
             # exports (`create_change_set` builds its Stack without them),
             # so the stack is created with create-stack and the same values.
-            self.create(name, template, {p["ParameterKey"]: p["ParameterValue"] for p in parameters if "ParameterValue" in p})
+            values = {p["ParameterKey"]: p["ParameterValue"] for p in parameters if "ParameterValue" in p}
+            self.create(name, template, values)
             return self.status(name)
         summary = self.cfn.get_template_summary(StackName=name)
         existing = {p["ParameterKey"] for p in summary["Parameters"]}
@@ -382,6 +401,10 @@ class Cloud:
         versions = self.ec2.describe_launch_template_versions(LaunchTemplateId=physical)["LaunchTemplateVersions"]
         newest = max(versions, key=lambda v: v["VersionNumber"])
         return newest["LaunchTemplateData"].get("ImageId")
+
+    def source(self, image):
+        """Where an image ID comes from, for messages: the path it was seeded at, or itself."""
+        return next((path for path, seeded in self.images.items() if seeded == image), image)
 
     def image(self, source):
         """The AMI ID an expectation names: the image seeded at a path, or an AMI ID as is."""
@@ -446,13 +469,14 @@ class Deploy(unittest.TestCase):
             with self.subTest(scenario=scenario), mock_aws():
                 pairs = templates(scenario, expectation.stacks)
                 cloud = prepared_cloud(pairs)
-                statuses = old_then_new(cloud, pairs, expectation.stacks, expectation.overrides)
+                statuses = old_then_new(cloud, pairs, expectation.stacks)
                 self.assertEqual(statuses, updated(pairs), scenario)
                 for logical_id, source in expectation.images.items():
+                    image = cloud.launch_template_image("fleet", logical_id)
                     self.assertEqual(
-                        cloud.launch_template_image(expectation.stack, logical_id),
+                        image,
                         cloud.image(source),
-                        f"{scenario}: {logical_id} should carry {source}",
+                        f"{scenario}: {logical_id} carries the image of {cloud.source(image)}, not that of {source}",
                     )
 
     def test_a_version_bump_reaches_the_new_image_without_overrides(self):
@@ -461,7 +485,7 @@ class Deploy(unittest.TestCase):
             cloud = prepared_cloud(pairs)
             self.assertEqual(old_then_new(cloud, pairs, ("fleet",)), {"fleet": "UPDATE_COMPLETE"})
             image = cloud.launch_template_image("fleet", "GeneralLaunchTemplate")
-            self.assertEqual(image, cloud.images[eks_al2023("1.34")])
+            self.assertEqual(image, cloud.images[eks_al2023("1.34")], f"the image of {cloud.source(image)}")
             self.assertNotEqual(image, cloud.images[eks_al2023("1.33")])
 
     def test_under_the_old_parameter_names_a_version_bump_keeps_the_old_image(self):
@@ -474,7 +498,8 @@ class Deploy(unittest.TestCase):
             pairs = {stack: tuple(rename_parameters(t, renames) for t in pair) for stack, pair in pairs.items()}
             cloud = prepared_cloud(pairs)
             old_then_new(cloud, pairs, ("fleet",))
-            self.assertEqual(cloud.launch_template_image("fleet", "GeneralLaunchTemplate"), cloud.images[eks_al2023("1.33")])
+            image = cloud.launch_template_image("fleet", "GeneralLaunchTemplate")
+            self.assertEqual(image, cloud.images[eks_al2023("1.33")])
 
     def test_a_changed_parameter_default_needs_the_override(self):
         # What diff warns about: without the override, deploy keeps the old
@@ -507,9 +532,10 @@ class Deploy(unittest.TestCase):
             with self.subTest(scenario=scenario):
                 ((old, new),) = templates(scenario, ("fleet",)).values()
                 if reason == LAMBDA_CUSTOM_RESOURCE:
+                    functions = {n for n, r in old["Resources"].items() if r["Type"] == "AWS::Lambda::Function"}
                     self.assertTrue(
                         any(
-                            r["Type"].startswith("Custom::") and resource_class_from_type(r["Type"]) is not None
+                            r["Type"].startswith("Custom::") and references(r["Properties"]["ServiceToken"]) & functions
                             for r in old["Resources"].values()
                         )
                     )
