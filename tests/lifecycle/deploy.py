@@ -18,8 +18,9 @@ expects, read from moto's EC2 (its newest version's `ImageId`).
 What moto seeds itself is not enough for the templates, so before the first
 deployment the test creates:
 
-- the public SSM parameters the templates default to (and any other
-  parameter path a scenario names), each holding the ID of an image
+- an SSM parameter at every path an SSM-typed parameter of the old or new
+  template defaults to (the public EKS ones, a platform's own), each
+  holding the ID of an image
   registered for it in moto's EC2, so that "the 1.34 image" is a distinct
   AMI ID (moto's thousand built-in images are not loaded: that takes
   seconds per account); `/aws/` names are reserved to AWS (moto refuses to
@@ -353,8 +354,11 @@ class Cloud:
         existing = {p["ParameterKey"] for p in summary["Parameters"]}
         parameters = [p for p in parameters if not (p.get("UsePreviousValue") and p["ParameterKey"] not in existing)]
         if previous_path_workaround:
-            # moto would send the stack's resolved image ID to SSM as a
-            # path; CloudFormation's previous value is the path itself.
+            # UsePreviousValue is the value the stack was given, which for an
+            # SSM-typed parameter is the path. moto 5.2.5 keeps the resolved
+            # image ID instead and looks that ID up in SSM as a path, which
+            # fails; so the path the stack was given is sent explicitly, as
+            # CloudFormation would take it.
             parameters = [
                 {"ParameterKey": p["ParameterKey"], "ParameterValue": self.given[name][p["ParameterKey"]]}
                 if p.get("UsePreviousValue")
@@ -417,11 +421,11 @@ def templates(scenario, stacks):
     return {stack: (synth(folder / "old.yaml", stack), synth(folder / "new.yaml", stack)) for stack in stacks}
 
 
-def prepared_cloud(pairs, extra_paths=()):
+def prepared_cloud(pairs):
     """A moto account with everything the templates name seeded."""
     cloud = Cloud()
     everything = [t for pair in pairs.values() for t in pair if t is not None]
-    for path in sorted(set().union(*(ssm_paths(t) for t in everything)) | set(extra_paths)):
+    for path in sorted(set().union(*(ssm_paths(t) for t in everything))):
         cloud.seed_path(path)
     cloud.seed_literals(set().union(*(literals(t) for t in everything)))
     return cloud
