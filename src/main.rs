@@ -7,6 +7,8 @@ use std::sync::Arc;
 
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 
+mod diff_command;
+
 use eksynth::cfn;
 use eksynth::check::{Report, check_file_keeping_trees};
 use eksynth::compile::{CompileError, Compiled, Stack};
@@ -257,7 +259,7 @@ fn main() -> ExitCode {
             new,
             stack,
             format,
-        } => diff(&old, &new, stack.as_deref(), format),
+        } => diff_command::diff(&old, &new, stack.as_deref(), format),
         Command::Import(ImportSource::Eksctl {
             config,
             cluster_json,
@@ -749,51 +751,6 @@ fn check(
         plural(stacks, "stack")
     );
     ExitCode::SUCCESS
-}
-
-/// A template read from a file: a blueprint is synthesized, anything else is
-/// read as a template.
-fn template_of(path: &str, stack: Option<&str>) -> Result<cfn::Template, ExitCode> {
-    let file = read(path)?;
-    let not_a_template = |diagnostics: Vec<Diagnostic>| {
-        report(&diagnostics);
-        eprintln!(
-            "error: `{}` is not a CloudFormation template",
-            shown(&file.name)
-        );
-        ExitCode::from(USAGE_OR_IO)
-    };
-    let root = eksynth::syntax::parse(&file).map_err(|d| not_a_template(vec![*d]))?;
-    if eksynth::check::looks_like_blueprint(&root) {
-        let compiled = compiled(&file, SchemaSet::embedded())?;
-        let stack = single_stack(&compiled, &file, stack, "")?;
-        return Ok(stack.template.clone());
-    }
-    cfn::read::read_parsed(&file, &root).map_err(not_a_template)
-}
-
-fn diff(old_path: &str, new_path: &str, stack: Option<&str>, format: DiffFormat) -> ExitCode {
-    finish((|| {
-        let old = template_of(old_path, stack)?;
-        let new = template_of(new_path, stack)?;
-        let diff = eksynth::diff::diff(&old, &new, SchemaSet::embedded());
-        write_stdout(&match format {
-            DiffFormat::Human => eksynth::diff::render_human(&diff),
-            DiffFormat::Json => eksynth::diff::render_json(&diff),
-            DiffFormat::Markdown => {
-                let side = |path: &str| match stack {
-                    Some(stack) => format!("{path} (stack {stack})"),
-                    None => path.to_string(),
-                };
-                eksynth::diff::render_markdown(&diff, &side(old_path), &side(new_path))
-            }
-        })?;
-        Ok(if diff.has_changes() {
-            ExitCode::from(FINDINGS)
-        } else {
-            ExitCode::SUCCESS
-        })
-    })())
 }
 
 fn completions(shell: clap_complete::Shell) -> ExitCode {

@@ -1,19 +1,20 @@
 //! A fleet's life as data: each folder of `tests/lifecycle/` holds a change
 //! a platform team makes (`old.yaml`, then `new.yaml`) and, in
 //! `effect.txt`, what the update must do to every node group. The test
-//! synthesizes both blueprints, diffs each stack the way `eksynth diff`
-//! does (a stack only one side has is diffed against an empty template:
-//! created or deleted), and holds the rendering as a golden snapshot, so
+//! synthesizes both blueprints, diffs every stack as `eksynth diff` does for
+//! two blueprints (a stack only one side has is diffed against an empty
+//! template: created or deleted; a node group that changes stacks is a
+//! move), and holds the rendering as a golden snapshot, so
 //! that what `diff` tells a reviewer is reviewed next to the effect it
 //! should describe. The scenarios that moto can deploy are deployed, old
 //! then new, by `tests/lifecycle/deploy.py`.
 
-use std::collections::BTreeSet;
 use std::path::Path;
 
 use eksynth::cfn::Template;
 use eksynth::compile::{Compiled, compile};
-use eksynth::diff::{Diff, RolloutKind, diff, render_human};
+use eksynth::diff::stacks::{StackDiffs, diff_stacks, render_stacks_human};
+use eksynth::diff::{Diff, RolloutKind, render_human};
 use eksynth::source::SourceFile;
 use eksynth::validate::SchemaSet;
 
@@ -27,34 +28,29 @@ fn compiled(path: &Path) -> Compiled {
     }
 }
 
-/// Each stack's diff, by stack name, for the scenario in `dir`.
-fn stack_diffs(dir: &Path) -> Vec<(String, Diff)> {
-    let old = compiled(&dir.join("old.yaml"));
-    let new = compiled(&dir.join("new.yaml"));
-    let names: BTreeSet<&str> = old
-        .stacks
-        .iter()
-        .chain(&new.stacks)
-        .map(|s| s.name.as_str())
-        .collect();
-    let empty = Template::default();
-    let template = |compiled: &'_ Compiled, name: &str| -> Template {
+/// Every stack's diff and the moves between stacks, for the scenario in
+/// `dir`.
+fn stack_diffs_of(dir: &Path) -> StackDiffs {
+    let templates = |compiled: Compiled| -> Vec<(String, Template)> {
         compiled
             .stacks
-            .iter()
-            .find(|s| s.name == name)
-            .map_or_else(|| empty.clone(), |s| s.template.clone())
+            .into_iter()
+            .map(|s| (s.name, s.template))
+            .collect()
     };
-    names
+    diff_stacks(
+        &templates(compiled(&dir.join("old.yaml"))),
+        &templates(compiled(&dir.join("new.yaml"))),
+        SchemaSet::embedded(),
+    )
+}
+
+/// Each stack's diff, by stack name, for the scenario in `dir`.
+fn stack_diffs(dir: &Path) -> Vec<(String, Diff)> {
+    stack_diffs_of(dir)
+        .stacks
         .into_iter()
-        .map(|name| {
-            let change = diff(
-                &template(&old, name),
-                &template(&new, name),
-                SchemaSet::embedded(),
-            );
-            (name.to_string(), change)
-        })
+        .map(|s| (s.name, s.diff))
         .collect()
 }
 
@@ -86,10 +82,10 @@ fn every_scenario_diff_is_its_golden_rendering() {
         let dir = path.parent().expect("a scenario folder");
         let effect = std::fs::read_to_string(dir.join("effect.txt"))
             .expect("every scenario says the effect it expects in effect.txt");
-        let mut golden = format!("# expected effect\n{effect}");
-        for (stack, change) in stack_diffs(dir) {
-            golden.push_str(&format!("\n# stack {stack}\n{}", render_human(&change)));
-        }
+        let golden = format!(
+            "# expected effect\n{effect}\n# eksynth diff\n{}",
+            render_stacks_human(&stack_diffs_of(dir))
+        );
         insta::assert_snapshot!(golden);
     });
 }
@@ -255,4 +251,33 @@ fn deleting_one_stack_of_a_shared_role_leaves_the_others_their_access() {
             other => panic!("unexpected stack {other}"),
         }
     }
+}
+
+#[test]
+fn a_moved_group_keeps_its_nodes_only_without_a_fixed_name() {
+    let unnamed = stack_diffs_of(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/lifecycle/self-managed-group-moved"),
+    );
+    assert_eq!(unnamed.moves.len(), 1);
+    let moved = &unnamed.moves[0];
+    assert_eq!(
+        (
+            moved.logical_id.as_str(),
+            moved.from.as_str(),
+            moved.to.as_str()
+        ),
+        ("GeneralNodeGroup", "fleet", "fleet-general")
+    );
+    assert!(moved.keeps_nodes());
+    assert!(moved.advice().starts_with("deploy `fleet-general` first"));
+
+    let named = stack_diffs_of(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/lifecycle/group-moved-to-own-stack"),
+    );
+    assert_eq!(named.moves.len(), 1);
+    assert_eq!(
+        named.moves[0].fixed_name,
+        Some(("NodegroupName".to_string(), "managed".to_string()))
+    );
+    assert!(!named.moves[0].keeps_nodes());
 }

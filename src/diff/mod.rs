@@ -38,6 +38,7 @@
 mod markdown;
 mod render;
 mod resources;
+pub mod stacks;
 mod values;
 
 use std::collections::BTreeSet;

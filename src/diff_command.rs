@@ -1,0 +1,140 @@
+//! `eksynth diff`: two templates, a blueprint and a template, or two
+//! blueprints compared stack by stack with the node groups that move.
+
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use eksynth::cfn;
+use eksynth::compile::Compiled;
+use eksynth::diagnostic::Diagnostic;
+use eksynth::source::SourceFile;
+use eksynth::validate::SchemaSet;
+
+use crate::{
+    DiffFormat, FINDINGS, USAGE_OR_IO, compiled, finish, read, report, shown, single_stack,
+    write_stdout,
+};
+
+/// A template read from a file: a blueprint is synthesized, anything else is
+/// read as a template.
+fn template_of(path: &str, stack: Option<&str>) -> Result<cfn::Template, ExitCode> {
+    let file = read(path)?;
+    let not_a_template = |diagnostics: Vec<Diagnostic>| {
+        report(&diagnostics);
+        eprintln!(
+            "error: `{}` is not a CloudFormation template",
+            shown(&file.name)
+        );
+        ExitCode::from(USAGE_OR_IO)
+    };
+    let root = eksynth::syntax::parse(&file).map_err(|d| not_a_template(vec![*d]))?;
+    if eksynth::check::looks_like_blueprint(&root) {
+        let compiled = compiled(&file, SchemaSet::embedded())?;
+        let stack = single_stack(&compiled, &file, stack, "")?;
+        return Ok(stack.template.clone());
+    }
+    cfn::read::read_parsed(&file, &root).map_err(not_a_template)
+}
+
+/// A blueprint's stacks, with the file and the blueprint origin of their
+/// resources; `None` for a template.
+fn blueprint_stacks(path: &str) -> Result<Option<(Arc<SourceFile>, Compiled)>, ExitCode> {
+    let file = read(path)?;
+    let Ok(root) = eksynth::syntax::parse(&file) else {
+        return Ok(None);
+    };
+    if !eksynth::check::looks_like_blueprint(&root) {
+        return Ok(None);
+    }
+    let compiled = compiled(&file, SchemaSet::embedded())?;
+    Ok(Some((file, compiled)))
+}
+
+/// `diff` of two blueprints that make several stacks: every stack, and the
+/// node groups that move between them, a move that no order of deploys can
+/// make without losing nodes being an error at the group in the new
+/// blueprint.
+fn diff_all_stacks(
+    (old_path, old): (&str, Compiled),
+    (new_file, new): (Arc<SourceFile>, Compiled),
+    format: DiffFormat,
+) -> Result<ExitCode, ExitCode> {
+    use eksynth::diff::stacks;
+    let templates = |compiled: &Compiled| -> Vec<(String, cfn::Template)> {
+        compiled
+            .stacks
+            .iter()
+            .map(|s| (s.name.clone(), s.template.clone()))
+            .collect()
+    };
+    let change = stacks::diff_stacks(&templates(&old), &templates(&new), SchemaSet::embedded());
+    let refusals: Vec<Diagnostic> = change
+        .moves
+        .iter()
+        .filter(|m| !m.keeps_nodes())
+        .map(|m| {
+            let span = new
+                .stacks
+                .iter()
+                .find_map(|s| s.origins.get(&m.logical_id).copied());
+            Diagnostic::error(
+                &new_file,
+                span,
+                format!(
+                    "{} moves from stack `{}` to `{}` and loses its nodes",
+                    m.logical_id, m.from, m.to
+                ),
+            )
+            .with_help(m.advice())
+        })
+        .collect();
+    report(&refusals);
+    write_stdout(&match format {
+        DiffFormat::Human => stacks::render_stacks_human(&change),
+        DiffFormat::Json => stacks::render_stacks_json(&change),
+        DiffFormat::Markdown => stacks::render_stacks_markdown(&change, old_path, &new_file.name),
+    })?;
+    Ok(if change.has_changes() {
+        ExitCode::from(FINDINGS)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+pub(crate) fn diff(
+    old_path: &str,
+    new_path: &str,
+    stack: Option<&str>,
+    format: DiffFormat,
+) -> ExitCode {
+    finish((|| {
+        // Blueprints of which one makes several stacks are compared stack
+        // by stack, unless `--stack` picks one.
+        if stack.is_none()
+            && let (Some((_, old)), Some(new)) =
+                (blueprint_stacks(old_path)?, blueprint_stacks(new_path)?)
+            && (old.stacks.len() > 1 || new.1.stacks.len() > 1)
+        {
+            return diff_all_stacks((old_path, old), new, format);
+        }
+        let old = template_of(old_path, stack)?;
+        let new = template_of(new_path, stack)?;
+        let diff = eksynth::diff::diff(&old, &new, SchemaSet::embedded());
+        write_stdout(&match format {
+            DiffFormat::Human => eksynth::diff::render_human(&diff),
+            DiffFormat::Json => eksynth::diff::render_json(&diff),
+            DiffFormat::Markdown => {
+                let side = |path: &str| match stack {
+                    Some(stack) => format!("{path} (stack {stack})"),
+                    None => path.to_string(),
+                };
+                eksynth::diff::render_markdown(&diff, &side(old_path), &side(new_path))
+            }
+        })?;
+        Ok(if diff.has_changes() {
+            ExitCode::from(FINDINGS)
+        } else {
+            ExitCode::SUCCESS
+        })
+    })())
+}
