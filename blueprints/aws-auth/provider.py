@@ -259,20 +259,21 @@ class Reader:
 
   def document(self):
     self.gap()
-    directive = self.at() == "%"
-    while self.at() == "%":
-      if not re.match(r"%YAML +1\.[12] *(#|\n|$)", self.s[self.i:]):
+    directive = self.at() == "%" and self.col() == 0
+    while self.at() == "%" and self.col() == 0:
+      if not re.compile(r"%YAML +1\.[12](?: +(?:#.*)?)?$", re.M).match(self.s, self.i):
         self.fail("a directive other than %YAML 1.1 or 1.2")
       self.to_eol()
       self.gap()
-    nl = True
-    if self.marker() and self.at() == "-":
+    explicit = self.marker() and self.at() == "-"
+    if explicit:
       self.i += 3
-      nl = self.gap()
     elif directive:
       self.fail("a directive without '---'")
-    root = self.block(-1, False, nl)
+    root = self.block(-1, False, not explicit or self.gap())
     self.gap()
+    if self.marker() and self.at() == "." and root is EMPTY and not explicit:
+      self.fail("'...' without a document")
     if self.marker() and self.at() == ".":
       self.i += 3
       self.gap()
@@ -286,8 +287,8 @@ class Reader:
     while self.at() in ("&", "!"):
       m = (NAME.match(self.s, self.i + 1) if self.at() == "&" else
            re.compile(r"!!?[^ \n,\[\]{}]*").match(self.s, self.i))
-      if not m or not (self.blank(m.end() - self.i) or self.s[m.end()] in ",]}"):
-        self.fail("an invalid anchor or tag")
+      if not m or not (self.blank(m.end() - self.i) or self.s[m.end()] in ",]}") or (tag, anchor)[self.at() == "&"]:
+        self.fail("an invalid, or a second, anchor or tag")
       if self.at() == "&":
         anchor = m.group()
       elif m.group() != "!!str":
@@ -418,6 +419,8 @@ class Reader:
     self.i += 1
     while True:
       self.gap()
+      if self.marker():
+        self.fail("a document marker in a flow collection")
       if self.at() == close:
         self.i = self.last = self.i + 1
         return out

@@ -960,7 +960,12 @@ class YamlTest(unittest.TestCase):
             "- [a, b]\n",
             "- a\n",
             "- a: \u2028\n",  # a line break only YAML 1.1 knows
-            "- a: |\n      x\n    y\n  b: c\n" if False else "- a: |\n\n      \n    x\n",  # leading lines indented more
+            "...\n",  # a document end without a document
+            "  %YAML 1.1\n---\n- a: b\n",
+            "%YAML 1.1#\n---\n- a: b\n",
+            "- [a,\n...\n]\n",
+            "- &a &b x: y\n",  # two anchors on one node
+            "- a: |\n\n      \n    x\n",  # a leading empty line indented more than the text
         ]:
             with self.assertRaises(provider.YamlError, msg=repr(text)):
                 provider.parse_map_roles(text)
@@ -1211,8 +1216,10 @@ class StyleGenerator:
 
 def meaning(value):
     """What a YAML 1.1 reader makes of a parsed value."""
-    if isinstance(value, provider.Special):
-        return yaml.safe_load(value.raw) if value.raw else None
+    if isinstance(value, provider.Special):  # a plain scalar, as PyYAML types it
+        loader = yaml.SafeLoader("")
+        tag = loader.resolve(yaml.ScalarNode, value.raw, (True, False))
+        return loader.construct_object(yaml.ScalarNode(tag, value.raw))
     if isinstance(value, list):
         return [meaning(v) for v in value]
     if isinstance(value, dict):
