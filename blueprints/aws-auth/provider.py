@@ -187,14 +187,15 @@ class YamlError(Exception):
 # A plain scalar YAML may read as other than a string (null, bool, number...):
 # kept, and written back, as written.
 Special = collections.namedtuple("Special", "raw")
-SPECIAL_RE = re.compile(r"(|~|null|true|false|yes|no|on|off|y|n|[-+]?\.?[0-9].*|[-+]?\.(inf|nan))$", re.I)
+SPECIAL_RE = re.compile(r"(|~|null|true|false|yes|no|on|off|y|n|[-+.0-9].*)$", re.I)
 MERGE, EMPTY = Special("<<"), Special("")
 ESCAPES = dict(zip('0abtnvfre "/\\N_LP\t', '\0\a\b\t\n\v\f\r\x1b "/\\\x85\xa0\u2028\u2029\t'))
 # What YAML forbids, and line breaks YAML 1.1 reads and 1.2 does not.
 BAD_CHAR = re.compile("[^\t\n\r\x20-\x7e\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]|[\u2028\u2029]")
 NAME = re.compile(r"[0-9A-Za-z_-]+")
 # One line of a plain scalar, PLAIN[flow]: it ends at ': ' and ' #', in flow
-# style also at ,[]{}? (and at ':' before them, where readers disagree).
+# style also at ,[]{}? (and at ':' before them, which go-yaml v2 and PyYAML
+# read differently).
 PLAIN = [re.compile(r"(?:[^\n\t:# ]|:(?=[^\t\n ])|(?<! )#| +(?=[^\n\t #]))*"),
          re.compile(r"(?:[^\n\t:# ,\[\]{}?]|:(?=[^\t\n ,\[\]{}])|(?<! )#| +(?=[^\n\t #,\[\]{}?]))*")]
 BLOCK_HEADER = re.compile(r"([|>])(?:([-+])([1-9])?|([1-9])([-+])?)?")
@@ -501,10 +502,10 @@ class Reader:
         break
       out.append(sep + t)
       self.i = j = self.last = m.start() + len(t)
-      if flow and (self.at() == "?" or self.at() == ":" and not self.blank(1)):
-        self.fail("'%s' in a plain scalar in a flow collection" % self.at())
       while self.at() == " ":
         self.i += 1
+      if flow and (self.at() == "?" or self.at() == ":" and self.at(1) in tuple(",[]{}")):
+        self.fail("'%s' after a plain scalar in a flow collection" % self.at())
       if self.at() != "\n":
         break
       breaks = -1
@@ -535,6 +536,8 @@ class Reader:
       e = s.find("\n", p) % (len(s) + 1)
       x = s[p:e]
       sp = len(x) - len(x.lstrip(" "))
+      if x[sp:sp + 1] == "\t" and (indent is None or sp < indent):  # go-yaml v2 refuses it
+        self.fail("a tab in a block scalar's indentation")
       if indent is None and x.strip(" "):
         indent = max(sp, n + 1, 1)
         if lead > indent:

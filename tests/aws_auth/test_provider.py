@@ -21,7 +21,11 @@ import json
 import os
 import pathlib
 import random
+import re
+import shutil
+import subprocess
 import sys
+import tempfile
 import threading
 import time
 import unittest
@@ -965,6 +969,8 @@ class YamlTest(unittest.TestCase):
             "%YAML 1.1#\n---\n- a: b\n",
             "- [a,\n...\n]\n",
             "- &a &b x: y\n",  # two anchors on one node
+            "- groups: {x :[a]}\n",  # go-yaml v2 reads the key 'x :' and fails, PyYAML {x: [a]}
+            "- a: |\n    \tx\n",  # a tab where go-yaml v2 looks for indentation
             "- a: |\n\n      \n    x\n",  # a leading empty line indented more than the text
         ]:
             with self.assertRaises(provider.YamlError, msg=repr(text)):
@@ -1276,6 +1282,155 @@ class DifferentialTest(unittest.TestCase):
             self.assertEqual(yaml.safe_load(provider.emit_entries(ours) or "[]"), theirs, text)
             self.check_edits(text, theirs)
         self.assertGreater(read, 1000)
+
+
+GO_YAML = pathlib.Path("/usr/share/gocode/src/gopkg.in/yaml.v2")
+GO_TRUE = {"y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"}
+GO_FALSE = {"n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"}
+GO_FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?")
+GO_TIMESTAMP = re.compile(r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(([Tt]| )[0-9]{1,2}:[0-9]{1,2}:[0-9]{1,2}(\.[0-9]{1,9})?"
+                          r"(Z|[-+][0-9]{2}:[0-9]{2})?)?")
+
+
+def go_int(s):
+    """Go's strconv.ParseInt(s, 0, 64), then ParseUint: None when neither takes s."""
+    sign, digits = (-1, s[1:]) if s[:1] == "-" else (1, s[1:] if s[:1] == "+" else s)
+    base = {"0x": 16, "0X": 16, "0o": 8, "0O": 8, "0b": 2, "0B": 2}.get(digits[:2])
+    digits = digits[2:] if base else digits[1:] if digits[:1] == "0" and len(digits) > 1 else digits
+    base = base or (8 if s.lstrip("+-")[:1] == "0" and len(s.lstrip("+-")) > 1 else 10)
+    if not digits or not all(c in "0123456789abcdefABCDEF"[:base + 6 * (base == 16)] for c in digits):
+        return None
+    value = sign * int(digits, base)
+    return value if -2 ** 63 <= value < 2 ** 64 and (sign > 0 or s[:1] == "-") else None
+
+
+def go_scalar(raw):
+    """A plain scalar as go-yaml v2 2.4.0 resolves it (resolve.go) when it
+    decodes into interface{}: timestamps stay strings there."""
+    if raw in ("", "~", "null", "Null", "NULL"):
+        return None
+    if raw in GO_TRUE or raw in GO_FALSE:
+        return raw in GO_TRUE
+    if raw.lstrip("+-") in (".inf", ".Inf", ".INF", ".nan", ".NaN", ".NAN") and raw[:1] != "+" * (raw[1:2] == "n"):
+        return float("nan")  # JSON cannot hold it: the authenticator fails on it as a whole
+    if raw[:1] == ".":
+        try:
+            return float(raw) if "_" not in raw else raw
+        except ValueError:
+            return raw
+    if raw[:1] in "+-0123456789" and raw:
+        if GO_TIMESTAMP.fullmatch(raw):
+            return raw
+        plain = raw.replace("_", "")
+        value = go_int(plain)
+        if value is not None:
+            return value
+        if GO_FLOAT.fullmatch(plain):
+            return float(plain)
+        if plain[:2] == "0b" and go_int("0b" + plain[3:] if plain[2:3] == "-" else plain) is not None:
+            return go_int("0b" + plain[3:]) * (-1 if plain[2:3] == "-" else 1)
+        if plain[:3] == "-0b" and go_int(plain) is None and go_int("-0b" + plain[3:]) is not None:
+            return go_int("-0b" + plain[3:])
+    return raw
+
+
+def consumer_view(value):
+    """What the authenticator's JSON holds for a value the provider read."""
+    if isinstance(value, provider.Special):
+        return go_scalar(value.raw)
+    if isinstance(value, list):
+        return [consumer_view(v) for v in value]
+    if isinstance(value, dict):
+        out = {}
+        for k, v in value.items():
+            k = consumer_view(k)
+            key = json.dumps(k) if isinstance(k, bool) else str(k)
+            if isinstance(k, float) or k is None or key in out:
+                raise ValueError("a key the comparison does not model, or two keys read as one")
+            out[key] = consumer_view(v)
+        return out
+    return value
+
+
+def finite(value):
+    if isinstance(value, float):
+        return value == value and abs(value) != float("inf")
+    if isinstance(value, list):
+        return all(finite(v) for v in value)
+    if isinstance(value, dict):
+        return all(finite(v) for v in value.values())
+    return True
+
+
+# Skipped without Go and go-yaml v2, except under CI (`CI` set, as .ci/run
+# sets it after installing Debian's golang-go and golang-gopkg-yaml.v2-dev),
+# where a missing one fails.
+@unittest.skipUnless(shutil.which("go") and GO_YAML.is_dir() or os.environ.get("CI"), "Go or go-yaml v2 is missing")
+class ConsumerTest(unittest.TestCase):
+    """The provider's reader against the authenticator's own: go-yaml v2 and
+    the JSON sigs.k8s.io/yaml makes of it (goyaml/main.go)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        env = dict(os.environ, GO111MODULE="off", GOPATH=str(GO_YAML.parents[2]), GOCACHE=cls.tmp.name + "/cache")
+        cls.binary = cls.tmp.name + "/goyaml"
+        subprocess.run(["go", "build", "-o", cls.binary, "."], cwd=HERE / "goyaml", env=env, check=True)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def go(self, texts):
+        done = subprocess.run([self.binary], input=json.dumps(texts), capture_output=True, text=True, check=True)
+        return json.loads(done.stdout)
+
+    def documents(self):
+        r, out = random.Random(20251128), []
+        for k in range(4000):
+            text = StyleGenerator(r).document() if k % 2 else random_map_roles(r)
+            out.append(text)
+        return out + list(CONSTRUCTS.values()) + [read(p) for p in FIXTURE_MAP_ROLES]
+
+    def test_what_the_provider_reads_and_writes_the_authenticator_reads_alike(self):
+        texts, compared = self.documents(), 0
+        ours = []
+        for text in texts:
+            try:
+                ours.append(provider.parse_map_roles(text)[0])
+            except provider.YamlError:
+                ours.append(None)
+        read = [i for i, o in enumerate(ours) if o is not None]
+        written = [provider.emit_entries(ours[i]) for i in read]
+        theirs = self.go(texts)
+        rewritten = self.go(written)
+        for i, again, new in zip(read, rewritten, written):
+            got, text = theirs[i], texts[i]
+            try:
+                view = consumer_view(ours[i])
+            except ValueError:
+                continue
+            if not finite(view):
+                self.assertIn("error", got, text)  # the authenticator reads no mapping from it
+                continue
+            self.assertIn("json", got, "%s\n%r" % (got.get("error"), text))
+            self.assertEqual(json.loads(got["json"]) or [], view, text)
+            self.assertIn("json", again, "%s\n%r" % (again.get("error"), new))
+            self.assertEqual(json.loads(again["json"]) or [], view, new)
+            compared += 1
+        self.assertGreater(compared, 2000)
+
+    def test_go_yaml_v2_reads_what_pyyaml_reads_otherwise(self):
+        # The forms where the provider follows go-yaml v2, not PyYAML.
+        got = self.go(["- a: 1\n  <<: {a: 2}\n", "- a: &x 1\n  b: *x\n  c: &x 2\n  d: *x\n",
+                       "- groups: [system:masters]\n", "- a: y\n  b: 1e3\n  c: 1:20\n",
+                       "- groups: {x :[a]}\n", "- a: |\n    \tx\n"])
+        self.assertEqual(json.loads(got[0]["json"]), [{"a": 2}])
+        self.assertEqual(json.loads(got[1]["json"]), [{"a": 1, "b": 1, "c": 2, "d": 2}])
+        self.assertEqual(json.loads(got[2]["json"]), [{"groups": ["system:masters"]}])
+        self.assertEqual(json.loads(got[3]["json"]), [{"a": True, "b": 1000, "c": "1:20"}])
+        self.assertIn("error", got[4])  # which the provider refuses too
+        self.assertIn("error", got[5])
 
 
 # ----------------------------------------------------------------- source ---
