@@ -705,10 +705,12 @@ def modify(inv, remove=None, add=None):
         if not isinstance(text, str):
           raise YamlError("not a string")
         new = edit_map_roles(text, remove, add)
-      except YamlError as err:
+      except (YamlError, Failure) as err:
         if not add:  # a Delete never blocks a stack: left as it is, said in the log
-          log("mapRoles left as it is, this provider cannot read it with certainty: %s" % err)
-          return "unreadable, left as it is"
+          log("mapRoles left as it is, this provider cannot edit it with certainty: %s" % err)
+          return "left as it is"
+        if isinstance(err, Failure):
+          raise
         raise Failure("refusing to edit aws-auth mapRoles, which this provider cannot read "
                       "with certainty: %s" % err)
       if new is None:

@@ -1054,6 +1054,15 @@ class ConstructsTest(ProviderCase):
         self.assertEqual(KUBE.state.writes, 0)
         self.assertEqual(KUBE.state.data()["mapRoles"], text)
 
+    def test_delete_succeeds_without_writing_when_the_rewrite_cannot_be_proven(self):
+        text = json.dumps([entry(OURS_ARN), entry(role("other"))])  # a flow list is rewritten
+        KUBE.state.seed({"mapRoles": text})
+        with mock.patch.object(provider, "emit_entries", return_value="[]"):
+            self.assertFailed(event("Create", role("third")), "without losing entries")
+            self.assertSuccess(event("Delete", OURS_ARN, pid="aws-auth/demo/" + OURS_ARN))
+        self.assertEqual(KUBE.state.writes, 0)
+        self.assertIn("left as it is", self.out.getvalue())
+
     def test_config_maps_without_map_roles(self):
         for data in [{}, {"mapRoles": ""}, {"mapRoles": "[]"}, {"mapUsers": FOREIGN_MAP_USERS}]:
             with self.subTest(data):
