@@ -189,7 +189,8 @@ class YamlError(Exception):
 Special = collections.namedtuple("Special", "raw")
 SPECIAL_RE = re.compile(r"(|~|null|true|false|yes|no|on|off|y|n|[-+.0-9].*)$", re.I)
 MERGE, EMPTY = Special("<<"), Special("")
-ESCAPES = dict(zip('0abtnvfre "/\\N_LP\t', '\0\a\b\t\n\v\f\r\x1b "/\\\x85\xa0\u2028\u2029\t'))
+# The escapes go-yaml v2 knows ('\/', which YAML 1.2 added, is not one).
+ESCAPES = dict(zip('0abtnvfre "\\N_LP\t', '\0\a\b\t\n\v\f\r\x1b "\\\x85\xa0\u2028\u2029\t'))
 # What YAML forbids, and line breaks YAML 1.1 reads and 1.2 does not.
 BAD_CHAR = re.compile("[^\t\n\r\x20-\x7e\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]|[\u2028\u2029]")
 NAME = re.compile(r"[0-9A-Za-z_-]+")
@@ -285,6 +286,7 @@ class Reader:
   def props(self):
     """An anchor and a tag before a node: (anchor, tag, whether a line ended)."""
     anchor = tag = None
+    nl = False
     while self.at() in ("&", "!"):
       m = (NAME.match(self.s, self.i + 1) if self.at() == "&" else
            re.compile(r"!!?[^ \n,\[\]{}]*").match(self.s, self.i))
@@ -296,8 +298,11 @@ class Reader:
         self.fail("the tag %s" % m.group())
       tag, self.i = tag or m.group() if self.at() == "!" else tag, m.end()
       if self.gap():
-        return anchor, tag, True
-    return anchor, tag, False
+        nl = True
+        break
+    if (anchor or tag) and self.at() == "*":
+      self.fail("an anchor or tag on an alias")
+    return anchor, tag, nl
 
   def keep(self, anchor, tag, node):
     if tag and not isinstance(node, (str, Special)):
@@ -485,14 +490,16 @@ class Reader:
   def escape(self):
     m = re.compile(r"\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.)").match(self.s, self.i)
     e = m.group(1) if m else ""
-    if len(e) > 1 and (int(e[1:], 16) >= 0x110000 or 0xD800 <= int(e[1:], 16) < 0xE000) or len(e) < 2 and e not in ESCAPES:
+    cp = int(e[1:], 16) if len(e) > 1 else None
+    if cp is None and e not in ESCAPES or cp is not None and (cp >= 0x110000 or 0xD800 <= cp < 0xE000):
       self.fail("the escape \\" + e)
     self.i += 1 + len(e)
-    return chr(int(e[1:], 16)) if len(e) > 1 else ESCAPES[e]
+    return ESCAPES[e] if cp is None else chr(cp)
 
   def plain(self, n, flow):
-    c = self.at()
-    if not c or c in ",[]{}#&*!|>'\"%@`" or c in "-?:" and (self.blank(1) or flow and (c != "-" or self.at(1) in tuple(",[]{}"))):
+    c = self.at()  # '-', '?' and ':' start a plain scalar only before a character that continues it
+    indicator = c in "-?:" and (self.blank(1) or flow and (c != "-" or self.at(1) in tuple(",[]{}")))
+    if not c or c in ",[]{}#&*!|>'\"%@`" or indicator:
       self.fail("unexpected %r" % c)
     out, sep, j = [], "", self.i
     while True:

@@ -971,6 +971,8 @@ class YamlTest(unittest.TestCase):
             "- &a &b x: y\n",  # two anchors on one node
             "- groups: {x :[a]}\n",  # go-yaml v2 reads the key 'x :' and fails, PyYAML {x: [a]}
             "- a: |\n    \tx\n",  # a tab where go-yaml v2 looks for indentation
+            '- a: "\\/"\n',  # an escape go-yaml v2 does not know
+            "- a: &x 1\n  b: &y *x\n",  # an anchor on an alias
             "- a: |\n\n      \n    x\n",  # a leading empty line indented more than the text
         ]:
             with self.assertRaises(provider.YamlError, msg=repr(text)):
@@ -1433,13 +1435,15 @@ class ConsumerTest(unittest.TestCase):
         # The forms where the provider follows go-yaml v2, not PyYAML.
         got = self.go(["- a: 1\n  <<: {a: 2}\n", "- a: &x 1\n  b: *x\n  c: &x 2\n  d: *x\n",
                        "- groups: [system:masters]\n", "- a: y\n  b: 1e3\n  c: 1:20\n",
-                       "- groups: {x :[a]}\n", "- a: |\n    \tx\n"])
+                       "- groups: {x :[a]}\n", "- a: |\n    \tx\n", '- a: "\\/"\n', "- a: &x 1\n  b: &y *x\n"])
         self.assertEqual(json.loads(got[0]["json"]), [{"a": 2}])
         self.assertEqual(json.loads(got[1]["json"]), [{"a": 1, "b": 1, "c": 2, "d": 2}])
         self.assertEqual(json.loads(got[2]["json"]), [{"groups": ["system:masters"]}])
         self.assertEqual(json.loads(got[3]["json"]), [{"a": True, "b": 1000, "c": "1:20"}])
         self.assertIn("error", got[4])  # which the provider refuses too
         self.assertIn("error", got[5])
+        self.assertIn("error", got[6])
+        self.assertIn("error", got[7])
 
 
 # ----------------------------------------------------------------- source ---
