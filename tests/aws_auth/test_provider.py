@@ -1279,6 +1279,16 @@ class DifferentialTest(unittest.TestCase):
             self.check_edits(text, theirs or [])
         self.assertGreater(read, 2500)
 
+    def test_reads_what_pyyamls_emitter_writes_in_each_of_its_styles(self):
+        r = random.Random(20251129)
+        for _ in range(600):
+            data = StyleGenerator(r).entries()
+            text = yaml.safe_dump(data, default_flow_style=r.choice([False, True, None]), width=r.choice([10, 30, 80]),
+                                  allow_unicode=r.random() < 0.5, indent=r.choice([2, 4]),
+                                  explicit_start=r.random() < 0.3, explicit_end=r.random() < 0.2,
+                                  default_style=r.choice([None, None, "'", '"', "|", ">"]))
+            self.assertEqual(meaning(entries(text)), yaml.safe_load(text), text)
+
     def test_reads_what_pyyaml_reads_or_refuses(self):
         r, read = random.Random(20240229), 0
         for _ in range(4000):
