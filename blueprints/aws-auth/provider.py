@@ -2,6 +2,7 @@
 cluster's kube-system/aws-auth ConfigMap; Delete removes exactly that mapping.
 Standard library only.  See blueprints/aws-auth/README.md in eksynth."""
 import base64
+import bisect
 import collections
 import datetime
 import hashlib
@@ -213,12 +214,13 @@ class Reader:
       raise YamlError("character %r is not allowed" % bad.group())
     self.s, self.i, self.last, self.anchors = text.replace("\r\n", "\n").replace("\r", "\n"), 0, 0, {}
     self.spans, self.indent = [], 0
+    self.breaks = [m.start() for m in re.finditer("\n", self.s)]  # to number lines at once
 
   def fail(self, what):
     raise YamlError("%s on line %d" % (what, self.line(self.i) + 1))
 
   def line(self, i):
-    return self.s.count("\n", 0, i)
+    return bisect.bisect_left(self.breaks, i)
 
   def at(self, k=0):
     return self.s[self.i + k:self.i + k + 1]
@@ -316,21 +318,24 @@ class Reader:
     """Is the node at self.i empty?"""
     return self.i == len(self.s) or nl and (self.col() <= n or self.marker())
 
-  def block(self, n, compact, nl, value=False):
+  def block(self, n, compact, nl, value=False, props=False):
     """The block node after '-' (compact: a collection may start on its
     line), ':' (value: a list may start at n) or a document's start; nl: it
-    starts on a later line."""
+    starts on a later line; props: its anchor or tag came on a line before."""
     if self.ends(n, nl) and not (value and nl and self.col() == n and self.dash()):
       return EMPTY
     c, (anchor, tag, nl2) = self.col(), self.props()
+    twice = props and (anchor or tag)  # unless they are a key's
+    if twice and nl2:
+      self.fail("a second anchor or tag")
     if nl2:  # the properties of the node on the next lines
-      return self.keep(anchor, tag, self.block(n, compact, True, value))
+      return self.keep(anchor, tag, self.block(n, compact, True, value, True))
     line = self.line(self.i)
     if self.dash():
       if not (nl or compact) or anchor or tag:
         self.fail("a block list cannot start here")
       return self.keep(anchor, tag, self.seq(c, n < 0))
-    if self.at() in ("|", ">"):
+    if self.at() in ("|", ">") and not twice:
       return self.keep(anchor, tag, self.literal(n))
     if self.at() == "?" and self.blank(1):
       self.fail("a complex key ('?')")
@@ -341,6 +346,8 @@ class Reader:
       if not (nl or compact) or self.line(self.i) != line:
         self.fail("a mapping cannot start here")
       return self.mapping(c, self.keep(anchor, tag, node))  # properties on the key's line are the key's
+    if twice:
+      self.fail("a second anchor or tag")
     self.i = j
     self.eol()
     return self.keep(anchor, tag, node)

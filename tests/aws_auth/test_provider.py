@@ -973,6 +973,8 @@ class YamlTest(unittest.TestCase):
             "- a: |\n    \tx\n",  # a tab where go-yaml v2 looks for indentation
             '- a: "\\/"\n',  # an escape go-yaml v2 does not know
             "- a: &x 1\n  b: &y *x\n",  # an anchor on an alias
+            "- a: &x\n    &y\n    - b\n",  # two anchors on one node, on two lines
+            "- a: &x\n    &y b\n",
             "- a: |\n\n      \n    x\n",  # a leading empty line indented more than the text
         ]:
             with self.assertRaises(provider.YamlError, msg=repr(text)):
