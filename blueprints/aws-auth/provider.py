@@ -2,6 +2,7 @@
 cluster's kube-system/aws-auth ConfigMap; Delete removes exactly that mapping.
 Standard library only.  See blueprints/aws-auth/README.md in eksynth."""
 import base64
+import bisect
 import collections
 import datetime
 import hashlib
@@ -172,12 +173,14 @@ class Invocation:
 
 
 # --- mapRoles YAML ---
-# mapRoles is YAML written by many tools (eksctl, EKS, Terraform, the CDK's
-# JSON, people); the standard library reads none.  This reads a strict subset:
-# a list (block or flow style) of mappings of scalars and lists of scalars;
-# plain, 'single' or "double" quoted scalars; comments.  Anything else (anchors,
-# tags, block or multi-line scalars, tabs, documents, duplicate keys, deeper
-# nesting) raises YamlError, and nothing is written.
+# mapRoles is YAML written by many tools (eksctl, kubectl, EKS, Terraform,
+# the CDK's JSON, people); the standard library reads none.  This reads it as
+# the EKS authenticator's go-yaml v2 does: block and flow collections, plain,
+# quoted and block (| >) scalars, anchors, aliases and merge keys (<<),
+# comments, a %YAML directive and document markers.  What it cannot read with
+# certainty raises YamlError: a tag other than !!str, a complex key ('?'), a
+# second document, a tab outside quotes and block scalars, and forms YAML
+# readers read differently.
 
 class YamlError(Exception):
   pass
@@ -186,200 +189,419 @@ class YamlError(Exception):
 # A plain scalar YAML may read as other than a string (null, bool, number...):
 # kept, and written back, as written.
 Special = collections.namedtuple("Special", "raw")
-SPECIAL_RE = re.compile(r"(~|null|true|false|yes|no|on|off|y|n|[-+]?\.?[0-9].*|[-+]?\.(inf|nan))$", re.I)
-QUOTED = {'"': re.compile(r'"((?:[^"\\\r\n]|\\.)*)"'), "'": re.compile(r"'((?:[^'\r\n]|'')*)'")}
-ESCAPES = dict(zip('"\\/ntr0 bfaev', '"\\/\n\t\r\0 \b\f\a\x1b\v'))
+SPECIAL_RE = re.compile(r"(|~|null|true|false|yes|no|on|off|y|n|[-+.0-9].*)$", re.I)
+MERGE, EMPTY = Special("<<"), Special("")
+# The escapes go-yaml v2 knows ('\/', which YAML 1.2 added, is not one).
+ESCAPES = dict(zip('0abtnvfre "\\N_LP\t', '\0\a\b\t\n\v\f\r\x1b "\\\x85\xa0\u2028\u2029\t'))
+# What YAML forbids, and line breaks YAML 1.1 reads and 1.2 does not.
+BAD_CHAR = re.compile("[^\t\n\r\x20-\x7e\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]|[\u2028\u2029]")
+NAME = re.compile(r"[0-9A-Za-z_-]+")
+# One line of a plain scalar, PLAIN[flow]: it ends at ': ' and ' #', in flow
+# style also at ,[]{}? (and at ':' before them, which go-yaml v2 and PyYAML
+# read differently).
+PLAIN = [re.compile(r"(?:[^\n\t:# ]|:(?=[^\t\n ])|(?<! )#| +(?=[^\n\t #]))*"),
+         re.compile(r"(?:[^\n\t:# ,\[\]{}?]|:(?=[^\t\n ,\[\]{}])|(?<! )#| +(?=[^\n\t #,\[\]{}?]))*")]
+BLOCK_HEADER = re.compile(r"([|>])(?:([-+])([1-9])?|([1-9])([-+])?)?")
 
 
-# Plain scalars: words joined by spaces (tabs refused).  In block style a word
-# holds no ': ' and no ' #'; in flow style no indicator, nor ':' or '?' at all:
-# go-yaml v2, the EKS authenticator's YAML, refuses 'x:y' there and ends
-# scalars at '?'.  PLAIN[flow]:
-PLAIN = [re.compile(r"%s(?: +%s)*" % (w, w)) for w in (
-    r"(?:[^\s:#]|:(?=\S)|(?<=\S)#)+", r"(?:[^\s:#,\[\]{}?]|(?<=\S)#)+")]
+class Reader:
+  """Recursive descent over one YAML document.  n is the indentation of the
+  enclosing block collection (-1 at the top); self.last ends the last token."""
 
+  def __init__(self, text):
+    text = text[1:] if text[:1] == "\ufeff" else text
+    bad = BAD_CHAR.search(text)
+    if bad:
+      raise YamlError("character %r is not allowed" % bad.group())
+    self.s, self.i, self.last, self.anchors = text.replace("\r\n", "\n").replace("\r", "\n"), 0, 0, {}
+    self.spans, self.indent = [], 0
+    self.breaks = [m.start() for m in re.finditer("\n", self.s)]  # to number lines at once
 
-def unescape(m):
-  e = m.group(1)
-  if len(e) > 1 and int(e[1:], 16) < 0x110000 and not 0xD800 <= int(e[1:], 16) < 0xE000:
-    return chr(int(e[1:], 16))
-  if e not in ESCAPES:
-    raise YamlError("unsupported escape \\" + e)
-  return ESCAPES[e]
+  def fail(self, what):
+    raise YamlError("%s on line %d" % (what, self.line(self.i) + 1))
 
+  def line(self, i):
+    return bisect.bisect_left(self.breaks, i)
 
-def scalar(s, i, flow):
-  """Read the scalar at s[i]: (value, index after it)."""
-  c, nxt = s[i:i + 1], s[i + 1:i + 2]
-  if c in ('"', "'"):
-    m = QUOTED[c].match(s, i)
-    if not m:
-      raise YamlError("unterminated or multi-line quoted scalar")
-    if c == "'":
-      return m.group(1).replace("''", "'"), m.end()
-    return re.sub(r"\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.)", unescape, m.group(1)), m.end()
-  m = PLAIN[flow].match(s, i)
-  if not m or c in "&*!|>%@`,[]{}#?:" or m.group() in ("<<", "=") or c == "-" and (
-      not nxt.strip() or flow and nxt in ",[]{}"):
-    raise YamlError("unsupported YAML at %r" % s[i:i + 20])
-  return (Special(m.group()) if SPECIAL_RE.match(m.group()) else m.group()), m.end()
+  def at(self, k=0):
+    return self.s[self.i + k:self.i + k + 1]
 
+  def blank(self, k=0):
+    return self.at(k) in ("", " ", "\t", "\n")
 
-def skip(s, i):
-  """Skip white space, line breaks and comments."""
-  while i < len(s):
-    if s[i] == "#" and (i == 0 or s[i - 1] in " \t\r\n"):
-      i = s.find("\n", i) % (len(s) + 1)  # to the end of the line, or of the text
-    elif s[i] in " \t\r\n":
-      i += 1
-    else:
-      break
-  return i
+  def dash(self):
+    return self.at() == "-" and self.blank(1)
 
+  def col(self):
+    return self.i - self.s.rfind("\n", 0, self.i) - 1
 
-def put(mapping, key, value):
-  if not isinstance(key, str) or key in mapping:
-    raise YamlError("unsupported or duplicate key %r" % (key,))
-  mapping[key] = value
+  def marker(self):
+    """At '---' or '...' starting a line?"""
+    return self.col() == 0 and self.s[self.i:self.i + 3] in ("---", "...") and self.blank(3)
 
+  def to_eol(self):
+    self.i = self.s.find("\n", self.i) % (len(self.s) + 1)
 
-def flow(s, i):
-  """Read the flow node ([...], {...} or a scalar) at s[i]."""
-  i = skip(s, i)
-  c = s[i:i + 1]
-  if c not in ("[", "{"):
-    return scalar(s, i, True)
-  close, out = ("]", []) if c == "[" else ("}", {})
-  i += 1
-  while True:
-    i = skip(s, i)
-    if s[i:i + 1] == close:
-      return out, i + 1
-    value, i = flow(s, i)
-    if c == "{":
-      i = skip(s, i)
-      if s[i:i + 1] != ":" or s[i - 1] not in "\"'" and s[i + 1:i + 2] not in (" ", "\t", "\r", "\n"):
-        raise YamlError("flow mapping entry without ': value'")
-      key, (value, i) = value, flow(s, i + 1)
-      put(out, key, value)
-    else:
-      out.append(value)
-    i = skip(s, i)
-    if s[i:i + 1] == ",":
-      i += 1
-    elif s[i:i + 1] != close:
-      raise YamlError("expected ',' or %r at %r" % (close, s[i:i + 20]))
+  def gap(self):
+    """Skip spaces, comments and line breaks: whether a line ended."""
+    s, nl = self.s, False
+    while self.i < len(s):
+      c = s[self.i]
+      if c == "#" and (self.i == 0 or s[self.i - 1] in " \n"):
+        self.to_eol()
+      elif c in " \n":
+        nl, self.i = nl or c == "\n", self.i + 1
+      elif c == "\t":
+        self.fail("a tab outside quotes and block scalars")
+      else:
+        break
+    return nl
 
+  def eol(self):
+    """The line ends (maybe with a comment) after a node."""
+    if not (self.gap() or self.i == len(self.s)):
+      self.fail("unexpected text after a value")
 
-def inline(body, j):
-  """The value written on the rest of a line."""
-  value, end = flow(body, j) if body[j:j + 1] in ("[", "{") else scalar(body, j, False)
-  if skip(body, end) != len(body):
-    raise YamlError("unexpected text %r" % body[end:])
-  return value
+  def document(self):
+    self.gap()
+    directive = self.at() == "%" and self.col() == 0
+    while self.at() == "%" and self.col() == 0:
+      if not re.compile(r"%YAML +1\.[12](?: +(?:#.*)?)?$", re.M).match(self.s, self.i):
+        self.fail("a directive other than %YAML 1.1 or 1.2")
+      self.to_eol()
+      self.gap()
+    explicit = self.marker() and self.at() == "-"
+    if explicit:
+      self.i += 3
+    elif directive:
+      self.fail("a directive without '---'")
+    root = self.block(-1, False, not explicit or self.gap())
+    self.gap()
+    if self.marker() and self.at() == "." and root is EMPTY and not explicit:
+      self.fail("'...' without a document")
+    if self.marker() and self.at() == ".":
+      self.i += 3
+      self.gap()
+    if self.i < len(self.s):
+      self.fail("a second YAML document" if self.marker() else "unexpected text")
+    return root
 
+  def props(self):
+    """An anchor and a tag before a node: (anchor, tag, whether a line ended)."""
+    anchor = tag = None
+    nl = False
+    while self.at() in ("&", "!"):
+      m = (NAME.match(self.s, self.i + 1) if self.at() == "&" else
+           re.compile(r"!!?[^ \n,\[\]{}]*").match(self.s, self.i))
+      if not m or not (self.blank(m.end() - self.i) or self.s[m.end()] in ",]}") or (tag, anchor)[self.at() == "&"]:
+        self.fail("an invalid, or a second, anchor or tag")
+      if self.at() == "&":
+        anchor = m.group()
+      elif m.group() != "!!str":
+        self.fail("the tag %s" % m.group())
+      tag, self.i = tag or m.group() if self.at() == "!" else tag, m.end()
+      if self.gap():
+        nl = True
+        break
+    if (anchor or tag) and self.at() == "*":
+      self.fail("an anchor or tag on an alias")
+    return anchor, tag, nl
 
-def is_dash(body):
-  return body == "-" or body[:2] in ("- ", "-\t")
+  def keep(self, anchor, tag, node):
+    if tag and not isinstance(node, (str, Special)):
+      self.fail("!!str on a collection")
+    node = node.raw if tag and isinstance(node, Special) else node
+    if anchor:
+      self.anchors[anchor] = node
+    return node
 
+  def ends(self, n, nl):
+    """Is the node at self.i empty?"""
+    return self.i == len(self.s) or nl and (self.col() <= n or self.marker())
 
-def is_key(body):
-  """Does the line start with 'key:'?"""
-  j = 0 if body[0] in "[{" else skip(body, scalar(body, 0, False)[1])
-  return body[j:j + 1] == ":" and body[j + 1:j + 2] in ("", " ", "\t")
-
-
-class Block:
-  """Block-style YAML over content lines (line number, indent, text)."""
-
-  def __init__(self, lines):
-    self.lines, self.i, self.spans = lines, 0, []
-
-  def peek(self, deeper=-1):
-    line = self.lines[self.i] if self.i < len(self.lines) else None
-    if line and line[1] > deeper >= 0:
-      raise YamlError("bad indentation (or a multi-line scalar) on line %d" % (line[0] + 1))
-    return line
-
-  def node(self, indent):
-    body = self.lines[self.i][2]
-    if is_dash(body):
-      return self.seq(indent)
-    if is_key(body):
-      return self.mapping(indent)
-    self.i += 1
-    return inline(body, 0)
-
-  def seq(self, indent, top=False):
-    items = []
-    while self.peek() and self.peek()[1] == indent and is_dash(self.peek()[2]):
-      n, _, body = self.peek()
-      rest = body[1:].lstrip(" \t")
-      if rest == "" or rest[0] == "#":  # the item is on the next lines
-        self.i += 1
-        nxt = self.peek()
-        items.append(self.node(nxt[1]) if nxt and nxt[1] > indent else Special(""))
-      else:  # "- key: value": the item starts on the dash's line
-        self.lines[self.i] = (n, indent + len(body) - len(rest), rest)
-        items.append(self.node(indent + len(body) - len(rest)))
-      if top:
-        self.spans.append((n, self.lines[self.i - 1][0]))
-      self.peek(indent)
-    return items
-
-  def mapping(self, indent):
-    out = {}
-    while self.peek() and self.peek()[1] == indent:
-      n, _, body = self.peek()
-      if is_dash(body) or not is_key(body):
-        raise YamlError("expected 'key: value' on line %d" % (n + 1))
-      key, j = scalar(body, 0, False)
-      j = skip(body, skip(body, j) + 1)
+  def block(self, n, compact, nl, value=False, props=False):
+    """The block node after '-' (compact: a collection may start on its
+    line), ':' (value: a list may start at n) or a document's start; nl: it
+    starts on a later line; props: its anchor or tag came on a line before."""
+    if self.ends(n, nl) and not (value and nl and self.col() == n and self.dash()):
+      return EMPTY
+    c, (anchor, tag, nl2) = self.col(), self.props()
+    twice = props and (anchor or tag)  # unless they are a key's
+    if twice and nl2:
+      self.fail("a second anchor or tag")
+    if nl2:  # the properties of the node on the next lines
+      return self.keep(anchor, tag, self.block(n, compact, True, value, True))
+    line = self.line(self.i)
+    if self.dash():
+      if not (nl or compact) or anchor or tag:
+        self.fail("a block list cannot start here")
+      return self.keep(anchor, tag, self.seq(c, n < 0))
+    if self.at() in ("|", ">") and not twice:
+      return self.keep(anchor, tag, self.literal(n))
+    if self.at() == "?" and self.blank(1):
+      self.fail("a complex key ('?')")
+    node, j = self.inline(n), self.i
+    while self.at() == " ":
       self.i += 1
-      if j < len(body):
-        value = inline(body, j)
-      else:  # the value is on the next lines (maybe an indentless list), or null
-        nxt = self.peek()
-        deeper = nxt and (nxt[1] > indent or nxt[1] == indent and is_dash(nxt[2]))
-        value = self.node(nxt[1]) if deeper else Special("")
-      put(out, key, value)
-      self.peek(indent)
-    return out
+    if self.at() == ":" and self.blank(1):
+      if not (nl or compact) or self.line(self.i) != line:
+        self.fail("a mapping cannot start here")
+      return self.mapping(c, self.keep(anchor, tag, node))  # properties on the key's line are the key's
+    if twice:
+      self.fail("a second anchor or tag")
+    self.i = j
+    self.eol()
+    return self.keep(anchor, tag, node)
+
+  def more(self, c):
+    """After a collection's entry: does the next one start at column c?"""
+    self.gap()
+    if self.i == len(self.s) or self.marker() or self.col() < c:
+      return False
+    if self.col() > c:
+      self.fail("bad indentation")
+    return True
+
+  def seq(self, c, top=False):
+    out, self.indent = [], c if top else self.indent
+    while True:
+      first, self.last = self.line(self.i), self.i + 1
+      self.i += 1
+      out.append(self.check(self.block(c, True, self.gap())))
+      if top:
+        self.spans.append((first, self.line(self.last - 1)))
+      if not (self.more(c) and self.dash()):
+        return out
+
+  def mapping(self, c, key):
+    out = {}
+    while True:
+      self.i += 1  # the ':'
+      nl = self.gap()
+      value = self.block(c, False, nl, True)
+      self.put(out, key, value)
+      if not self.more(c):
+        return out
+      anchor, tag, nl = self.props()
+      line = self.line(self.i)
+      if nl or self.at() in ("-", "?") and self.blank(1):
+        self.fail("expected 'key: value'")
+      key = self.keep(anchor, tag, self.inline(c))
+      while self.at() == " ":
+        self.i += 1
+      if not (self.at() == ":" and self.blank(1)) or self.line(self.i) != line:
+        self.fail("expected 'key: value'")
+
+  def put(self, out, key, value):
+    if isinstance(key, (list, dict)):
+      self.fail("a list or mapping as a key")
+    if key != MERGE:
+      out[key] = self.check(value)
+      return
+    # go-yaml v2 merges in order, so that a later key wins (PyYAML keeps the
+    # mapping's own keys); of a list of mappings, the first wins.
+    for merged in (value if isinstance(value, list) else [value])[::-1]:
+      if not isinstance(merged, dict):
+        self.fail("'<<' merges mappings only")
+      out.update(merged)
+
+  def check(self, node):
+    if node == MERGE:
+      self.fail("'<<' as a value")
+    return node
+
+  def inline(self, n, flow=False):
+    """An alias, a flow collection, a quoted or a plain scalar."""
+    c = self.at()
+    if c == "*":
+      m = NAME.match(self.s, self.i + 1)
+      if not m or m.group() not in self.anchors:
+        self.fail("an undefined alias")
+      self.i = self.last = m.end()
+      return self.anchors[m.group()]
+    if c in ("[", "{"):
+      return self.flow()
+    if c in ("'", '"'):
+      return self.quoted()
+    return self.plain(n, flow)
+
+  def flow_node(self):
+    return self.keep(*self.props()[:2], node=self.inline(-1, True))
+
+  def flow(self):
+    close, out = ("]", []) if self.at() == "[" else ("}", {})
+    self.i += 1
+    while True:
+      self.gap()
+      if self.marker():
+        self.fail("a document marker in a flow collection")
+      if self.at() == close:
+        self.i = self.last = self.i + 1
+        return out
+      if self.at() in ("?", ":", ",", ""):
+        self.fail("an unsupported or unterminated flow collection")
+      line, key = self.line(self.i), self.flow_node()
+      self.gap()
+      if self.at() == ":" and self.line(self.i) != line:
+        self.fail("a key over more than one line")
+      if self.at() == ":":
+        self.i += 1
+        self.gap()
+        value = EMPTY if self.at() in (",", close) else self.flow_node()
+        self.gap()
+        self.put(out if close == "}" else out.append({}) or out[-1], key, value)
+      elif close == "]":
+        out.append(self.check(key))
+      else:
+        self.put(out, key, EMPTY)
+      if self.at() == ",":
+        self.i += 1
+      elif self.at() != close:
+        self.fail("expected ',' or '%s'" % close)
+
+  def fold(self):
+    """Line breaks in a quoted scalar, folded."""
+    breaks = 0
+    while self.at() == "\n":
+      self.i += 1
+      if self.marker():
+        self.fail("a document marker in a quoted scalar")
+      while self.at() in (" ", "\t"):
+        self.i += 1
+      breaks += self.at() == "\n"
+    return "\n" * breaks or " "
+
+  def quoted(self):
+    q, out = self.at(), []
+    self.i += 1
+    while True:
+      m = re.compile(r'[^"\\\n]*' if q == '"' else r"[^'\n]*").match(self.s, self.i)
+      self.i = m.end()
+      c = self.at()
+      out.append(m.group().rstrip(" \t") if c == "\n" else m.group())
+      if c == "'" and self.at(1) == "'":
+        out.append("'")
+        self.i += 2
+      elif c == q:
+        self.i = self.last = self.i + 1
+        return "".join(out)
+      elif c == "\n":
+        out.append(self.fold())
+      elif c == "\\" and self.at(1) == "\n":
+        self.i += 1
+        out.append(self.fold().strip(" "))
+      elif c == "\\":
+        out.append(self.escape())
+      else:
+        self.fail("an unterminated quoted scalar")
+
+  def escape(self):
+    m = re.compile(r"\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.)").match(self.s, self.i)
+    e = m.group(1) if m else ""
+    cp = int(e[1:], 16) if len(e) > 1 else None
+    if cp is None and e not in ESCAPES or cp is not None and (cp >= 0x110000 or 0xD800 <= cp < 0xE000):
+      self.fail("the escape \\" + e)
+    self.i += 1 + len(e)
+    return ESCAPES[e] if cp is None else chr(cp)
+
+  def plain(self, n, flow):
+    c = self.at()  # '-', '?' and ':' start a plain scalar only before a character that continues it
+    indicator = c in "-?:" and (self.blank(1) or flow and (c != "-" or self.at(1) in tuple(",[]{}")))
+    if not c or c in ",[]{}#&*!|>'\"%@`" or indicator:
+      self.fail("unexpected %r" % c)
+    out, sep, j = [], "", self.i
+    while True:
+      m = PLAIN[flow].match(self.s, self.i)
+      t = m.group().rstrip(" ")
+      if not t:
+        break
+      out.append(sep + t)
+      self.i = j = self.last = m.start() + len(t)
+      while self.at() == " ":
+        self.i += 1
+      if flow and (self.at() == "?" or self.at() == ":" and self.at(1) in tuple(",[]{}")):
+        self.fail("'%s' after a plain scalar in a flow collection" % self.at())
+      if self.at() != "\n":
+        break
+      breaks = -1
+      while self.at() in ("\n", " "):
+        breaks, self.i = breaks + (self.at() == "\n"), self.i + 1
+      if self.at() in ("", "#", "\t") or self.marker() or not flow and self.col() <= n:
+        break
+      sep = "\n" * breaks or " "
+    self.i, text = j, "".join(out)
+    if text == "=":
+      self.fail("'=' as a value")
+    return MERGE if text == "<<" else Special(text) if SPECIAL_RE.match(text) else text
+
+  def literal(self, n):
+    """A block scalar (| or >) with its chomping and indentation indicators."""
+    s, m = self.s, BLOCK_HEADER.match(self.s, self.i)
+    self.i = self.last = m.end()
+    while self.at() == " ":
+      self.i += 1
+    if self.at() == "#" and self.i > m.end():
+      self.to_eol()
+    if not self.at() in ("", "\n"):
+      self.fail("an invalid block scalar header")
+    chomp, digit = m.group(2) or m.group(5), m.group(3) or m.group(4)
+    indent = max(n, 0) + int(digit) if digit else None
+    out, empty, lead, prev, p, brk = [], 0, 0, None, self.i + 1, ""
+    while p < len(s):
+      e = s.find("\n", p) % (len(s) + 1)
+      x = s[p:e]
+      sp = len(x) - len(x.lstrip(" "))
+      if x[sp:sp + 1] == "\t" and (indent is None or sp < indent):  # go-yaml v2 refuses it
+        self.fail("a tab in a block scalar's indentation")
+      if indent is None and x.strip(" "):
+        indent = max(sp, n + 1, 1)
+        if lead > indent:
+          self.fail("a block scalar's leading empty line is indented more than its text")
+      if not x.strip(" ") and (indent is None or sp <= indent):
+        empty, lead = empty + (e < len(s)), max(lead, sp)
+      elif sp < indent:
+        break
+      else:
+        t = x[indent:]
+        fold = m.group(1) == ">" and prev and prev[0] not in " \t" and t[0] not in " \t"
+        out.append(("\n" * empty or " ") if fold else "\n" * (empty + (prev is not None)))
+        out.append(t)
+        prev, empty, brk, self.last = t, 0, "\n" * (e < len(s)), e
+      p = e + 1
+    self.i = min(p, len(s))
+    self.last = self.i if chomp == "+" else self.last  # the kept empty lines are the scalar's
+    return "".join(out) + ("" if chomp == "-" else brk + "\n" * empty * (chomp == "+"))
+
+
+def count(v, budget):
+  """Fewer than budget nodes, aliases expanded (a small text can alias a
+  huge one)?"""
+  for x in (v.values() if isinstance(v, dict) else v if isinstance(v, list) else ()):
+    budget = count(x, budget - 1)
+  if budget < 0:
+    raise YamlError("too many nodes once aliases are expanded")
+  return budget
 
 
 def parse_map_roles(text):
   """(entries, spans, indent): spans holds each entry's (first, last) line
-  in a block list, None for a flow list."""
-  lines = []
-  for n, line in enumerate(text.split("\n")):
-    body = line.rstrip("\r").lstrip(" ")
-    if body.strip() and body[0] != "#":
-      if body[0] == "\t":
-        raise YamlError("tab in indentation on line %d" % (n + 1))
-      if body.rstrip() in ("---", "...") or body[:4] == "--- ":
-        raise YamlError("document markers are not supported")
-      lines.append((n, len(line) - len(line.lstrip(" ")), body.rstrip(" \t\r")))
-  doc, spans, indent = [], [], lines[0][1] if lines else 0
-  if lines and lines[0][2][0] in "[{":
-    doc, end = flow(text, 0)
-    if skip(text, end) != len(text):
-      raise YamlError("unexpected text after the flow list")
-    spans = None
-  elif lines:
-    block = Block(lines)
-    doc = block.seq(indent, True) if is_dash(lines[0][2]) else block.node(indent)
-    if block.peek():
-      raise YamlError("unexpected content on line %d" % (block.peek()[0] + 1))
-    spans = block.spans
+  when mapRoles is a block list or empty, else it is None."""
+  reader = Reader(text)
+  try:
+    doc = reader.document()
+  except RecursionError:
+    raise YamlError("nested too deeply")
+  if doc == EMPTY and not reader.s.strip(" \n"):
+    doc = []
+  elif doc in (EMPTY, Special("~")) or isinstance(doc, Special) and doc.raw in ("null", "Null", "NULL"):
+    doc, reader.spans = [], None
   if not isinstance(doc, list):
     raise YamlError("mapRoles is not a list")
   for k, entry in enumerate(doc, 1):
     if not isinstance(entry, dict):
       raise YamlError("entry %d is not a mapping" % k)
-    for key, v in entry.items():
-      if not all(isinstance(x, (str, Special)) for x in (v if isinstance(v, list) else [v])):
-        raise YamlError("entry %d: %r is nested deeper than aws-auth uses" % (k, key))
-  return doc, spans, indent
+  count(doc, 100000)
+  return doc, reader.spans if reader.spans or not doc else None, reader.indent
 
 
 PLAIN_SAFE = re.compile(r"[A-Za-z0-9_./][A-Za-z0-9_./:@=+,{}()-]*(?<!:)")
@@ -394,20 +616,22 @@ def emit_scalar(v):
   return re.sub("[\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]", lambda m: "\\u%04x" % ord(m.group()), v)
 
 
+def emit_block(v, pad=""):
+  """The lines of a list or a mapping in block style."""
+  out = []
+  for k, x in (v.items() if isinstance(v, dict) else [(None, x) for x in v]):
+    head = pad + ("- " if k is None else emit_scalar(k) + ": ")
+    if x and isinstance(x, (list, dict)):
+      sub = emit_block(x, pad + "  ")
+      out += [head + sub[0][len(pad) + 2:]] + sub[1:] if k is None else [head.rstrip()] + sub
+    else:
+      out.append((head + ("[]" if x == [] else "{}" if x == {} else emit_scalar(x))).rstrip())
+  return out
+
+
 def emit_entries(entries, indent=0):
   """The canonical block form of a list of entries."""
-  pad, out = " " * indent, []
-  for entry in entries:
-    lead = pad + "- "
-    out += [lead + "{}"] if not entry else []
-    for key, v in entry.items():
-      head = lead + emit_scalar(key) + ":"
-      if isinstance(v, list):
-        out += [head + ("" if v else " []")] + [(pad + "  - " + emit_scalar(x)).rstrip() for x in v]
-      else:
-        out.append((head + " " + emit_scalar(v)).rstrip())
-      lead = pad + "  "
-  return "".join(line + "\n" for line in out)
+  return "".join(line + "\n" for line in emit_block(entries, " " * indent))
 
 
 # --- the mapping ---
@@ -418,15 +642,22 @@ def strip_path(arn):
   return m.group(1) + m.group(2) if m else arn
 
 
+def field(entry, name):
+  """entry's name as the authenticator reads it: Go's JSON matches keys
+  case-insensitively, and of several, the last in byte order wins."""
+  keys = [k for k in entry if isinstance(k, str) and k.lower() == name]
+  return entry[max(keys)] if keys else None
+
+
 def maps_role(entry, arn):
-  v = entry.get("rolearn")
+  v = field(entry, "rolearn")
   return isinstance(v, str) and strip_path(v).lower() == arn.lower()
 
 
 def same_mapping(entry, want):
   """entry maps want's role to want's username and groups (in any order)."""
-  g = entry.get("groups")
-  return (maps_role(entry, want["rolearn"]) and entry.get("username") == want["username"]
+  g = field(entry, "groups")
+  return (maps_role(entry, want["rolearn"]) and field(entry, "username") == want["username"]
           and isinstance(g, list) and set(g) == set(want["groups"]))
 
 
@@ -435,10 +666,11 @@ def edit_map_roles(text, remove=None, add=None):
   the mapping `add` put in; None when nothing changes.
 
   A block list is edited as text: the lines of removed entries are cut and
-  a new entry is appended at the list's indentation, so every other byte
-  (comments, quoting, key order) stays as written.  A flow list (the CDK's
-  JSON) is rewritten in canonical block form.  Either way the result is
-  parsed again and must hold exactly the expected entries.
+  a new entry is inserted after the last one, at the list's indentation, so
+  every other byte (comments, anchors, quoting, key order) stays as written.
+  Anything else (a flow list, the CDK's JSON, or a cut that changes what
+  the rest reads as) is written in canonical block form.  Either way the
+  result is parsed again and must hold exactly the expected entries.
   """
   entries, spans, indent = parse_map_roles(text)
   gone = [k for k, e in enumerate(entries) if remove and same_mapping(e, remove)]
@@ -451,11 +683,14 @@ def edit_map_roles(text, remove=None, add=None):
   if not gone and not add:
     return None
   want, new = keep + [add] * bool(add), None
-  if spans is not None:
+  if spans is not None and "\r" not in text.replace("\r\n", ""):
+    lines, eol = text.split("\n"), "\r" * ("\r\n" in text)
+    at = spans[-1][1] + 1 if spans else len(lines) - (lines[-1] == "")
+    ours = [line + eol for line in emit_block([add], " " * indent)] if add else []
     cut = {n for k in gone for n in range(spans[k][0], spans[k][1] + 1)}
-    new = "\n".join(line for n, line in enumerate(text.split("\n")) if n not in cut)
-    if add:
-      new = ("" if not new.strip() else new if new.endswith("\n") else new + "\n") + emit_entries([add], indent)
+    if at == len(lines) and ours and lines[-1]:
+      lines[-1] += eol  # the text ends without a line break
+    new = "\n".join([x for n, x in enumerate(lines[:at]) if n not in cut] + ours + lines[at:])
     try:
       new = new if parse_map_roles(new)[0] == want else None
     except YamlError:
@@ -485,7 +720,12 @@ def modify(inv, remove=None, add=None):
         if not isinstance(text, str):
           raise YamlError("not a string")
         new = edit_map_roles(text, remove, add)
-      except YamlError as err:
+      except (YamlError, Failure) as err:
+        if not add:  # a Delete never blocks a stack: left as it is, said in the log
+          log("mapRoles left as it is, this provider cannot edit it with certainty: %s" % err)
+          return "left as it is"
+        if isinstance(err, Failure):
+          raise
         raise Failure("refusing to edit aws-auth mapRoles, which this provider cannot read "
                       "with certainty: %s" % err)
       if new is None:

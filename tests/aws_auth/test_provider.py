@@ -325,7 +325,9 @@ def entry(arn, groups=None):
     return {"rolearn": provider.strip_path(arn), "username": USERNAME, "groups": list(groups or NODE_GROUPS)}
 
 
-class ProviderTest(unittest.TestCase):
+class ProviderCase(unittest.TestCase):
+    """A test with the fake servers, its output captured."""
+
     def setUp(self):
         KUBE.state.reset()
         self.out = io.StringIO()
@@ -367,6 +369,8 @@ class ProviderTest(unittest.TestCase):
         self.assertEqual(meta["labels"], {"team": "platform"})
         self.assertEqual(meta["annotations"], {"note": "do not lose me"})
 
+
+class ProviderTest(ProviderCase):
     # ---------------------------------------------------------------- create
 
     def test_create_on_empty_cluster_posts_the_configmap(self):
@@ -548,7 +552,7 @@ class ProviderTest(unittest.TestCase):
         self.assertEqual(KUBE.state.requests, [])
 
     def test_unreadable_map_roles_fails_without_writing(self):
-        text = "- rolearn: &r arn:aws:iam::111122223333:role/x\n  username: *r\n"
+        text = "- rolearn: !!binary eA==\n  username: x\n"
         KUBE.state.seed({"mapRoles": text})
         self.assertFailed(event("Create", role("nodes")), "cannot read with certainty")
         self.assertEqual(KUBE.state.writes, 0)
@@ -838,188 +842,14 @@ class EndpointTest(unittest.TestCase):
 PINNED_TOKEN_SHA256 = "1db29339cd670586bb1156f5eb5ad0f681431c3d926fb326b9a85d42d75c0fd0"
 
 
-# ------------------------------------------------------------------- YAML ---
-
-EKS_DOCS_STYLE = """\
-- rolearn: arn:aws:iam::111122223333:role/my-node-role
-  username: system:node:{{EC2PrivateDNSName}}
-  groups:
-    - system:bootstrappers
-    - system:nodes
-"""
-TERRAFORM_STYLE = """\
-- "groups":
-  - "system:bootstrappers"
-  - "system:nodes"
-  "rolearn": "arn:aws:iam::111122223333:role/tf"
-  "username": "system:node:{{EC2PrivateDNSName}}"
-"""
-
-
-class YamlTest(unittest.TestCase):
-    def test_reads_the_styles_tools_write(self):
-        nodes = {"rolearn": "arn:aws:iam::111122223333:role/my-node-role", "username": USERNAME,
-                 "groups": NODE_GROUPS}
-        self.assertEqual(entries(EKS_DOCS_STYLE), [nodes])
-        self.assertEqual(entries(EKS_DOCS_STYLE.replace("\n", "\r\n")), [nodes])
-        self.assertEqual(entries("  # leading comment\n" + EKS_DOCS_STYLE.replace("\n", "\n  ").replace("- r", "  - r", 1)),
-                         [nodes])
-        self.assertEqual(entries(TERRAFORM_STYLE)[0]["rolearn"], "arn:aws:iam::111122223333:role/tf")
-        self.assertEqual(entries(json.dumps([nodes])), [nodes])
-        self.assertEqual(entries(json.dumps([nodes], indent=2)), [nodes])
-        self.assertEqual(entries("- {rolearn: a, username: 'it''s', groups: []}\n"),
-                         [{"rolearn": "a", "username": "it's", "groups": []}])
-        self.assertEqual(entries('- a: "tab\\there \\u00e9 \\U0001F600 \\x41\\"\\\\"'),
-                         [{"a": "tab\there \u00e9 \U0001F600 A\"\\"}])
-        self.assertEqual(entries("- a: b # c\n  d: e#f\n"), [{"a": "b", "d": "e#f"}])
-        self.assertEqual(entries(""), [])
-        self.assertEqual(entries("[]"), [])
-        self.assertEqual(entries("# nothing yet\n"), [])
-
-    def test_refuses_what_it_cannot_read_with_certainty(self):
-        for text in [
-            "- a: &x 1\n  b: *x\n",  # anchors, aliases
-            "- a: !!str 1\n",  # tags
-            "- a: |\n    literal\n",  # block scalars
-            "- a: >\n    folded\n",
-            "- a: b\n  c\n",  # a multi-line plain scalar
-            "- a: \"b\n  c\"\n",  # a multi-line quoted scalar
-            "- a: 1\n  a: 2\n",  # duplicate keys
-            "- a: b\n\t- c\n",  # tabs
-            "---\n- a: b\n",  # documents
-            "- a: b\n---\n- c: d\n",
-            "- a:\n    b: c\n",  # nested mappings
-            "- rolearn:arn\n",  # not a mapping
-            "rolearn: x\n",  # not a list
-            "- [a, b]\n",
-            "[a\n b]",
-            "- {a: b}}\n",
-            "- ? a\n  : b\n",
-            "- a: b\n   c: d\n",  # bad indentation
-            "- a: 'x'y\n",
-            "- groups: [system:bootstrappers]\n",  # 'x:y' in flow style: go-yaml v2 refuses it
-            "[{rolearn:x}]",
-            "[{a:b}]",
-            '- "a":b\n',
-            "- a: b\tc\n",  # a tab inside a plain scalar
-            "- a: <<\n",
-            '- a: "\\ud83d\\ude00"\n',  # surrogates (go-yaml refuses them too)
-            '- a: "\\q"\n',  # unknown escapes
-        ]:
-            with self.assertRaises(provider.YamlError, msg=repr(text)):
-                provider.parse_map_roles(text)
-
-    def test_canonical_form_keeps_meaning(self):
-        tricky = [{"rolearn": "arn:aws:iam::111122223333:role/a", "username": s, "groups": [s]} for s in [
-            "yes", "no", "on", "null", "~", "1", "0x1F", "1:20", "1e3", "-", "a: b", "a #b", "#x", "tail:",
-            "with space", "quote\"d", "it's", "\u00e9\u4e2d", "line\nbreak", "{{x}}", "@at", "`tick", "%pct",
-            "", " lead", "trail ", "a,b", "[x]", "*star", "&amp", "!bang", "|pipe", ">gt", "?q", "\x7f"]]
-        text = provider.emit_entries(tricky)
-        self.assertEqual(entries(text), tricky)
-        specials = entries("- a: true\n  b: 1.5\n  c:\n  d: ~\n  e: [1, null]\n")
-        self.assertEqual(entries(provider.emit_entries(specials)), specials)
-        self.assertIn("a: true", provider.emit_entries(specials))
-
-    def test_textual_edits_keep_foreign_bytes(self):
-        ours = entry(role("nodes"))
-        added = provider.edit_map_roles(FOREIGN_MAP_ROLES, None, ours)
-        self.assertTrue(added.startswith(FOREIGN_MAP_ROLES))
-        self.assertEqual(provider.edit_map_roles(added, ours, None), FOREIGN_MAP_ROLES)
-        self.assertIsNone(provider.edit_map_roles(added, None, ours))
-        indented = "  - rolearn: x\n    username: y  # keep\n"
-        self.assertEqual(provider.edit_map_roles(indented, None, ours)[:len(indented)], indented)
-        self.assertEqual(entries(provider.edit_map_roles(indented, None, ours)), entries(indented) + [ours])
-        no_newline = "- rolearn: x\n  username: y"
-        self.assertEqual(entries(provider.edit_map_roles(no_newline, None, ours)), entries(no_newline) + [ours])
-        crlf = EKS_DOCS_STYLE.replace("\n", "\r\n")
-        self.assertEqual(entries(provider.edit_map_roles(crlf, None, ours)), entries(crlf) + [ours])
-
-
-ATOMS = ["a", "system:nodes", "arn:aws:iam::111122223333:role/x", USERNAME, "yes", "no", "on", "true", "null",
-         "~", "1", "0x10", "1:20", "1.5", "-1", ".5", "a b", "a#b", "a #b", "a: b", "a:b", "-a", "- a", "?a", ":a",
-         "a,b", "[a]", "{a}", "a]", "it's", 'q"q', "", " x", "x ", "\u00e9", "tab\tx", "#", "@", "%", "&x", "*x",
-         "!x", "|", ">", "'", '"', "a\\b", "=", "<<", "y", "2001-12-14", "1_000", ".inf", "NaN", "a{b", "{{x}}"]
-
-
-def random_map_roles(r):
-    """A random mapRoles, valid YAML or not, in the styles tools write."""
-    def scalar():
-        s = r.choice(ATOMS)
-        return r.choice([s, s, "'%s'" % s.replace("'", "''"), json.dumps(s)])
-
-    def flow_list():
-        return "[" + ", ".join(scalar() for _ in range(r.randint(0, 3))) + "]"
-
-    if r.random() < 0.2:
-        items = ["{" + ", ".join(scalar() + r.choice([": ", ":", " : "]) + r.choice([scalar(), flow_list()])
-                                 for _ in range(r.randint(0, 3))) + r.choice(["", ","]) + "}"
-                 for _ in range(r.randint(0, 3))]
-        return r.choice(["", "# c\n"]) + "[" + ", ".join(items) + "]" + r.choice(["", "\n", " # t\n"])
-    pad, out = " " * r.choice([0, 0, 2]), []
-    for _ in range(r.randint(0, 3)):
-        lead = pad + "- "
-        for _ in range(r.randint(1, 3)):
-            key = scalar() if r.random() < 0.3 else r.choice(["rolearn", "username", "groups", "x"])
-            key += r.choice([": ", ": ", ":", " : "])
-            kind = r.random()
-            if kind < 0.6:
-                out.append(lead + key + scalar() + r.choice(["", "", " # comment"]))
-            elif kind < 0.8:
-                out.append(lead + key.rstrip())
-                out += [pad + r.choice(["  ", "    "]) + "- " + scalar() for _ in range(r.randint(0, 3))]
-            else:
-                out.append(lead + key + flow_list())
-            lead = pad + "  "
-        out += [pad + "# between"] * (r.random() < 0.1)
-    return "\n".join(out) + r.choice(["", "\n"])
-
-
-def meaning(value):
-    """What a YAML 1.1 reader makes of a parsed value."""
-    if isinstance(value, provider.Special):
-        return yaml.safe_load(value.raw)
-    if isinstance(value, list):
-        return [meaning(v) for v in value]
-    if isinstance(value, dict):
-        return {k: meaning(v) for k, v in value.items()}
-    return value
-
-
-# Skipped without PyYAML, except under CI (`CI` set, as .ci/run sets it
-# after installing PyYAML), where a missing one fails.
-@unittest.skipUnless(yaml or os.environ.get("CI"), "PyYAML is not installed")
-class DifferentialTest(unittest.TestCase):
-    def setUp(self):
-        self.assertIsNotNone(yaml, "PyYAML is not installed (.ci/run installs it)")
-
-    def test_reads_what_pyyaml_reads_or_refuses(self):
-        r, read = random.Random(20240229), 0
-        ours_entry = entry(role("nodes"))
-        for _ in range(4000):
-            text = random_map_roles(r)
-            try:
-                ours = provider.parse_map_roles(text)[0]
-            except provider.YamlError:
-                continue  # refusing is always safe
-            theirs = yaml.safe_load(text) or []  # raises if PyYAML cannot read what we read
-            self.assertEqual(meaning(ours), theirs, text)
-            read += 1
-            self.assertEqual(yaml.safe_load(provider.emit_entries(ours) or "[]"), theirs, text)
-            try:
-                added = provider.edit_map_roles(text, None, ours_entry)
-            except provider.Failure:
-                continue
-            self.assertEqual(yaml.safe_load(added), theirs + [ours_entry], text)
-            self.assertEqual(yaml.safe_load(provider.edit_map_roles(added, ours_entry, None)) or [], theirs, text)
-        self.assertGreater(read, 1000)
-
-
 # ----------------------------------------------------------------- source ---
 
 class SourceTest(unittest.TestCase):
     def test_provider_is_small_self_contained_standard_library_code(self):
         source = PROVIDER_PATH.read_bytes()
-        self.assertLess(len(source), 25 * 1024)
+        # Inline code may be 4 MB zipped; what binds is the template around
+        # it (blueprints/aws-auth/README.md, "Constraints on the source").
+        self.assertLess(len(source), 36 * 1024)
         source.decode("ascii")  # no surprises when embedded in a template
         self.assertNotIn(b"${", source)  # safe inside Fn::Sub too
         self.assertNotIn(b"\t", source)
