@@ -323,7 +323,9 @@ fn a_healthy_kubelet_whose_node_never_registers_signals_failure_saying_so() {
             ..Env::default()
         },
     );
-    let out = node.run(&render_signaller(&signal(2)).expect("renders"), &[]);
+    // A 4-second timeout leaves the node 2 seconds: at least one whole
+    // second passes whatever the clock showed at the start.
+    let out = node.run(&render_signaller(&signal(4)).expect("renders"), &[]);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     // It kept asking until the deadline.
     assert!(node.log("api").len() > 1);
@@ -331,7 +333,7 @@ fn a_healthy_kubelet_whose_node_never_registers_signals_failure_saying_so() {
         node.log("cfn-signal"),
         [signal_args(
             1,
-            &format!("not registered after 1s: node {DNS_NAME} is not registered (HTTP 404)")
+            &format!("not registered after 2s: node {DNS_NAME} is not registered (HTTP 404)")
         )]
     );
 }
@@ -409,6 +411,26 @@ fn an_al2_node_reads_itself_with_aws_iam_authenticator_as_its_kubeconfig_says() 
 }
 
 #[test]
+fn a_node_without_the_kubelets_credentials_signals_failure_saying_so() {
+    let node = Node::new("no-kubeconfig", Env::default());
+    fs::remove_file(node.dir.join("kubeconfig")).expect("remove the kubeconfig");
+    let out = node.run(&render_signaller(&signal(2)).expect("renders"), &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(node.log("api").is_empty());
+    let kubeconfig = node.dir.join("kubeconfig");
+    assert_eq!(
+        node.log("cfn-signal"),
+        [signal_args(
+            1,
+            &format!(
+                "not registered after 1s: no token from the kubelet's credential plugin (none in {})",
+                kubeconfig.display()
+            )
+        )]
+    );
+}
+
+#[test]
 fn signalling_is_retried_a_bounded_number_of_times() {
     let retries = Env {
         signal_failures: 2,
@@ -456,12 +478,12 @@ fn the_embedded_signaller_signals_success_only_for_a_registered_node() {
             ..Env::default()
         },
     );
-    let out = node.run(&render_signaller(&embedded(2)).expect("renders"), &[]);
+    let out = node.run(&render_signaller(&embedded(4)).expect("renders"), &[]);
     assert_eq!(out.status.code(), Some(1));
     assert!(node.log("api").len() > 1);
     assert_eq!(node.log("signalled"), ["FAILURE"]);
     assert!(stderr(&out).contains(&format!(
-        "not registered after 1s: node {DNS_NAME} is not registered (HTTP 404)"
+        "not registered after 2s: node {DNS_NAME} is not registered (HTTP 404)"
     )));
 
     let node = Node::new(
