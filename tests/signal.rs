@@ -166,6 +166,8 @@ impl Node {
         );
         // kubelet's health endpoint, the instance metadata service and
         // CloudFormation are stand-ins; the API server is reached for real.
+        // The CloudFormation stand-in reads the credentials the signaller
+        // writes to curl's stdin, as curl does.
         let real_curl = which("curl");
         stub(
             &self.dir,
@@ -182,6 +184,7 @@ impl Node {
                  *169.254.169.254*/security-credentials/node-role)\n\
                    printf '{{\"AccessKeyId\":\"AKID\",\"SecretAccessKey\":\"secret\",\"Token\":\"session\"}}' ;;\n\
                  *cloudformation.*)\n\
+                   cat > /dev/null\n\
                    for a in \"$@\"; do case $a in Status=*) echo \"${{a#Status=}}\" >> '{d}/signalled.log' ;; esac; done\n\
                    printf '\\n200' ;;\n\
                  *) exec '{real_curl}' \"$@\" ;;\n\
