@@ -191,12 +191,21 @@ impl Node {
                  esac"
             ),
         );
+        // `aws eks get-token` writes its ExecCredential indented.
         let plugin = format!(
             "printf '%s %s\\n' \"${{0##*/}}\" \"$*\" >> '{d}/plugin.log'\n\
              printf '{{\\n  \"kind\": \"ExecCredential\",\\n  \"apiVersion\": \"client.authentication.k8s.io/v1beta1\",\\n  \"status\": {{\\n    \"expirationTimestamp\": \"2026-01-01T00:14:00Z\",\\n    \"token\": \"{TOKEN}\"\\n  }}\\n}}\\n'"
         );
         stub(&self.dir, "aws", &plugin);
-        stub(&self.dir, "aws-iam-authenticator", &plugin);
+        // aws-iam-authenticator writes its ExecCredential on one line.
+        stub(
+            &self.dir,
+            "aws-iam-authenticator",
+            &format!(
+                "printf '%s %s\\n' \"${{0##*/}}\" \"$*\" >> '{d}/plugin.log'\n\
+                 printf '{{\"kind\":\"ExecCredential\",\"apiVersion\":\"client.authentication.k8s.io/v1beta1\",\"spec\":{{}},\"status\":{{\"expirationTimestamp\":\"2026-01-01T00:14:00Z\",\"token\":\"{TOKEN}\"}}}}\\n'"
+            ),
+        );
         stub(&self.dir, "sleep", "exec /bin/sleep 0.01");
         stub(
             &self.dir,
