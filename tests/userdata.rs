@@ -803,8 +803,8 @@ fn every_script_passes_bash_syntax_check() {
     bash_syntax_ok("signaller.sh", &signaller);
     let signaller = render_signaller(&sigv4_signal()).expect("renders");
     bash_syntax_ok("sigv4-signaller.sh", &signaller);
-    // With post-bootstrap commands, which run between the wait for kubelet
-    // and SUCCESS.
+    // With post-bootstrap commands, which run between the wait for the
+    // node's registration and SUCCESS.
     for (name, signal) in [("image", sample_signal()), ("sigv4", sigv4_signal())] {
         let signal = Signal {
             post_bootstrap_commands: vec!["echo 'it''s \"done\"'".into(), "exit 0".into()],
@@ -816,11 +816,16 @@ fn every_script_passes_bash_syntax_check() {
             .find("post_bootstrap 'exit 0' 2")
             .expect("the commands run");
         let success = match name {
-            "image" => "signal 0 \"kubelet is healthy\"",
+            "image" => "signal 0 \"node $node is registered\"",
             _ => "send_signal SUCCESS",
         };
         assert!(run < signaller.rfind(success).expect("SUCCESS"), "{name}");
         assert!(run > signaller.find("healthz").expect("the wait"), "{name}");
+        let wait = signaller
+            .rfind("registered; then")
+            .or_else(|| signaller.rfind("until registered"))
+            .expect("the wait for the registration");
+        assert!(run > wait, "{name}");
     }
 }
 

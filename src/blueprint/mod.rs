@@ -867,8 +867,8 @@ pub struct NodeGroup {
     pub instance_store: Option<InstanceStore>,
     pub imds: Imds,
     pub pre_bootstrap_commands: Vec<String>,
-    /// Commands run once kubelet is healthy, before the signal (a
-    /// self-managed AL2023, AL2 or Windows group).
+    /// Commands run once the node has joined the cluster, before the signal
+    /// (a self-managed AL2023, AL2 or Windows group).
     pub post_bootstrap_commands: Vec<String>,
     /// Extra MIME parts of an AL2023 or AL2 group's user data.
     pub user_data_parts: Vec<UserDataPart>,

@@ -231,7 +231,7 @@ fn field(object: &str, name: &str) -> Option<Value> {
         ("nodeGroup", "imds") => object_of("imds", "Instance metadata service settings"),
         ("nodeGroup", "preBootstrapCommands") => strings("Commands run before the node joins"),
         ("nodeGroup", "postBootstrapCommands") => strings(
-            "Commands run once kubelet is healthy, before the signal (self-managed AL2023, AL2, Windows); a failure sends FAILURE",
+            "Commands run once the node has joined the cluster, before the signal (self-managed AL2023, AL2, Windows); a failure sends FAILURE",
         ),
         ("nodeGroup", "userDataParts") => {
             json!({"type": "array", "items": {"$ref": "#/definitions/userDataPart"}, "description": "Extra MIME parts of the user data (AL2023, AL2), before eksynth's shell part"})

@@ -1,5 +1,5 @@
-//! How a node tells CloudFormation it is healthy: the signal's settings, the
-//! node's deadline, and the signaller script.
+//! How a node tells CloudFormation it has joined the cluster: the signal's
+//! settings, the node's deadline, and the signaller script.
 
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use super::UserDataError;
 use super::templates::{SIGNAL_SIGV4_TEMPLATE, SIGNAL_TEMPLATE, render_template};
 
-/// How the node tells CloudFormation it is healthy.
+/// How the node tells CloudFormation it has joined the cluster.
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Signal {
@@ -21,7 +21,8 @@ pub struct Signal {
     pub timeout_seconds: u32,
     /// What sends the signal from an AL2023 or AL2 node.
     pub client: SignalClient,
-    /// Commands (PowerShell on Windows) run once kubelet is healthy and
+    /// Commands (PowerShell on Windows) run once the node has joined (its
+    /// Node object reads back; on Windows, once kubelet is healthy) and
     /// before the signal: one that fails sends FAILURE.
     pub post_bootstrap_commands: Vec<String>,
 }
@@ -43,8 +44,8 @@ pub enum SignalClient {
 /// is launched and boots, and the signal's retries take time too.
 pub const SIGNAL_MARGIN_SECONDS: u32 = 300;
 
-/// How long after its user data starts a node waits for kubelet before it
-/// signals FAILURE: CloudFormation's timeout minus [`SIGNAL_MARGIN_SECONDS`],
+/// How long after its user data starts a node waits for kubelet and its
+/// registration before it signals FAILURE: CloudFormation's timeout minus [`SIGNAL_MARGIN_SECONDS`],
 /// or half the timeout when that is shorter, so that the FAILURE and its
 /// reason reach CloudFormation while it still waits.
 pub fn node_deadline_seconds(timeout_seconds: u32) -> u32 {

@@ -72,6 +72,10 @@ const PARTIALS: &[(&str, &str)] = &[
         include_str!("../../../blueprints/userdata/signal_start.sh.hbs"),
     ),
     (
+        "signal_registered",
+        include_str!("../../../blueprints/userdata/signal_registered.sh.hbs"),
+    ),
+    (
         "pre_bootstrap",
         include_str!("../../../blueprints/userdata/pre_bootstrap.sh.hbs"),
     ),
