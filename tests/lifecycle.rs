@@ -281,3 +281,21 @@ fn a_moved_group_keeps_its_nodes_only_without_a_fixed_name() {
     );
     assert!(!named.moves[0].keeps_nodes());
 }
+
+#[test]
+fn changes_that_roll_nothing_say_they_are_applied_in_place() {
+    for name in ["labels-and-taints-managed", "scaling-changed"] {
+        let change = one_stack(name);
+        for resource in &change.resources {
+            assert_eq!(
+                resource.notes,
+                ["updated in place: no node is replaced"],
+                "{name}: {}",
+                resource.logical_id
+            );
+        }
+    }
+    // A group that rolls says nothing of the kind.
+    let rolled = one_stack("version-bump");
+    assert!(rolled.resources.iter().all(|r| r.notes.is_empty()));
+}

@@ -419,7 +419,8 @@ pub fn diff(old: &Template, new: &Template, schemas: &SchemaSet) -> Diff {
     let mut resources = Resources::new(old, new, schemas);
     resources.propagate(&changed_parameters);
     let rollouts = resources.rollouts();
-    let resources = resources.finish();
+    let mut resources = resources.finish();
+    note_in_place_updates(&mut resources, &rollouts);
 
     let outputs = diff_entries(&old.outputs, &new.outputs, Output::layout, |o| {
         o.export.as_ref().map(compact)
@@ -448,6 +449,31 @@ pub fn diff(old: &Template, new: &Template, schemas: &SchemaSet) -> Diff {
         conditions,
         mappings,
         template,
+    }
+}
+
+/// A node group changed without a rollout or a replacement is updated in
+/// place: EKS applies a managed group's scaling, labels, taints and update
+/// settings to the running nodes, and an Auto Scaling group's sizes and
+/// tags change no running instance. Said so, so that a reviewer need not
+/// infer it from the absence of a rollout.
+fn note_in_place_updates(resources: &mut [ResourceDiff], rollouts: &[Rollout]) {
+    for resource in resources {
+        let group = matches!(
+            resource.resource_type.as_str(),
+            "AWS::EKS::Nodegroup" | "AWS::AutoScaling::AutoScalingGroup"
+        );
+        let rolls = rollouts.iter().any(|r| r.resource == resource.logical_id);
+        if group
+            && resource.kind == ChangeKind::Modified
+            && !resource.is_replaced()
+            && !rolls
+            && !resource.changes.is_empty()
+        {
+            resource
+                .notes
+                .push("updated in place: no node is replaced".to_string());
+        }
     }
 }
 
