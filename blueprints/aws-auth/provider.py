@@ -707,14 +707,14 @@ def edit_map_roles(text, remove=None, add=None):
 def edit(cm, owner, remove=None, add=None):
   """Take owner off the mapping `remove` and put it on `add`, in cm's owners
   annotation; an entry goes only with its last owner.  Whether cm changed."""
-  notes = dict((cm.setdefault("metadata", {}).get("annotations") or {}))
+  notes = dict(cm.setdefault("metadata", {}).get("annotations") or {})
   table = json.loads(notes.get(OWNERS) or "{}")
   if not isinstance(table, dict) or not all(
       isinstance(v, list) and all(isinstance(o, str) for o in v) for v in table.values()):
     raise YamlError("annotation %s is not {role ARN: [owners]}" % OWNERS)
   text = (cm.get("data") or {}).get("mapRoles", "")
   if not isinstance(text, str):
-    raise YamlError("not a string")
+    raise YamlError("mapRoles is not a string")
   roles, new, cut = parse_map_roles(text)[0], dict(table), None
   for want in (remove, add):
     if not want:
@@ -724,9 +724,10 @@ def edit(cm, owner, remove=None, add=None):
     if want is remove:
       cut = remove if held and owners == {owner} else None
       owners.discard(owner)
-    else:  # an entry kept without owners has owners unknown; an owners list without the entry is stale
+    else:  # an entry found without owners has unknown ones; owners without their entry are stale
       owners = ((owners or {UNKNOWN}) if held else set()) | {owner}
     new.update({key: sorted(owners)} if owners else {})
+    log("%s: %d owner(s) recorded%s" % (key, len(owners), ", the entry goes" * (cut is want)))
   text = edit_map_roles(text, cut, add)
   if text is None and new == table:
     return False

@@ -35,9 +35,11 @@ class OwnersTest(base.ProviderCase):
         self.assertEqual(base.KUBE.state.owners(), dict(FOREIGN_OWNERS, **{SHARED: [owner("blue"), owner("green")]}))
         self.assertSuccess(event("Delete", SHARED, pid=PID, stack="blue"))
         self.assertEqual(self.mapped(), 1, "green's nodes keep their access")
+        self.assertIn("%s: 1 owner(s) recorded\n" % SHARED, self.out.getvalue())
         self.assertEqual(base.KUBE.state.owners(), dict(FOREIGN_OWNERS, **{SHARED: [owner("green")]}))
         self.assertSuccess(event("Delete", SHARED, pid=PID, stack="green"))
         self.assertEqual(self.mapped(), 0)
+        self.assertIn("%s: 0 owner(s) recorded, the entry goes\n" % SHARED, self.out.getvalue())
         self.assertEqual(base.KUBE.state.owners(), FOREIGN_OWNERS)
         data = base.KUBE.state.data()
         self.assertEqual(data["mapRoles"], FOREIGN_MAP_ROLES)  # byte for byte
