@@ -1,5 +1,5 @@
 """eksynth's Custom::AwsAuth provider: maps one node IAM role in an EKS
-cluster's kube-system/aws-auth ConfigMap; Delete removes exactly that mapping.
+cluster's kube-system/aws-auth ConfigMap; the last owner's Delete removes it.
 Standard library only.  See blueprints/aws-auth/README.md in eksynth."""
 import base64
 import bisect
@@ -23,6 +23,8 @@ USERNAMES = (USERNAME, "system:node:{{SessionName}}")  # the second: nodes named
 GROUPS = ("system:bootstrappers", "system:nodes", "eks:kube-proxy-windows")  # the first two required
 CM_LIST = "/api/v1/namespaces/kube-system/configmaps"
 CM_PATH = CM_LIST + "/aws-auth"
+OWNERS = "eksynth.io/aws-auth-owners"  # annotation: {role ARN: [StackId#LogicalResourceId]}
+UNKNOWN = "unknown"  # the owner of an entry found without owners
 REFUSED_ID = "aws-auth-refused/"  # PhysicalResourceId of a refused Create: its Delete does nothing
 NET_TIMEOUT = 10.0  # seconds, the most one network call may take
 MAX_ATTEMPTS = 30  # read-modify-write attempts while others write aws-auth too (409)
@@ -702,39 +704,70 @@ def edit_map_roles(text, remove=None, add=None):
   return new
 
 
+def edit(cm, owner, remove=None, add=None):
+  """Take owner off the mapping `remove` and put it on `add`, in cm's owners
+  annotation; an entry goes only with its last owner.  Whether cm changed."""
+  notes = dict(cm.setdefault("metadata", {}).get("annotations") or {})
+  table = json.loads(notes.get(OWNERS) or "{}")
+  if not isinstance(table, dict) or not all(
+      isinstance(v, list) and all(isinstance(o, str) for o in v) for v in table.values()):
+    raise YamlError("annotation %s is not {role ARN: [owners]}" % OWNERS)
+  text = (cm.get("data") or {}).get("mapRoles", "")
+  if not isinstance(text, str):
+    raise YamlError("mapRoles is not a string")
+  roles, new, cut = parse_map_roles(text)[0], dict(table), None
+  for want in (remove, add):
+    if not want:
+      continue
+    key = next((k for k in new if k.lower() == want["rolearn"].lower()), want["rolearn"])
+    held, owners = any(same_mapping(e, want) for e in roles), set(new.pop(key, ()))
+    if want is remove:
+      cut = remove if held and owners == {owner} else None
+      owners.discard(owner)
+    else:  # an entry found without owners has unknown ones; owners without their entry are stale
+      owners = ((owners or {UNKNOWN}) if held else set()) | {owner}
+    new.update({key: sorted(owners)} if owners else {})
+    log("%s: %d owner(s) recorded%s" % (key, len(owners), ", the entry goes" * (cut is want)))
+  text = edit_map_roles(text, cut, add)
+  if text is None and new == table:
+    return False
+  if new:
+    notes[OWNERS] = json.dumps(new, sort_keys=True)
+  else:
+    notes.pop(OWNERS, None)
+  cm["metadata"]["annotations"] = notes
+  if text is not None:
+    cm["data"] = dict(cm.get("data") or {}, mapRoles=text)  # all else goes back as it came
+  return True
+
+
 def modify(inv, remove=None, add=None):
   """Read-modify-write aws-auth with its resourceVersion, retrying while
   others write it too: written, unchanged or absent."""
+  owner = "%s#%s" % (inv.event.get("StackId"), inv.event.get("LogicalResourceId"))
   for attempt in range(1, MAX_ATTEMPTS + 1):
     status, raw = inv.kube("GET", CM_PATH)
     if status == 404 and not add:
       return "absent"
-    if status == 404:
-      cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "aws-auth", "namespace": "kube-system"},
-            "data": {"mapRoles": edit_map_roles("", None, add)}}
-      status, raw = inv.kube("POST", CM_LIST, cm)
-    elif status == 200:
-      cm = json.loads(raw)
-      text = (cm.get("data") or {}).get("mapRoles", "")
-      try:
-        if not isinstance(text, str):
-          raise YamlError("not a string")
-        new = edit_map_roles(text, remove, add)
-      except (YamlError, Failure) as err:
-        if not add:  # a Delete never blocks a stack: left as it is, said in the log
-          log("mapRoles left as it is, this provider cannot edit it with certainty: %s" % err)
-          return "left as it is"
-        if isinstance(err, Failure):
-          raise
-        raise Failure("refusing to edit aws-auth mapRoles, which this provider cannot read "
-                      "with certainty: %s" % err)
-      if new is None:
+    if status not in (200, 404):
+      raise Failure("reading aws-auth failed, " + why(status, raw))
+    cm = json.loads(raw) if status == 200 else {
+        "apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "aws-auth", "namespace": "kube-system"}}
+    try:
+      if not edit(cm, owner, remove, add):
         return "unchanged"
-      cm["data"] = dict(cm.get("data") or {}, mapRoles=new)  # all else goes back as it came
+    except (YamlError, ValueError, Failure) as err:
+      if not add:  # a Delete never blocks a stack: left as it is, said in the log
+        log("aws-auth left as it is, this provider cannot edit it with certainty: %s" % err)
+        return "left as it is"
+      if isinstance(err, Failure):
+        raise
+      raise Failure("refusing to edit aws-auth, which this provider cannot read with certainty: %s" % err)
+    if status == 200:
       status, raw = inv.kube("PUT", CM_PATH, cm)
       status = 409 if status == 404 else status  # deleted meanwhile: start again
     else:
-      raise Failure("reading aws-auth failed, " + why(status, raw))
+      status, raw = inv.kube("POST", CM_LIST, cm)
     if status in (200, 201):
       return "written"
     if status != 409:

@@ -49,6 +49,7 @@ NODE_GROUPS = ["system:bootstrappers", "system:nodes"]
 ACCOUNT = "111122223333"
 CM_PATH = "/api/v1/namespaces/kube-system/configmaps/aws-auth"
 CM_COLLECTION = "/api/v1/namespaces/kube-system/configmaps"
+OWNERS = "eksynth.io/aws-auth-owners"
 ACCESS_KEY, SECRET_KEY, SESSION_TOKEN = "AKIDTESTEXAMPLE", "test/secret+key", "test-session-token"
 
 
@@ -103,15 +104,25 @@ class KubeState:
             self.delay = 0.0
             self.conflict_every, self.puts, self.forced = 0, 0, 0
 
-    def seed(self, data):
+    def seed(self, data, owners=None):
+        """A ConfigMap holding data, and the owners annotation when given."""
+        notes = {"note": "do not lose me"}
+        if owners is not None:
+            notes[OWNERS] = json.dumps(owners)
         with self.lock:
             self.rv += 1
             self.cm = {"apiVersion": "v1", "kind": "ConfigMap",
                        "metadata": {"name": "aws-auth", "namespace": "kube-system", "uid": "u-1",
                                     "resourceVersion": str(self.rv),
                                     "labels": {"team": "platform"},
-                                    "annotations": {"note": "do not lose me"}},
+                                    "annotations": notes},
                        "data": dict(data)}
+
+    def owners(self):
+        """The owners annotation, read: {role ARN: [owner]}, or None."""
+        with self.lock:
+            notes = (self.cm or {}).get("metadata", {}).get("annotations") or {}
+        return json.loads(notes[OWNERS]) if OWNERS in notes else None
 
     def data(self):
         with self.lock:
@@ -300,11 +311,20 @@ class Context:
         return int((self.end - time.monotonic()) * 1000)
 
 
-def event(kind, arn, groups=None, username=USERNAME, cluster="demo", old=None, pid=None):
+def stack_id(name="nodes"):
+    return "arn:aws:cloudformation:us-east-1:%s:stack/%s/1" % (ACCOUNT, name)
+
+
+def owner(stack="nodes"):
+    """The owner a stack's Custom::AwsAuth is recorded as."""
+    return stack_id(stack) + "#NodesAwsAuth"
+
+
+def event(kind, arn, groups=None, username=USERNAME, cluster="demo", old=None, pid=None, stack="nodes"):
     rid = str(uuid.uuid4())
     ev = {"RequestType": kind, "RequestId": rid, "ResponseURL": "http://127.0.0.1:%d/cfn/%s?X-Amz-Signature=secretsig"
           % (CFN.server_address[1], rid),
-          "StackId": "arn:aws:cloudformation:us-east-1:%s:stack/nodes/1" % ACCOUNT,
+          "StackId": stack_id(stack),
           "LogicalResourceId": "NodesAwsAuth", "ResourceType": "Custom::AwsAuth",
           "ResourceProperties": {"ServiceToken": "arn:aws:lambda:us-east-1:%s:function:aws-auth" % ACCOUNT,
                                  "ClusterName": cluster, "RoleArn": arn, "Username": username,
@@ -354,8 +374,8 @@ class ProviderCase(unittest.TestCase):
         self.assertIn(reason_part, body["Reason"])
         return body
 
-    def seed_foreign(self, map_roles=FOREIGN_MAP_ROLES):
-        KUBE.state.seed(dict(FOREIGN_OTHER, mapRoles=map_roles, mapUsers=FOREIGN_MAP_USERS))
+    def seed_foreign(self, map_roles=FOREIGN_MAP_ROLES, owners=None):
+        KUBE.state.seed(dict(FOREIGN_OTHER, mapRoles=map_roles, mapUsers=FOREIGN_MAP_USERS), owners)
 
     def assertForeignIntact(self, data):
         self.assertEqual(data["mapUsers"], FOREIGN_MAP_USERS)
@@ -367,7 +387,7 @@ class ProviderCase(unittest.TestCase):
         with KUBE.state.lock:
             meta = KUBE.state.cm["metadata"]
         self.assertEqual(meta["labels"], {"team": "platform"})
-        self.assertEqual(meta["annotations"], {"note": "do not lose me"})
+        self.assertEqual(dict(meta["annotations"], **{OWNERS: None}), {"note": "do not lose me", OWNERS: None})
 
 
 class ProviderTest(ProviderCase):
@@ -479,8 +499,9 @@ class ProviderTest(ProviderCase):
     def test_delete_removes_only_its_own_entry(self):
         ours = "- rolearn: %s\n  username: %s\n  groups:\n  - system:bootstrappers\n  - system:nodes\n" % (
             role("nodes"), USERNAME)
-        self.seed_foreign(FOREIGN_MAP_ROLES + ours)
+        self.seed_foreign(FOREIGN_MAP_ROLES + ours, {role("nodes"): [owner()]})
         self.assertSuccess(event("Delete", role("nodes"), pid="aws-auth/demo/" + role("nodes")))
+        self.assertIsNone(KUBE.state.owners(), "the last owner's record goes with it")
         data = KUBE.state.data()
         self.assertEqual(data["mapRoles"], FOREIGN_MAP_ROLES)  # byte for byte
         self.assertForeignIntact(data)
@@ -489,7 +510,7 @@ class ProviderTest(ProviderCase):
         ours = "- rolearn: %s\n  username: %s\n  groups: ['system:bootstrappers', \"system:nodes\"]\n" % (
             role("nodes"), USERNAME)
         first, rest = FOREIGN_MAP_ROLES.split("- rolearn: \"arn", 1)
-        self.seed_foreign(first + ours + "- rolearn: \"arn" + rest)
+        self.seed_foreign(first + ours + "- rolearn: \"arn" + rest, {role("nodes"): [owner()]})
         self.assertSuccess(event("Delete", role("nodes"), pid="x"))
         self.assertEqual(KUBE.state.data()["mapRoles"], FOREIGN_MAP_ROLES)
 

@@ -232,7 +232,7 @@ class ConstructsTest(base.ProviderCase):
 
     def test_delete_succeeds_without_writing_when_the_rewrite_cannot_be_proven(self):
         text = json.dumps([entry(OURS_ARN), entry(role("other"))])  # a flow list is rewritten
-        base.KUBE.state.seed({"mapRoles": text})
+        base.KUBE.state.seed({"mapRoles": text}, {OURS_ARN: [base.owner()]})
         with mock.patch.object(provider, "emit_entries", return_value="[]"):
             self.assertFailed(event("Create", role("third")), "without losing entries")
             self.assertSuccess(event("Delete", OURS_ARN, pid="aws-auth/demo/" + OURS_ARN))
