@@ -23,4 +23,5 @@ pub mod report;
 pub mod source;
 pub mod suggest;
 pub mod syntax;
+pub mod upstream;
 pub mod validate;

@@ -209,7 +209,7 @@ fn field(object: &str, name: &str) -> Option<Value> {
             "Kubelet settings: any KubeletConfiguration (kubelet.config.k8s.io/v1beta1) field",
         ),
         ("nodeGroup", "nodeConfig") => {
-            let mut spec = crate::eks::node_config::spec_schema().clone();
+            let mut spec = crate::upstream::node_config::spec_schema().clone();
             if let Value::Object(map) = &mut spec {
                 map.insert("description".into(), json!("AmazonLinux2023: a nodeadm NodeConfig `spec` fragment, merged into the generated one"));
             }
@@ -558,7 +558,7 @@ fn object_schema(object: &str, fields: &[&str], skip: &[&str]) -> Value {
 /// ones, with the kubelet's own types (and their nested definitions), so
 /// that editors complete them.
 fn add_kubelet_fields(definitions: &mut Map<String, Value>) {
-    let upstream = crate::eks::kubelet_config::schema();
+    let upstream = crate::upstream::kubelet_config::schema();
     if let Some(Value::Object(nested)) = upstream.get("definitions") {
         for (name, schema) in nested {
             definitions
@@ -572,12 +572,12 @@ fn add_kubelet_fields(definitions: &mut Map<String, Value>) {
     else {
         return;
     };
-    for name in crate::eks::kubelet_config::names() {
+    for name in crate::upstream::kubelet_config::names() {
         let generated = KUBELET_GENERATED.iter().any(|(g, _)| g == name);
         if generated || properties.contains_key(*name) {
             continue;
         }
-        if let Some(field) = crate::eks::kubelet_config::field(name) {
+        if let Some(field) = crate::upstream::kubelet_config::field(name) {
             properties.insert(name.to_string(), field.schema.clone());
         }
     }

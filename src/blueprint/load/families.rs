@@ -6,7 +6,7 @@ use super::node_group::GroupSpec;
 use crate::blueprint::decode::{Decoder, Located};
 use crate::blueprint::hatches::refuse_non_ascii_windows_commands;
 use crate::blueprint::*;
-use crate::eks::kubelet_config;
+use crate::upstream::kubelet_config;
 use crate::source::Span;
 
 /// What each AMI family supports: architectures, accelerators and

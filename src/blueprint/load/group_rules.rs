@@ -17,7 +17,7 @@ use crate::blueprint::decode::{Decoder, Located};
 use crate::blueprint::instances::{default_on_demand_strategy, instance_info};
 use crate::blueprint::max_pods;
 use crate::blueprint::*;
-use crate::eks::kubelet_config;
+use crate::upstream::kubelet_config;
 use crate::source::Span;
 
 /// Applies defaults and checks the rules that span several fields.

@@ -1,11 +1,11 @@
 //! A node group's `kubelet` settings: any `KubeletConfiguration` field.
 //! The ten fields eksynth has always typed keep their own rules (ranges,
 //! the GC thresholds' order); every other field is checked against the
-//! kubelet's own types (`eks::kubelet_config`), each problem located at its
+//! kubelet's own types (`upstream::kubelet_config`), each problem located at its
 //! key or value.
 
 use crate::blueprint::decode::{Decoder, Located};
-use crate::eks::kubelet_config::{self, ProblemKind};
+use crate::upstream::kubelet_config::{self, ProblemKind};
 use crate::syntax::{Node, Value};
 
 use super::raw::{locate, to_json};

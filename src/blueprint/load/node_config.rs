@@ -1,6 +1,6 @@
 //! A node group's `nodeConfig`: a fragment of nodeadm's `NodeConfig`
 //! `spec` that AL2023 nodes get merged into the one eksynth generates.
-//! Checked against nodeadm's API (`eks::node_config`), each problem located
+//! Checked against nodeadm's API (`upstream::node_config`), each problem located
 //! at its key or value; a value eksynth generates itself (the cluster's
 //! fields, `maxPods`, the `kubelet` section's settings, `instanceStore`'s
 //! strategy) may not be given a different one here.
@@ -11,8 +11,8 @@ use super::node_group::GroupSpec;
 use super::raw::{locate, to_json};
 use crate::blueprint::AmiFamily;
 use crate::blueprint::decode::Decoder;
-use crate::eks::kubelet_config::Segment;
-use crate::eks::node_config;
+use crate::upstream::kubelet_config::Segment;
+use crate::upstream::node_config;
 use crate::source::Span;
 
 /// The cluster fields of the generated `spec` (or of the one EKS adds for

@@ -6,7 +6,7 @@
 use serde_json::{Map, Number, Value as Json};
 
 use crate::blueprint::decode::Decoder;
-use crate::eks::kubelet_config::Segment;
+use crate::upstream::kubelet_config::Segment;
 use crate::source::Span;
 use crate::syntax::{Node, Value};
 

@@ -2,7 +2,7 @@
 
 use serde_json::{Value, json};
 
-use super::super::kubelet_config;
+use crate::upstream::kubelet_config;
 use super::super::settings_toml::{flatten_settings, toml_key, toml_value};
 use super::kubelet::{Prepared, renders_labels, taint_text};
 use super::templates::{BOTTLEROCKET_TEMPLATE, render_template};

@@ -2,7 +2,7 @@
 
 use serde_json::{Value, json};
 
-use super::super::kubelet_config;
+use crate::upstream::kubelet_config;
 use super::kubelet::{Prepared, refuse};
 use super::templates::{WINDOWS_TEMPLATE, render_template};
 use super::{Field, Mode, Signal, UserDataError, UserDataInput, refuse_fields, unsupported};
