@@ -20,6 +20,12 @@ pub use decode::Located;
 pub use hatches::reserved_bottlerocket_setting;
 pub use load::{load, load_with};
 
+// The plain values of the EKS AMI catalogue are the blueprint's own words
+// for a node image.
+pub use crate::upstream::ami_catalogue::{
+    Accelerator, AmiFamily, Arch, KubernetesVersion, WindowsVersion,
+};
+
 use crate::source::Span;
 
 pub const API_VERSION: &str = "eksynth.io/v1";
@@ -273,115 +279,11 @@ pub enum AwsAuthProvider {
     },
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub struct KubernetesVersion {
-    pub major: u32,
-    pub minor: u32,
-}
-
-impl std::fmt::Display for KubernetesVersion {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}.{}", self.major, self.minor)
-    }
-}
-
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AuthenticationMode {
     Api,
     ApiAndConfigMap,
     ConfigMap,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AmiFamily {
-    AmazonLinux2023,
-    AmazonLinux2,
-    Bottlerocket,
-    Windows(WindowsVersion),
-}
-
-/// A Windows Server release and edition with an EKS-optimized AMI.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct WindowsVersion {
-    pub year: u16,
-    /// Server Core (true) or Full (with the desktop experience).
-    pub core: bool,
-}
-
-impl AmiFamily {
-    /// Every family, by its blueprint name.
-    pub const ALL: [(&'static str, AmiFamily); 9] = [
-        ("AmazonLinux2023", AmiFamily::AmazonLinux2023),
-        ("AmazonLinux2", AmiFamily::AmazonLinux2),
-        ("Bottlerocket", AmiFamily::Bottlerocket),
-        (
-            "WindowsServer2019Core",
-            AmiFamily::Windows(WindowsVersion {
-                year: 2019,
-                core: true,
-            }),
-        ),
-        (
-            "WindowsServer2019Full",
-            AmiFamily::Windows(WindowsVersion {
-                year: 2019,
-                core: false,
-            }),
-        ),
-        (
-            "WindowsServer2022Core",
-            AmiFamily::Windows(WindowsVersion {
-                year: 2022,
-                core: true,
-            }),
-        ),
-        (
-            "WindowsServer2022Full",
-            AmiFamily::Windows(WindowsVersion {
-                year: 2022,
-                core: false,
-            }),
-        ),
-        (
-            "WindowsServer2025Core",
-            AmiFamily::Windows(WindowsVersion {
-                year: 2025,
-                core: true,
-            }),
-        ),
-        (
-            "WindowsServer2025Full",
-            AmiFamily::Windows(WindowsVersion {
-                year: 2025,
-                core: false,
-            }),
-        ),
-    ];
-
-    pub fn name(self) -> &'static str {
-        AmiFamily::ALL
-            .iter()
-            .find(|(_, family)| *family == self)
-            .map_or("AmazonLinux2023", |(name, _)| name)
-    }
-
-    pub fn is_windows(self) -> bool {
-        matches!(self, AmiFamily::Windows(_))
-    }
-}
-
-/// The accelerator an instance type carries, which picks the AMI variant.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Accelerator {
-    None,
-    Nvidia,
-    Neuron,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Arch {
-    X86_64,
-    Arm64,
 }
 
 /// Where the node image comes from.

@@ -1,11 +1,13 @@
-//! Node images: the public SSM parameter of the EKS-optimized AMI for a
-//! family, Kubernetes version, architecture and accelerator, or a pinned
-//! ID; and the `AmiType` a managed node group names instead.
+//! Node images: the template parameter that resolves a group's image from
+//! the public SSM parameter of its EKS-optimized AMI (named in
+//! [`ami_catalogue`]), from a custom SSM parameter or as an image ID, or
+//! the pinned ID itself.
 
 use crate::blueprint::{
     Accelerator, Ami, AmiFamily, Arch, IMAGE_PARAMETER_PREFIX, KubernetesVersion, NodeGroup,
 };
 use crate::cfn::{Expr, Parameter, Template};
+use crate::upstream::ami_catalogue;
 
 /// The image ID for a group, declaring the parameter it reads.
 pub fn image_id(template: &mut Template, group: &NodeGroup, version: KubernetesVersion) -> Expr {
@@ -62,43 +64,6 @@ pub fn image_id(template: &mut Template, group: &NodeGroup, version: KubernetesV
 /// an AMI ID, at each create and update.
 const SSM_IMAGE_TYPE: &str = "AWS::SSM::Parameter::Value<AWS::EC2::Image::Id>";
 
-/// The AMI family a public SSM path of an EKS-optimized image names, as
-/// AWS publishes them: `/aws/service/eks/optimized-ami/<version>/` then
-/// `amazon-linux-2023/…` or `amazon-linux-2[-arm64|-gpu]/…`,
-/// `/aws/service/bottlerocket/aws-k8s-<version>[-variant]/…`, and
-/// `/aws/service/ami-windows-latest/Windows_Server-<year>-English-<Core|Full>-EKS_Optimized-<version>/image_id`.
-/// Any other path names no family.
-pub fn public_image_family(path: &str) -> Option<AmiFamily> {
-    if let Some(rest) = path.strip_prefix("/aws/service/eks/optimized-ami/") {
-        let image = rest.split('/').nth(1)?;
-        return match image {
-            "amazon-linux-2023" => Some(AmiFamily::AmazonLinux2023),
-            "amazon-linux-2" | "amazon-linux-2-arm64" | "amazon-linux-2-gpu" => {
-                Some(AmiFamily::AmazonLinux2)
-            }
-            _ => None,
-        };
-    }
-    if let Some(rest) = path.strip_prefix("/aws/service/bottlerocket/") {
-        return rest
-            .starts_with("aws-k8s-")
-            .then_some(AmiFamily::Bottlerocket);
-    }
-    let image = path.strip_prefix("/aws/service/ami-windows-latest/Windows_Server-")?;
-    let (year, rest) = image.split_once("-English-")?;
-    let (edition, _) = rest.split_once("-EKS_Optimized-")?;
-    let core = match edition {
-        "Core" => true,
-        "Full" => false,
-        _ => return None,
-    };
-    let year: u16 = year.parse().ok()?;
-    AmiFamily::ALL
-        .iter()
-        .map(|(_, family)| *family)
-        .find(|family| matches!(family, AmiFamily::Windows(w) if w.year == year && w.core == core))
-}
-
 /// Whether a template parameter is one of the image parameters made here.
 pub fn is_image_parameter(name: &str) -> bool {
     name.starts_with(IMAGE_PARAMETER_PREFIX)
@@ -108,13 +73,6 @@ fn arch_id(arch: Arch) -> &'static str {
     match arch {
         Arch::X86_64 => "X86",
         Arch::Arm64 => "Arm64",
-    }
-}
-
-fn arch_path(arch: Arch) -> &'static str {
-    match arch {
-        Arch::X86_64 => "x86_64",
-        Arch::Arm64 => "arm64",
     }
 }
 
@@ -134,18 +92,13 @@ pub fn ssm_parameter(
     fips: bool,
     version: KubernetesVersion,
 ) -> (String, String) {
-    let (name, path) = family_parameter(family, arch, accelerator, fips, version);
+    let name = family_parameter(family, arch, accelerator, fips);
+    let path = ami_catalogue::image_path(family, arch, accelerator, fips, version);
     (format!("{name}K8s{}{}", version.major, version.minor), path)
 }
 
-/// The family part of an image parameter's name, and the SSM path.
-fn family_parameter(
-    family: AmiFamily,
-    arch: Arch,
-    accelerator: Accelerator,
-    fips: bool,
-    version: KubernetesVersion,
-) -> (String, String) {
+/// The family part of an image parameter's name.
+fn family_parameter(family: AmiFamily, arch: Arch, accelerator: Accelerator, fips: bool) -> String {
     let arch_id = arch_id(arch);
     let accelerator_id = match accelerator {
         Accelerator::None => "",
@@ -154,106 +107,24 @@ fn family_parameter(
     };
     match family {
         AmiFamily::AmazonLinux2023 => {
-            let variant = match accelerator {
-                Accelerator::None => "standard",
-                Accelerator::Nvidia => "nvidia",
-                Accelerator::Neuron => "neuron",
-            };
-            (
-                format!("{IMAGE_PARAMETER_PREFIX}Al2023{arch_id}{accelerator_id}"),
-                format!(
-                    "/aws/service/eks/optimized-ami/{version}/amazon-linux-2023/{}/{variant}/recommended/image_id",
-                    arch_path(arch)
-                ),
-            )
+            format!("{IMAGE_PARAMETER_PREFIX}Al2023{arch_id}{accelerator_id}")
         }
         AmiFamily::AmazonLinux2 => {
-            // The AL2 GPU image serves both NVIDIA and Neuron instances.
-            let suffix = match (arch, accelerator) {
-                (Arch::Arm64, _) => "-arm64",
-                (Arch::X86_64, Accelerator::None) => "",
-                (Arch::X86_64, _) => "-gpu",
-            };
+            // One AL2 GPU image serves both NVIDIA and Neuron instances.
             let gpu = if accelerator == Accelerator::None {
                 ""
             } else {
                 "Gpu"
             };
-            (
-                format!("{IMAGE_PARAMETER_PREFIX}Al2{arch_id}{gpu}"),
-                format!(
-                    "/aws/service/eks/optimized-ami/{version}/amazon-linux-2{suffix}/recommended/image_id"
-                ),
-            )
+            format!("{IMAGE_PARAMETER_PREFIX}Al2{arch_id}{gpu}")
         }
         AmiFamily::Bottlerocket => {
-            // Bottlerocket's variants: `aws-k8s-<version>`, then `-nvidia`,
-            // then `-fips` (`aws-k8s-1.31-nvidia-fips`).
-            let nvidia = if accelerator == Accelerator::Nvidia {
-                "-nvidia"
-            } else {
-                ""
-            };
-            let (fips_path, fips_id) = if fips { ("-fips", "Fips") } else { ("", "") };
-            (
-                format!("{IMAGE_PARAMETER_PREFIX}Bottlerocket{arch_id}{accelerator_id}{fips_id}"),
-                format!(
-                    "/aws/service/bottlerocket/aws-k8s-{version}{nvidia}{fips_path}/{}/latest/image_id",
-                    arch_path(arch)
-                ),
-            )
+            let fips_id = if fips { "Fips" } else { "" };
+            format!("{IMAGE_PARAMETER_PREFIX}Bottlerocket{arch_id}{accelerator_id}{fips_id}")
         }
         AmiFamily::Windows(windows) => {
             let edition = if windows.core { "Core" } else { "Full" };
-            (
-                format!("{IMAGE_PARAMETER_PREFIX}Windows{}{edition}", windows.year),
-                format!(
-                    "/aws/service/ami-windows-latest/Windows_Server-{}-English-{edition}-EKS_Optimized-{version}/image_id",
-                    windows.year
-                ),
-            )
-        }
-    }
-}
-
-/// The `AmiType` of a managed node group on an EKS AMI.
-pub fn managed_ami_type(
-    family: AmiFamily,
-    arch: Arch,
-    accelerator: Accelerator,
-    fips: bool,
-) -> String {
-    let arch = match arch {
-        Arch::X86_64 => "x86_64",
-        Arch::Arm64 => "ARM_64",
-    };
-    match family {
-        AmiFamily::AmazonLinux2023 => {
-            let variant = match accelerator {
-                Accelerator::None => "STANDARD",
-                Accelerator::Nvidia => "NVIDIA",
-                Accelerator::Neuron => "NEURON",
-            };
-            format!("AL2023_{arch}_{variant}")
-        }
-        AmiFamily::AmazonLinux2 => match accelerator {
-            Accelerator::None => format!("AL2_{arch}"),
-            _ => "AL2_x86_64_GPU".to_string(),
-        },
-        AmiFamily::Bottlerocket => {
-            // `BOTTLEROCKET_x86_64_FIPS`, `BOTTLEROCKET_ARM_64_NVIDIA_FIPS`:
-            // the `AmiType` values of the vendored `AWS::EKS::Nodegroup`.
-            let nvidia = if accelerator == Accelerator::Nvidia {
-                "_NVIDIA"
-            } else {
-                ""
-            };
-            let fips = if fips { "_FIPS" } else { "" };
-            format!("BOTTLEROCKET_{arch}{nvidia}{fips}")
-        }
-        AmiFamily::Windows(windows) => {
-            let edition = if windows.core { "CORE" } else { "FULL" };
-            format!("WINDOWS_{edition}_{}_x86_64", windows.year)
+            format!("{IMAGE_PARAMETER_PREFIX}Windows{}{edition}", windows.year)
         }
     }
 }
@@ -269,232 +140,64 @@ mod tests {
     };
 
     #[test]
-    fn al2023_paths_name_architecture_and_variant() {
-        assert_eq!(
-            ssm_parameter(
+    fn image_parameters_name_family_architecture_variant_and_version() {
+        let name = |family, arch, accelerator, fips| {
+            let (name, path) = ssm_parameter(family, arch, accelerator, fips, V);
+            assert_eq!(
+                path,
+                ami_catalogue::image_path(family, arch, accelerator, fips, V)
+            );
+            name
+        };
+        let windows = AmiFamily::Windows(WindowsVersion {
+            year: 2022,
+            core: true,
+        });
+        for (family, arch, accelerator, fips, expected) in [
+            (
+                AmiFamily::AmazonLinux2023,
+                Arch::X86_64,
+                Accelerator::Nvidia,
+                false,
+                "ImageIdAl2023X86NvidiaK8s131",
+            ),
+            (
                 AmiFamily::AmazonLinux2023,
                 Arch::Arm64,
                 Accelerator::None,
                 false,
-                V
-            )
-            .1,
-            "/aws/service/eks/optimized-ami/1.31/amazon-linux-2023/arm64/standard/recommended/image_id"
-        );
-        assert_eq!(
-            ssm_parameter(AmiFamily::AmazonLinux2023, Arch::X86_64, Accelerator::Nvidia, false, V),
+                "ImageIdAl2023Arm64K8s131",
+            ),
             (
-                "ImageIdAl2023X86NvidiaK8s131".to_string(),
-                "/aws/service/eks/optimized-ami/1.31/amazon-linux-2023/x86_64/nvidia/recommended/image_id".to_string()
-            )
-        );
-        assert_eq!(
-            ssm_parameter(
-                AmiFamily::AmazonLinux2023,
+                AmiFamily::AmazonLinux2,
                 Arch::X86_64,
                 Accelerator::Neuron,
                 false,
-                V
-            )
-            .1,
-            "/aws/service/eks/optimized-ami/1.31/amazon-linux-2023/x86_64/neuron/recommended/image_id"
-        );
-    }
-
-    #[test]
-    fn al2_paths_use_the_legacy_suffixes() {
-        let path = |arch, accelerator| {
-            ssm_parameter(AmiFamily::AmazonLinux2, arch, accelerator, false, V).1
-        };
-        assert_eq!(
-            path(Arch::X86_64, Accelerator::None),
-            "/aws/service/eks/optimized-ami/1.31/amazon-linux-2/recommended/image_id"
-        );
-        assert_eq!(
-            path(Arch::Arm64, Accelerator::None),
-            "/aws/service/eks/optimized-ami/1.31/amazon-linux-2-arm64/recommended/image_id"
-        );
-        assert_eq!(
-            path(Arch::X86_64, Accelerator::Nvidia),
-            "/aws/service/eks/optimized-ami/1.31/amazon-linux-2-gpu/recommended/image_id"
-        );
-    }
-
-    #[test]
-    fn bottlerocket_and_windows_paths() {
-        assert_eq!(
-            ssm_parameter(
-                AmiFamily::Bottlerocket,
-                Arch::Arm64,
-                Accelerator::None,
-                false,
-                V
-            )
-            .1,
-            "/aws/service/bottlerocket/aws-k8s-1.31/arm64/latest/image_id"
-        );
-        assert_eq!(
-            ssm_parameter(
-                AmiFamily::Bottlerocket,
-                Arch::X86_64,
-                Accelerator::Nvidia,
-                false,
-                V
-            )
-            .1,
-            "/aws/service/bottlerocket/aws-k8s-1.31-nvidia/x86_64/latest/image_id"
-        );
-        let windows = AmiFamily::Windows(WindowsVersion {
-            year: 2022,
-            core: true,
-        });
-        assert_eq!(
-            ssm_parameter(windows, Arch::X86_64, Accelerator::None, false, V),
+                "ImageIdAl2X86GpuK8s131",
+            ),
             (
-                "ImageIdWindows2022CoreK8s131".to_string(),
-                "/aws/service/ami-windows-latest/Windows_Server-2022-English-Core-EKS_Optimized-1.31/image_id".to_string()
-            )
-        );
-    }
-
-    #[test]
-    fn managed_ami_types_follow_the_eks_api_names() {
-        assert_eq!(
-            managed_ami_type(
-                AmiFamily::AmazonLinux2023,
-                Arch::Arm64,
-                Accelerator::None,
-                false
-            ),
-            "AL2023_ARM_64_STANDARD"
-        );
-        assert_eq!(
-            managed_ami_type(
-                AmiFamily::AmazonLinux2023,
-                Arch::X86_64,
-                Accelerator::Nvidia,
-                false
-            ),
-            "AL2023_x86_64_NVIDIA"
-        );
-        assert_eq!(
-            managed_ami_type(
-                AmiFamily::AmazonLinux2,
-                Arch::X86_64,
-                Accelerator::Nvidia,
-                false
-            ),
-            "AL2_x86_64_GPU"
-        );
-        assert_eq!(
-            managed_ami_type(
-                AmiFamily::Bottlerocket,
-                Arch::Arm64,
-                Accelerator::None,
-                false
-            ),
-            "BOTTLEROCKET_ARM_64"
-        );
-        let windows = AmiFamily::Windows(WindowsVersion {
-            year: 2022,
-            core: false,
-        });
-        assert_eq!(
-            managed_ami_type(windows, Arch::X86_64, Accelerator::None, false),
-            "WINDOWS_FULL_2022_x86_64"
-        );
-    }
-
-    #[test]
-    fn bottlerocket_fips_images_and_ami_types() {
-        assert_eq!(
-            ssm_parameter(
                 AmiFamily::Bottlerocket,
                 Arch::X86_64,
                 Accelerator::None,
                 true,
-                V
+                "ImageIdBottlerocketX86FipsK8s131",
             ),
             (
-                "ImageIdBottlerocketX86FipsK8s131".to_string(),
-                "/aws/service/bottlerocket/aws-k8s-1.31-fips/x86_64/latest/image_id".to_string()
-            )
-        );
-        assert_eq!(
-            ssm_parameter(
                 AmiFamily::Bottlerocket,
                 Arch::Arm64,
                 Accelerator::Nvidia,
                 true,
-                V
-            )
-            .1,
-            "/aws/service/bottlerocket/aws-k8s-1.31-nvidia-fips/arm64/latest/image_id"
-        );
-        assert_eq!(
-            managed_ami_type(
-                AmiFamily::Bottlerocket,
+                "ImageIdBottlerocketArm64NvidiaFipsK8s131",
+            ),
+            (
+                windows,
                 Arch::X86_64,
                 Accelerator::None,
-                true
+                false,
+                "ImageIdWindows2022CoreK8s131",
             ),
-            "BOTTLEROCKET_x86_64_FIPS"
-        );
-        assert_eq!(
-            managed_ami_type(
-                AmiFamily::Bottlerocket,
-                Arch::Arm64,
-                Accelerator::Nvidia,
-                true
-            ),
-            "BOTTLEROCKET_ARM_64_NVIDIA_FIPS"
-        );
-    }
-
-    #[test]
-    fn public_paths_name_their_family() {
-        let windows_2022_core = AmiFamily::Windows(WindowsVersion {
-            year: 2022,
-            core: true,
-        });
-        for (path, family) in [
-            (
-                "/aws/service/eks/optimized-ami/1.33/amazon-linux-2023/arm64/standard/recommended/image_id",
-                Some(AmiFamily::AmazonLinux2023),
-            ),
-            (
-                "/aws/service/eks/optimized-ami/1.32/amazon-linux-2-gpu/recommended/image_id",
-                Some(AmiFamily::AmazonLinux2),
-            ),
-            (
-                "/aws/service/eks/optimized-ami/1.32/amazon-linux-2/recommended/image_id",
-                Some(AmiFamily::AmazonLinux2),
-            ),
-            (
-                "/aws/service/bottlerocket/aws-k8s-1.33-fips/x86_64/latest/image_id",
-                Some(AmiFamily::Bottlerocket),
-            ),
-            (
-                "/aws/service/ami-windows-latest/Windows_Server-2022-English-Core-EKS_Optimized-1.33/image_id",
-                Some(windows_2022_core),
-            ),
-            (
-                "/aws/service/ami-windows-latest/Windows_Server-2016-English-Core-EKS_Optimized-1.33/image_id",
-                None,
-            ),
-            (
-                "/aws/service/bottlerocket/aws-ecs-2/x86_64/latest/image_id",
-                None,
-            ),
-            ("/platform/eks/golden-ami", None),
-            ("/aws/service/eks/optimized-ami/1.33", None),
         ] {
-            assert_eq!(public_image_family(path), family, "{path}");
-        }
-        // Every family's own path names it back.
-        for (_, family) in AmiFamily::ALL {
-            let (_, path) = ssm_parameter(family, Arch::X86_64, Accelerator::None, false, V);
-            assert_eq!(public_image_family(&path), Some(family), "{path}");
+            assert_eq!(name(family, arch, accelerator, fips), expected);
         }
     }
 }

@@ -3,13 +3,13 @@
 //! maps the node role in the cluster, so the template carries no signal and
 //! no aws-auth entry.
 
-use super::ami;
 use super::inputs::{self, ClusterValues};
 use crate::blueprint::{
     Ami, Amount, CapacityType, KubernetesVersion, Managed, NodeGroup, NodeRepair, RepairAction,
     TaintEffect, UpdateStrategy,
 };
 use crate::cfn::{Expr, Resource, Template};
+use crate::upstream::ami_catalogue;
 
 pub fn logical_id(group: &NodeGroup) -> String {
     format!("{}Nodegroup", group.logical_id)
@@ -48,7 +48,12 @@ pub fn lower(
     // launch template, and `AmiType` must then be left out.
     let ami_type = match &group.ami {
         Ami::Recommended => Some(managed.ami_type.clone().unwrap_or_else(|| {
-            ami::managed_ami_type(group.ami_family, group.arch, group.accelerator, group.fips)
+            ami_catalogue::managed_ami_type(
+                group.ami_family,
+                group.arch,
+                group.accelerator,
+                group.fips,
+            )
         })),
         Ami::Pinned(_) | Ami::Ssm(_) | Ami::Parameter { .. } => None,
     };

@@ -7,5 +7,6 @@
 //! this module; it reads neither of them, so the blueprint never depends on
 //! the lowering.
 
+pub mod ami_catalogue;
 pub mod kubelet_config;
 pub mod node_config;

@@ -6,9 +6,9 @@ use super::node_group::GroupSpec;
 use super::{Opt, sources};
 use crate::blueprint::decode::{Decoder, Located};
 use crate::blueprint::*;
-use crate::eks::ami::public_image_family;
 use crate::source::Span;
 use crate::syntax::{Node, Value};
+use crate::upstream::ami_catalogue::public_image_family;
 
 pub(in crate::blueprint) const AMI_FIELDS: &[&str] = &["ssmParameter", "parameter", "default"];
 

@@ -6,8 +6,8 @@ use super::node_group::GroupSpec;
 use crate::blueprint::decode::{Decoder, Located};
 use crate::blueprint::hatches::refuse_non_ascii_windows_commands;
 use crate::blueprint::*;
-use crate::upstream::kubelet_config;
 use crate::source::Span;
+use crate::upstream::kubelet_config;
 
 /// What each AMI family supports: architectures, accelerators and
 /// bootstrap features.

@@ -17,8 +17,8 @@ use crate::blueprint::decode::{Decoder, Located};
 use crate::blueprint::instances::{default_on_demand_strategy, instance_info};
 use crate::blueprint::max_pods;
 use crate::blueprint::*;
-use crate::upstream::kubelet_config;
 use crate::source::Span;
+use crate::upstream::kubelet_config;
 
 /// Applies defaults and checks the rules that span several fields.
 pub(super) fn resolve_group(

@@ -5,8 +5,8 @@
 //! key or value.
 
 use crate::blueprint::decode::{Decoder, Located};
-use crate::upstream::kubelet_config::{self, ProblemKind};
 use crate::syntax::{Node, Value};
+use crate::upstream::kubelet_config::{self, ProblemKind};
 
 use super::raw::{locate, to_json};
 

@@ -11,9 +11,9 @@ use super::node_group::GroupSpec;
 use super::raw::{locate, to_json};
 use crate::blueprint::AmiFamily;
 use crate::blueprint::decode::Decoder;
+use crate::source::Span;
 use crate::upstream::kubelet_config::Segment;
 use crate::upstream::node_config;
-use crate::source::Span;
 
 /// The cluster fields of the generated `spec` (or of the one EKS adds for
 /// a managed group on an EKS AMI).

@@ -6,9 +6,9 @@
 use serde_json::{Map, Number, Value as Json};
 
 use crate::blueprint::decode::Decoder;
-use crate::upstream::kubelet_config::Segment;
 use crate::source::Span;
 use crate::syntax::{Node, Value};
+use crate::upstream::kubelet_config::Segment;
 
 /// The node as JSON; `None` (reported) for a tagged node, since these
 /// values are data, not CloudFormation intrinsics.

@@ -2,7 +2,6 @@
 
 use serde_json::{Value, json};
 
-use crate::upstream::kubelet_config;
 use super::super::settings_toml::{flatten_settings, toml_key, toml_value};
 use super::kubelet::{Prepared, renders_labels, taint_text};
 use super::templates::{BOTTLEROCKET_TEMPLATE, render_template};
@@ -10,6 +9,7 @@ use super::{
     Field, Mode, Signal, UserDataError, UserDataInput, refuse_fields, toml_quote, unsupported,
 };
 use crate::cfn::sub::is_placeholder;
+use crate::upstream::kubelet_config;
 
 /// What a Bottlerocket kubelet setting holds.
 #[derive(Clone, Copy)]

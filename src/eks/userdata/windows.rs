@@ -2,10 +2,10 @@
 
 use serde_json::{Value, json};
 
-use crate::upstream::kubelet_config;
 use super::kubelet::{Prepared, refuse};
 use super::templates::{WINDOWS_TEMPLATE, render_template};
 use super::{Field, Mode, Signal, UserDataError, UserDataInput, refuse_fields, unsupported};
+use crate::upstream::kubelet_config;
 
 /// How a kubelet setting becomes a flag for `-KubeletExtraArgs`.
 #[derive(Clone, Copy)]
