@@ -5,6 +5,9 @@
 //! model) → [`eks`] (lowering to CloudFormation resources) → [`cfn`]
 //! (template model and emitters) and [`validate`] (offline checks against
 //! the provider schemas and beyond).
+//!
+//! Below [`blueprint`] and [`eks`] lies [`upstream`], the formats and
+//! catalogues AWS and Kubernetes define, which both read.
 
 pub mod blueprint;
 pub mod cfn;
