@@ -35,7 +35,7 @@ pub struct WindowsVersion {
 }
 
 impl AmiFamily {
-    /// Every family, by its blueprint name.
+    /// Every family, by the name a blueprint's `amiFamily` gives it.
     pub const ALL: [(&'static str, AmiFamily); 9] = [
         ("AmazonLinux2023", AmiFamily::AmazonLinux2023),
         ("AmazonLinux2", AmiFamily::AmazonLinux2),
@@ -112,8 +112,9 @@ pub enum Arch {
 }
 
 /// The public SSM path of the EKS-optimized image for a family, Kubernetes
-/// version, architecture and accelerator. The loader has refused the
-/// combinations no image exists for (`fips` is Bottlerocket's only).
+/// version, architecture and accelerator. A combination no image exists
+/// for (`fips` is Bottlerocket's only) is for the caller to refuse; the
+/// blueprint's loader does.
 pub fn image_path(
     family: AmiFamily,
     arch: Arch,
