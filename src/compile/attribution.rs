@@ -14,7 +14,7 @@ use crate::source::{SourceFile, Span};
 use crate::syntax;
 use crate::validate::Finding;
 
-use super::{Sources, Staged};
+use super::{OversizedUserData, Sources, Staged};
 
 /// What locating a stack's findings in the blueprint needs besides the
 /// stack.
@@ -26,7 +26,7 @@ pub(super) struct Attribution<'a> {
     /// unless an override made them.
     pub said_by_the_loader: &'a [&'static str],
     /// Launch templates whose user data eksynth measured over EC2's limit.
-    pub oversized: &'a IndexMap<String, (usize, eks::userdata::Share)>,
+    pub oversized: &'a OversizedUserData,
 }
 
 /// Adds a diagnostic to `diagnostics` for each finding of `stacks`,

@@ -89,6 +89,8 @@ pub fn compile(file: &Arc<SourceFile>) -> Result<Compiled, CompileError> {
     compile_with(file, SchemaSet::embedded())
 }
 
+/// Compiles with `schemas`, emitting YAML: `eksynth validate` on a
+/// blueprint.
 pub fn compile_with(file: &Arc<SourceFile>, schemas: &SchemaSet) -> Result<Compiled, CompileError> {
     compile_with_overrides(file, schemas, &[], Format::Yaml)
 }
@@ -118,8 +120,8 @@ pub fn compile_with_overrides(
         Ok(applied) => applied,
         Err(errors) => return Err(refused(diagnostics, errors)),
     };
-    let oversized = std::mem::take(&mut lowered.oversized_user_data);
-    let mut stacks = emit(split_into_stacks(lowered, blueprint), format, &applied);
+    let (stacks, oversized) = split_into_stacks(lowered, blueprint);
+    let mut stacks = emit(stacks, format, &applied);
     validate_stacks(&mut stacks, schemas, &oversized, &mut suppressions);
     let attribution = Attribution {
         blueprint,
@@ -181,10 +183,21 @@ fn apply_overrides(
 }
 
 /// Splits the lowered template into the blueprint's stacks, main stack
-/// first.
-fn split_into_stacks(lowered: Lowered, blueprint: &Blueprint) -> Vec<LoweredStack> {
-    eks::stacks::split(lowered, blueprint)
+/// first. The user data eksynth measured over EC2's limit stays with the
+/// whole blueprint: validation and attribution look it up by launch
+/// template, whichever stack holds it.
+fn split_into_stacks(
+    mut lowered: Lowered,
+    blueprint: &Blueprint,
+) -> (Vec<LoweredStack>, OversizedUserData) {
+    let oversized = std::mem::take(&mut lowered.oversized_user_data);
+    (eks::stacks::split(lowered, blueprint), oversized)
 }
+
+/// Launch templates whose user data is larger than EC2 accepts: the index
+/// of their group in the blueprint, and who takes the bytes
+/// ([`eks::Lowered::oversized_user_data`]).
+type OversizedUserData = IndexMap<String, (usize, eks::userdata::Share)>;
 
 /// Emits each stack's template in `format`, once: validation measures this
 /// very text, and `synth` writes it. Each stack takes the overrides of its

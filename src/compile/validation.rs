@@ -2,8 +2,6 @@
 //! the user data eksynth measured, the parameters no stack kept, and the
 //! blueprint's suppressions.
 
-use indexmap::IndexMap;
-
 use crate::blueprint::Blueprint;
 use crate::blueprint::overrides::Applied;
 use crate::cfn::Template;
@@ -12,7 +10,7 @@ use crate::eks;
 use crate::validate::{self, Finding, SchemaSet};
 
 use super::suppress::Suppressions;
-use super::{Sources, Staged};
+use super::{OversizedUserData, Sources, Staged};
 
 /// How a blueprint splits a stack that is too large, for the findings
 /// about a whole stack's size.
@@ -27,7 +25,7 @@ const DROPPED_PARAMETER: &str = "W0003";
 pub(super) fn validate_stacks(
     stacks: &mut [Staged],
     schemas: &SchemaSet,
-    oversized: &IndexMap<String, (usize, eks::userdata::Share)>,
+    oversized: &OversizedUserData,
     suppressions: &mut Suppressions,
 ) {
     for staged in stacks {
@@ -55,7 +53,7 @@ pub(super) fn validate_stacks(
 /// the user data replaces what eksynth measured, and validation judges it.
 fn add_oversized_user_data(
     findings: &mut Vec<Finding>,
-    oversized: &IndexMap<String, (usize, eks::userdata::Share)>,
+    oversized: &OversizedUserData,
     template: &Template,
     overrides: &[Applied],
 ) {
