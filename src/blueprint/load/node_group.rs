@@ -511,7 +511,23 @@ pub(super) fn decode_group_spec(d: &mut Decoder, node: &Node, context: &str) -> 
     spec.distribution = f
         .get("instancesDistribution")
         .and_then(|n| decode_distribution(d, n));
-    spec.bootstrap_arguments = opt_string(d, &mut f, "", "bootstrapArguments");
+    spec.bootstrap_arguments =
+        opt_string(d, &mut f, "", "bootstrapArguments").and_then(|arguments| {
+            // They continue bootstrap.sh's command line in the user data: a
+            // line break would end it there and run the rest as commands.
+            if !arguments.value.contains(['\n', '\r']) {
+                return Some(arguments);
+            }
+            d.error(
+                arguments.span,
+                "`bootstrapArguments` holds a line break: it is one line of bootstrap.sh arguments",
+            )
+            .help = Some(
+                "write the arguments on one line (a folded `>-` block joins its lines with spaces)"
+                    .into(),
+            );
+            None
+        });
     if let Some((lifecycle, placement_group, capacity_reservation)) =
         f.get("lifecycle").and_then(|n| decode_lifecycle(d, n))
     {
