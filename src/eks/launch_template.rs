@@ -43,144 +43,10 @@ pub fn lower(
     context: &Context<'_>,
 ) -> Result<(String, Option<Share>), super::Error> {
     let id = format!("{}LaunchTemplate", group.logical_id);
-    let managed = group.managed.is_some();
-    // A managed group on an EKS AMI names its AMI type instead of an image.
-    let image_id = match (&group.ami, managed) {
-        (Ami::Recommended, true) => None,
-        _ => Some(ami::image_id(template, group, group.kubernetes_version)),
-    };
-
-    let shared = match (
-        group.node_security_group,
-        &context.cluster.cluster_security_group,
-    ) {
-        (NodeSecurityGroup::Cluster, Some(cluster)) => cluster.clone(),
-        _ => Expr::reference(NODE_SECURITY_GROUP),
-    };
-    let mut security_groups = vec![shared];
-    if group.ssh.is_some() {
-        security_groups.push(Expr::reference(ssh_security_group_id(group)));
-    }
-    security_groups.extend(group.security_groups.iter().map(|source| {
-        inputs::value(
-            template,
-            &source.value,
-            inputs::Kind::SecurityGroupId,
-            "An extra security group of the nodes",
-        )
-    }));
-
-    // The user's tags, the generated `Name` first unless the user names
-    // the nodes.
-    let mut tags = Vec::new();
-    if user_name(&group.tags).is_none() {
-        tags.push(tag(NAME, context.name_tag.clone()));
-    }
-    tags.extend(
-        group
-            .tags
-            .iter()
-            .map(|(key, value)| tag(key, Expr::str(value))),
-    );
-    // A self-managed group's instances get their tags from the Auto Scaling
-    // group; a managed group's from here.
-    let mut tag_specifications = Vec::new();
-    if managed {
-        tag_specifications.push(Expr::map([
-            ("ResourceType", Expr::str("instance")),
-            ("Tags", Expr::List(tags.clone())),
-        ]));
-    }
-    tag_specifications.push(Expr::map([
-        ("ResourceType", Expr::str("volume")),
-        ("Tags", Expr::List(tags)),
-    ]));
-
-    let mut metadata = vec![
-        ("HttpEndpoint", Expr::str("enabled")),
-        (
-            "HttpTokens",
-            Expr::str(if group.imds.tokens_required {
-                "required"
-            } else {
-                "optional"
-            }),
-        ),
-        ("HttpPutResponseHopLimit", Expr::from(group.imds.hop_limit)),
-    ];
-    if group.imds.instance_tags {
-        metadata.push(("InstanceMetadataTags", Expr::str("enabled")));
-    }
-    let metadata = Expr::map(metadata);
-
-    // A managed group on a capacity block launches into its reservation
-    // with the `capacity-block` market type, and EKS takes its one instance
-    // type from here rather than from the node group.
-    let capacity_block = group
-        .managed
-        .as_ref()
-        .and_then(|m| m.capacity_reservation_id.as_deref());
-    let capacity_reservation = match (capacity_block, &group.capacity_reservation) {
-        (Some(id), _) => Some(reservation_target("CapacityReservationId", id)),
-        (None, Some(CapacityReservation::Open)) => Some(preference("open")),
-        (None, Some(CapacityReservation::None)) => Some(preference("none")),
-        (None, Some(CapacityReservation::Id(id))) => {
-            Some(reservation_target("CapacityReservationId", id))
-        }
-        (None, Some(CapacityReservation::ResourceGroup(arn))) => Some(reservation_target(
-            "CapacityReservationResourceGroupArn",
-            arn,
-        )),
-        (None, None) => None,
-    };
-    let placement = group.placement_group.as_ref().map(|placement| {
-        let name = match placement {
-            PlacementGroup::Named(name) => Expr::str(name),
-            PlacementGroup::Cluster => Expr::reference(placement_group_id(group)),
-        };
-        Expr::map([("GroupName", name)])
-    });
-    // An EFA or a public address is set on the primary interface, which
-    // then carries the security groups: EC2 refuses `SecurityGroupIds`
-    // beside network interfaces. An EFA group gets one EFA per network
-    // card: the primary (device index 0) on card 0, the others at device
-    // index 1 of cards 1 and up, as eksctl builds them
-    // (`pkg/cfn/builder/network_interfaces.go`).
-    let interface = group.efa || group.associate_public_ip;
-    let network_interfaces = interface.then(|| {
-        let mut primary = Vec::new();
-        if group.associate_public_ip {
-            primary.push(("AssociatePublicIpAddress", Expr::Bool(true)));
-        }
-        primary.push(("DeleteOnTermination", Expr::Bool(true)));
-        primary.push(("DeviceIndex", Expr::Int(0)));
-        primary.push(("Groups", Expr::List(security_groups.clone())));
-        if group.efa {
-            primary.push(("InterfaceType", Expr::str("efa")));
-        }
-        if group.efa_cards > 1 {
-            primary.push(("NetworkCardIndex", Expr::Int(0)));
-        }
-        let mut interfaces = vec![Expr::map(primary)];
-        interfaces.extend((1..group.efa_cards).map(|card| {
-            Expr::map([
-                ("DeleteOnTermination", Expr::Bool(true)),
-                ("DeviceIndex", Expr::Int(1)),
-                ("Groups", Expr::List(security_groups.clone())),
-                ("InterfaceType", Expr::str("efa")),
-                ("NetworkCardIndex", Expr::from(card)),
-            ])
-        }));
-        Expr::List(interfaces)
-    });
-    // A managed group lists its instance types itself; a self-managed group
-    // with several types or a spot mix lists them in its mixed instances
-    // policy.
-    let instance_type = ((!managed || capacity_block.is_some())
-        && group.instance_types.len() == 1
-        && group.weights.is_empty()
-        && group.distribution.is_none())
-    .then(|| Expr::str(&group.instance_types[0].value));
+    let image_id = image_id(template, group);
+    let security_groups = security_groups(template, group, context);
+    let capacity_block = capacity_block(group);
+    let network_interfaces = network_interfaces(group, &security_groups);
     let (user_data, oversized) = user_data(group, context)?;
     let options = &group.launch_options;
 
@@ -189,7 +55,10 @@ pub fn lower(
             "BlockDeviceMappings",
             storage::block_device_mappings(template, group),
         )
-        .prop_opt("CapacityReservationSpecification", capacity_reservation)
+        .prop_opt(
+            "CapacityReservationSpecification",
+            capacity_reservation(group),
+        )
         .prop_opt("CpuOptions", options.cpu.as_ref().map(cpu_options))
         .prop_opt(
             "CreditSpecification",
@@ -215,22 +84,26 @@ pub fn lower(
             "InstanceMarketOptions",
             capacity_block.map(|_| Expr::map([("MarketType", Expr::str("capacity-block"))])),
         )
-        .prop_opt("InstanceType", instance_type)
+        .prop_opt("InstanceType", instance_type(group))
         .prop_opt("KeyName", group.key_name.as_deref())
-        .prop("MetadataOptions", metadata)
-        .prop_opt("NetworkInterfaces", network_interfaces)
+        .prop("MetadataOptions", metadata_options(group))
+        .prop_opt("NetworkInterfaces", network_interfaces.clone())
         .prop_opt(
             "Monitoring",
             group
                 .detailed_monitoring
                 .then(|| Expr::map([("Enabled", Expr::Bool(true))])),
         )
-        .prop_opt("Placement", placement)
+        .prop_opt("Placement", placement(group))
+        // EC2 refuses `SecurityGroupIds` beside network interfaces, which
+        // then carry the security groups.
         .prop_opt(
             "SecurityGroupIds",
-            (!interface).then_some(Expr::List(security_groups)),
+            network_interfaces
+                .is_none()
+                .then_some(Expr::List(security_groups)),
         )
-        .prop("TagSpecifications", Expr::List(tag_specifications))
+        .prop("TagSpecifications", tag_specifications(group, context))
         .prop_opt("UserData", user_data.map(Expr::base64));
 
     template.resources.insert(
@@ -239,6 +112,178 @@ pub fn lower(
             .prop("LaunchTemplateData", Expr::Map(data.properties)),
     );
     Ok((id, oversized))
+}
+
+/// The image the nodes boot; `None` for a managed group on an EKS AMI,
+/// which names its AMI type instead of an image.
+fn image_id(template: &mut Template, group: &NodeGroup) -> Option<Expr> {
+    match (&group.ami, group.managed.is_some()) {
+        (Ami::Recommended, true) => None,
+        _ => Some(ami::image_id(template, group, group.kubernetes_version)),
+    }
+}
+
+/// The nodes' security groups: the node security group they share (or the
+/// cluster's), the group's SSH security group, then the extra ones the
+/// blueprint lists.
+fn security_groups(template: &mut Template, group: &NodeGroup, context: &Context<'_>) -> Vec<Expr> {
+    let shared = match (
+        group.node_security_group,
+        &context.cluster.cluster_security_group,
+    ) {
+        (NodeSecurityGroup::Cluster, Some(cluster)) => cluster.clone(),
+        _ => Expr::reference(NODE_SECURITY_GROUP),
+    };
+    let mut security_groups = vec![shared];
+    if group.ssh.is_some() {
+        security_groups.push(Expr::reference(ssh_security_group_id(group)));
+    }
+    security_groups.extend(group.security_groups.iter().map(|source| {
+        inputs::value(
+            template,
+            &source.value,
+            inputs::Kind::SecurityGroupId,
+            "An extra security group of the nodes",
+        )
+    }));
+    security_groups
+}
+
+/// The tags of what the template launches: the instances of a managed
+/// group (a self-managed group's get theirs from the Auto Scaling group),
+/// and the volumes of every group.
+fn tag_specifications(group: &NodeGroup, context: &Context<'_>) -> Expr {
+    // The user's tags, the generated `Name` first unless the user names
+    // the nodes.
+    let mut tags = Vec::new();
+    if user_name(&group.tags).is_none() {
+        tags.push(tag(NAME, context.name_tag.clone()));
+    }
+    tags.extend(
+        group
+            .tags
+            .iter()
+            .map(|(key, value)| tag(key, Expr::str(value))),
+    );
+    let mut tag_specifications = Vec::new();
+    if group.managed.is_some() {
+        tag_specifications.push(Expr::map([
+            ("ResourceType", Expr::str("instance")),
+            ("Tags", Expr::List(tags.clone())),
+        ]));
+    }
+    tag_specifications.push(Expr::map([
+        ("ResourceType", Expr::str("volume")),
+        ("Tags", Expr::List(tags)),
+    ]));
+    Expr::List(tag_specifications)
+}
+
+/// The instance metadata service's options: endpoint on, tokens and hop
+/// limit as the blueprint sets them, instance tags when asked for.
+fn metadata_options(group: &NodeGroup) -> Expr {
+    let mut metadata = vec![
+        ("HttpEndpoint", Expr::str("enabled")),
+        (
+            "HttpTokens",
+            Expr::str(if group.imds.tokens_required {
+                "required"
+            } else {
+                "optional"
+            }),
+        ),
+        ("HttpPutResponseHopLimit", Expr::from(group.imds.hop_limit)),
+    ];
+    if group.imds.instance_tags {
+        metadata.push(("InstanceMetadataTags", Expr::str("enabled")));
+    }
+    Expr::map(metadata)
+}
+
+/// The capacity block a managed group launches into, if any.
+fn capacity_block(group: &NodeGroup) -> Option<&str> {
+    group
+        .managed
+        .as_ref()
+        .and_then(|m| m.capacity_reservation_id.as_deref())
+}
+
+/// The capacity reservation the nodes launch into or prefer. A managed
+/// group on a capacity block launches into its reservation with the
+/// `capacity-block` market type, and EKS takes its one instance type from
+/// here rather than from the node group.
+fn capacity_reservation(group: &NodeGroup) -> Option<Expr> {
+    match (capacity_block(group), &group.capacity_reservation) {
+        (Some(id), _) => Some(reservation_target("CapacityReservationId", id)),
+        (None, Some(CapacityReservation::Open)) => Some(preference("open")),
+        (None, Some(CapacityReservation::None)) => Some(preference("none")),
+        (None, Some(CapacityReservation::Id(id))) => {
+            Some(reservation_target("CapacityReservationId", id))
+        }
+        (None, Some(CapacityReservation::ResourceGroup(arn))) => Some(reservation_target(
+            "CapacityReservationResourceGroupArn",
+            arn,
+        )),
+        (None, None) => None,
+    }
+}
+
+/// The placement group the nodes launch into, named or made for the group.
+fn placement(group: &NodeGroup) -> Option<Expr> {
+    group.placement_group.as_ref().map(|placement| {
+        let name = match placement {
+            PlacementGroup::Named(name) => Expr::str(name),
+            PlacementGroup::Cluster => Expr::reference(placement_group_id(group)),
+        };
+        Expr::map([("GroupName", name)])
+    })
+}
+
+/// The network interfaces, when the group has an EFA or a public address:
+/// both are set on the primary interface, which then carries the security
+/// groups. An EFA group gets one EFA per network card: the primary (device
+/// index 0) on card 0, the others at device index 1 of cards 1 and up, as
+/// eksctl builds them (`pkg/cfn/builder/network_interfaces.go`).
+fn network_interfaces(group: &NodeGroup, security_groups: &[Expr]) -> Option<Expr> {
+    let interface = group.efa || group.associate_public_ip;
+    interface.then(|| {
+        let mut primary = Vec::new();
+        if group.associate_public_ip {
+            primary.push(("AssociatePublicIpAddress", Expr::Bool(true)));
+        }
+        primary.push(("DeleteOnTermination", Expr::Bool(true)));
+        primary.push(("DeviceIndex", Expr::Int(0)));
+        primary.push(("Groups", Expr::List(security_groups.to_vec())));
+        if group.efa {
+            primary.push(("InterfaceType", Expr::str("efa")));
+        }
+        if group.efa_cards > 1 {
+            primary.push(("NetworkCardIndex", Expr::Int(0)));
+        }
+        let mut interfaces = vec![Expr::map(primary)];
+        interfaces.extend((1..group.efa_cards).map(|card| {
+            Expr::map([
+                ("DeleteOnTermination", Expr::Bool(true)),
+                ("DeviceIndex", Expr::Int(1)),
+                ("Groups", Expr::List(security_groups.to_vec())),
+                ("InterfaceType", Expr::str("efa")),
+                ("NetworkCardIndex", Expr::from(card)),
+            ])
+        }));
+        Expr::List(interfaces)
+    })
+}
+
+/// The one instance type the template names. A managed group lists its
+/// instance types itself (unless on a capacity block); a self-managed group
+/// with several types or a spot mix lists them in its mixed instances
+/// policy.
+fn instance_type(group: &NodeGroup) -> Option<Expr> {
+    ((group.managed.is_none() || capacity_block(group).is_some())
+        && group.instance_types.len() == 1
+        && group.weights.is_empty()
+        && group.distribution.is_none())
+    .then(|| Expr::str(&group.instance_types[0].value))
 }
 
 /// The logical ID of the cluster placement group made for a group.
