@@ -17,6 +17,7 @@ const SUSPENDED_DURING_UPDATE: &[&str] = &[
     "ScheduledActions",
 ];
 
+/// Everything the Auto Scaling group needs besides the group itself.
 pub struct Context<'a> {
     pub launch_template: &'a str,
     pub name_tag: &'a Expr,
@@ -32,149 +33,17 @@ fn tag(key: Expr, value: Expr, propagate: bool) -> Expr {
     ])
 }
 
+/// The logical ID of a self-managed group's Auto Scaling group.
 pub fn logical_id(group: &NodeGroup) -> String {
     format!("{}NodeGroup", group.logical_id)
 }
 
+/// Adds the group's Auto Scaling group, and its termination hook, and
+/// returns the group's logical ID.
 pub fn lower(template: &mut Template, group: &NodeGroup, context: &Context<'_>) -> String {
     let id = logical_id(group);
-    let launch_template = Expr::map([
-        ("LaunchTemplateId", Expr::reference(context.launch_template)),
-        (
-            "Version",
-            Expr::get_att(context.launch_template, "LatestVersionNumber"),
-        ),
-    ]);
-
-    // Instance tags first; the cluster autoscaler's discovery and
-    // scale-from-zero tags stay on the group: instances do not need them,
-    // and EC2 allows only 50 tags per instance. A user's `Name` tag
-    // replaces the generated one, in its place.
-    let name = user_name(&group.tags).map_or_else(|| context.name_tag.clone(), Expr::str);
-    let mut tags = vec![
-        tag(Expr::str(NAME), name, true),
-        // EC2 refuses to launch an instance whose tags are in its metadata
-        // when a tag key holds `/`, so the cluster tag then stays on the
-        // group (the loader warns).
-        tag(
-            context.cluster_tag_key.clone(),
-            Expr::str("owned"),
-            !group.imds.instance_tags,
-        ),
-    ];
-    tags.extend(
-        group
-            .tags
-            .iter()
-            .filter(|(key, _)| key != NAME)
-            .map(|(key, value)| tag(Expr::str(key), Expr::str(value), true)),
-    );
-    if group.cluster_autoscaler {
-        tags.push(tag(
-            Expr::str("k8s.io/cluster-autoscaler/enabled"),
-            Expr::str("true"),
-            false,
-        ));
-        tags.push(tag(
-            context.autoscaler_tag_key.clone(),
-            Expr::str("owned"),
-            false,
-        ));
-        for (key, value) in &group.labels {
-            tags.push(tag(
-                Expr::str(format!(
-                    "k8s.io/cluster-autoscaler/node-template/label/{key}"
-                )),
-                Expr::str(value),
-                false,
-            ));
-        }
-        for taint in &group.taints {
-            let value = format!(
-                "{}:{}",
-                taint.value.as_deref().unwrap_or(""),
-                taint.effect.kubernetes_name()
-            );
-            tags.push(tag(
-                Expr::str(format!(
-                    "k8s.io/cluster-autoscaler/node-template/taint/{}",
-                    taint.key
-                )),
-                Expr::str(value),
-                false,
-            ));
-        }
-    }
-
-    let mut resource = Resource::new("AWS::AutoScaling::AutoScalingGroup")
-        .prop_opt(
-            "AutoScalingGroupName",
-            group
-                .auto_scaling_group_name
-                .as_ref()
-                .map(|n| Expr::str(&n.value)),
-        )
-        .prop("MinSize", Expr::str(group.min_size.to_string()))
-        .prop("MaxSize", Expr::str(group.max_size.to_string()))
-        .prop_opt(
-            "DesiredCapacity",
-            group.desired_capacity.map(|d| Expr::str(d.to_string())),
-        );
-    let mixed = group.distribution.is_some()
-        || group.instance_types.len() != 1
-        || !group.weights.is_empty();
-    resource = if mixed {
-        let distribution = group.distribution.as_ref();
-        let on_demand_strategy = distribution.map_or_else(
-            || default_on_demand_strategy(group.instance_requirements.is_some()),
-            |d| d.on_demand_allocation_strategy.as_str(),
-        );
-        let mut instances = vec![
-            ("OnDemandAllocationStrategy", Expr::str(on_demand_strategy)),
-            (
-                "OnDemandBaseCapacity",
-                Expr::from(distribution.map_or(0, |d| d.on_demand_base_capacity)),
-            ),
-            (
-                "OnDemandPercentageAboveBaseCapacity",
-                Expr::from(distribution.map_or(100, |d| d.on_demand_percentage_above_base)),
-            ),
-        ];
-        if let Some(distribution) = distribution {
-            instances.push((
-                "SpotAllocationStrategy",
-                Expr::str(&distribution.spot_allocation_strategy),
-            ));
-            if let Some(pools) = distribution.spot_instance_pools {
-                instances.push(("SpotInstancePools", Expr::from(pools)));
-            }
-            if let Some(price) = &distribution.spot_max_price {
-                instances.push(("SpotMaxPrice", Expr::str(price)));
-            }
-        }
-        resource
-            .prop_opt(
-                "CapacityRebalance",
-                distribution
-                    .filter(|d| d.capacity_rebalance)
-                    .map(|_| Expr::Bool(true)),
-            )
-            .prop(
-                "MixedInstancesPolicy",
-                Expr::map([
-                    ("InstancesDistribution", Expr::map(instances)),
-                    (
-                        "LaunchTemplate",
-                        Expr::map([
-                            ("LaunchTemplateSpecification", launch_template),
-                            ("Overrides", overrides(group)),
-                        ]),
-                    ),
-                ]),
-            )
-    } else {
-        resource.prop("LaunchTemplate", launch_template)
-    };
+    let resource = sizes(Resource::new("AWS::AutoScaling::AutoScalingGroup"), group);
+    let resource = instance_source(resource, group, context.launch_template);
     let lifecycle = &group.lifecycle;
     let mut resource = resource
         .prop_opt(
@@ -195,20 +64,199 @@ pub fn lower(template: &mut Template, group: &NodeGroup, context: &Context<'_>) 
             "VPCZoneIdentifier",
             inputs::subnets(template, &group.subnets.value),
         )
-        .prop("Tags", Expr::List(tags));
+        .prop("Tags", tags(group, context));
+    resource.creation_policy = creation_policy(group);
+    resource.update_policy = Some(update_policy(group));
+    template.resources.insert(id.clone(), resource);
+    lower_lifecycle(template, group, &id);
+    id
+}
 
-    // Weighted sizes count capacity units, and signals come from instances.
+/// The group's name, when the blueprint gives one, and its sizes.
+fn sizes(resource: Resource, group: &NodeGroup) -> Resource {
+    resource
+        .prop_opt(
+            "AutoScalingGroupName",
+            group
+                .auto_scaling_group_name
+                .as_ref()
+                .map(|n| Expr::str(&n.value)),
+        )
+        .prop("MinSize", Expr::str(group.min_size.to_string()))
+        .prop("MaxSize", Expr::str(group.max_size.to_string()))
+        .prop_opt(
+            "DesiredCapacity",
+            group.desired_capacity.map(|d| Expr::str(d.to_string())),
+        )
+}
+
+/// Where the instances come from: the launch template alone for one
+/// instance type, or a mixed instances policy (with capacity rebalancing
+/// when asked for) for several types, weights or a spot mix.
+fn instance_source(resource: Resource, group: &NodeGroup, launch_template: &str) -> Resource {
+    let specification = Expr::map([
+        ("LaunchTemplateId", Expr::reference(launch_template)),
+        (
+            "Version",
+            Expr::get_att(launch_template, "LatestVersionNumber"),
+        ),
+    ]);
+    let mixed = group.distribution.is_some()
+        || group.instance_types.len() != 1
+        || !group.weights.is_empty();
+    if !mixed {
+        return resource.prop("LaunchTemplate", specification);
+    }
+    resource
+        .prop_opt(
+            "CapacityRebalance",
+            group
+                .distribution
+                .as_ref()
+                .filter(|d| d.capacity_rebalance)
+                .map(|_| Expr::Bool(true)),
+        )
+        .prop(
+            "MixedInstancesPolicy",
+            Expr::map([
+                ("InstancesDistribution", instances_distribution(group)),
+                (
+                    "LaunchTemplate",
+                    Expr::map([
+                        ("LaunchTemplateSpecification", specification),
+                        ("Overrides", overrides(group)),
+                    ]),
+                ),
+            ]),
+        )
+}
+
+/// The mixed instances policy's split between on-demand and spot
+/// instances: all on demand unless the blueprint sets a distribution.
+fn instances_distribution(group: &NodeGroup) -> Expr {
+    let distribution = group.distribution.as_ref();
+    let on_demand_strategy = distribution.map_or_else(
+        || default_on_demand_strategy(group.instance_requirements.is_some()),
+        |d| d.on_demand_allocation_strategy.as_str(),
+    );
+    let mut instances = vec![
+        ("OnDemandAllocationStrategy", Expr::str(on_demand_strategy)),
+        (
+            "OnDemandBaseCapacity",
+            Expr::from(distribution.map_or(0, |d| d.on_demand_base_capacity)),
+        ),
+        (
+            "OnDemandPercentageAboveBaseCapacity",
+            Expr::from(distribution.map_or(100, |d| d.on_demand_percentage_above_base)),
+        ),
+    ];
+    if let Some(distribution) = distribution {
+        instances.push((
+            "SpotAllocationStrategy",
+            Expr::str(&distribution.spot_allocation_strategy),
+        ));
+        if let Some(pools) = distribution.spot_instance_pools {
+            instances.push(("SpotInstancePools", Expr::from(pools)));
+        }
+        if let Some(price) = &distribution.spot_max_price {
+            instances.push(("SpotMaxPrice", Expr::str(price)));
+        }
+    }
+    Expr::map(instances)
+}
+
+/// The group's tags. Instance tags first; the cluster autoscaler's
+/// discovery and scale-from-zero tags stay on the group: instances do not
+/// need them, and EC2 allows only 50 tags per instance. A user's `Name`
+/// tag replaces the generated one, in its place.
+fn tags(group: &NodeGroup, context: &Context<'_>) -> Expr {
+    let name = user_name(&group.tags).map_or_else(|| context.name_tag.clone(), Expr::str);
+    let mut tags = vec![
+        tag(Expr::str(NAME), name, true),
+        // EC2 refuses to launch an instance whose tags are in its metadata
+        // when a tag key holds `/`, so the cluster tag then stays on the
+        // group (the loader warns).
+        tag(
+            context.cluster_tag_key.clone(),
+            Expr::str("owned"),
+            !group.imds.instance_tags,
+        ),
+    ];
+    tags.extend(
+        group
+            .tags
+            .iter()
+            .filter(|(key, _)| key != NAME)
+            .map(|(key, value)| tag(Expr::str(key), Expr::str(value), true)),
+    );
+    if group.cluster_autoscaler {
+        tags.extend(autoscaler_tags(group, context));
+    }
+    Expr::List(tags)
+}
+
+/// The cluster autoscaler's discovery tags, and the node-template tags it
+/// reads the labels and taints of a group scaled to zero from.
+fn autoscaler_tags(group: &NodeGroup, context: &Context<'_>) -> Vec<Expr> {
+    let mut tags = vec![
+        tag(
+            Expr::str("k8s.io/cluster-autoscaler/enabled"),
+            Expr::str("true"),
+            false,
+        ),
+        tag(
+            context.autoscaler_tag_key.clone(),
+            Expr::str("owned"),
+            false,
+        ),
+    ];
+    for (key, value) in &group.labels {
+        tags.push(tag(
+            Expr::str(format!(
+                "k8s.io/cluster-autoscaler/node-template/label/{key}"
+            )),
+            Expr::str(value),
+            false,
+        ));
+    }
+    for taint in &group.taints {
+        let value = format!(
+            "{}:{}",
+            taint.value.as_deref().unwrap_or(""),
+            taint.effect.kubernetes_name()
+        );
+        tags.push(tag(
+            Expr::str(format!(
+                "k8s.io/cluster-autoscaler/node-template/taint/{}",
+                taint.key
+            )),
+            Expr::str(value),
+            false,
+        ));
+    }
+    tags
+}
+
+/// The creation policy that waits for a signal from each initial
+/// instance; none when the group starts empty. Weighted sizes count
+/// capacity units, and signals come from instances.
+fn creation_policy(group: &NodeGroup) -> Option<Expr> {
     let count = group.initial_instances();
-    if count > 0 {
-        resource.creation_policy = Some(Expr::map([(
+    (count > 0).then(|| {
+        Expr::map([(
             "ResourceSignal",
             Expr::map([
                 ("Count", Expr::from(count)),
                 ("Timeout", Expr::str(&group.signal_timeout)),
             ]),
-        )]));
-    }
-    resource.update_policy = Some(Expr::map([
+        )])
+    })
+}
+
+/// The rolling update that replaces instances in batches, waiting for
+/// each new one's signal, and keeps the sizes scheduled actions set.
+fn update_policy(group: &NodeGroup) -> Expr {
+    Expr::map([
         (
             "AutoScalingRollingUpdate",
             Expr::map([
@@ -229,10 +277,7 @@ pub fn lower(template: &mut Template, group: &NodeGroup, context: &Context<'_>) 
             "AutoScalingScheduledAction",
             Expr::map([("IgnoreUnmodifiedGroupSizeProperties", Expr::Bool(true))]),
         ),
-    ]));
-    template.resources.insert(id.clone(), resource);
-    lower_lifecycle(template, group, &id);
-    id
+    ])
 }
 
 /// The mixed instances policy's overrides: the instance types, each with
