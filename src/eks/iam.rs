@@ -2,7 +2,7 @@
 //! instance profile, or an existing role; in both cases the one permission
 //! the boot-time signaller needs, scoped to this stack.
 
-use crate::blueprint::{NodeGroup, Source};
+use crate::blueprint::{ExistingIdentity, NodeGroup, Source};
 use crate::cfn::{Expr, Pseudo, Resource, Template};
 
 /// What the launch template, the node group and the outputs need to know
@@ -83,73 +83,167 @@ fn signal_policy_document() -> Expr {
     ])
 }
 
+/// Adds the group's identity: the permission an existing role needs, or a
+/// new role; and, for a self-managed group, an instance profile unless an
+/// existing one is named.
 pub fn lower(template: &mut Template, group: &NodeGroup, ipv6: bool) -> NodeIdentity {
+    match &group.iam.existing {
+        Some(existing) => existing_identity(template, group, existing),
+        None => created_identity(template, group, ipv6),
+    }
+}
+
+/// The identity of a group on an existing role: the role's ARN and, for a
+/// self-managed group, the policy that lets it signal this stack and an
+/// instance profile (the existing one named, or one made for the role).
+fn existing_identity(
+    template: &mut Template,
+    group: &NodeGroup,
+    existing: &ExistingIdentity,
+) -> NodeIdentity {
     let id = &group.identity;
-    let managed = group.managed.is_some();
-    if let Some(existing) = &group.iam.existing {
-        // The role's path and name are the user's text: literal, never a
-        // `${...}`. The ARN holds the path (`:role/platform/nodes`).
-        let role_arn = super::text(&[
-            ("arn:", None),
-            ("Partition", Some(&Expr::pseudo(Pseudo::Partition))),
-            (":iam::", None),
-            ("AccountId", Some(&Expr::pseudo(Pseudo::AccountId))),
-            (":role", None),
-            (&existing.path, None),
-            (&existing.role_name, None),
-        ]);
-        // EKS makes the instance profile of a managed group, and its nodes
-        // do not signal CloudFormation.
-        if managed {
-            return NodeIdentity {
-                instance_profile_arn: None,
-                role_arn,
-                role: None,
-                instance_profile: None,
-            };
-        }
-        template.resources.insert(
-            format!("{id}SignalPolicy"),
-            Resource::new("AWS::IAM::RolePolicy")
-                .prop("RoleName", existing.role_name.as_str())
-                .prop(
-                    "PolicyName",
-                    Expr::sub(format!("${{AWS::StackName}}-{id}-signal")),
-                )
-                .prop("PolicyDocument", signal_policy_document()),
-        );
-        if let Some(arn) = &existing.instance_profile_arn {
-            let arn = match &arn.value {
-                Source::Literal(text) => Expr::sub_or_str(text),
-                source => super::inputs::value(
-                    template,
-                    source,
-                    super::inputs::Kind::String,
-                    "The ARN of the nodes' existing instance profile",
-                ),
-            };
-            return NodeIdentity {
-                instance_profile_arn: Some(arn),
-                role_arn,
-                role: None,
-                instance_profile: None,
-            };
-        }
-        let profile = format!("{id}InstanceProfile");
-        template.resources.insert(
-            profile.clone(),
-            Resource::new("AWS::IAM::InstanceProfile")
-                .prop("Path", "/")
-                .prop("Roles", Expr::list([Expr::str(&existing.role_name)])),
-        );
+    // The role's path and name are the user's text: literal, never a
+    // `${...}`. The ARN holds the path (`:role/platform/nodes`).
+    let role_arn = super::text(&[
+        ("arn:", None),
+        ("Partition", Some(&Expr::pseudo(Pseudo::Partition))),
+        (":iam::", None),
+        ("AccountId", Some(&Expr::pseudo(Pseudo::AccountId))),
+        (":role", None),
+        (&existing.path, None),
+        (&existing.role_name, None),
+    ]);
+    // EKS makes the instance profile of a managed group, and its nodes
+    // do not signal CloudFormation.
+    if group.managed.is_some() {
         return NodeIdentity {
-            instance_profile_arn: Some(Expr::get_att(&profile, "Arn")),
+            instance_profile_arn: None,
             role_arn,
             role: None,
-            instance_profile: Some(profile),
+            instance_profile: None,
         };
     }
+    template.resources.insert(
+        format!("{id}SignalPolicy"),
+        Resource::new("AWS::IAM::RolePolicy")
+            .prop("RoleName", existing.role_name.as_str())
+            .prop(
+                "PolicyName",
+                Expr::sub(format!("${{AWS::StackName}}-{id}-signal")),
+            )
+            .prop("PolicyDocument", signal_policy_document()),
+    );
+    if let Some(arn) = &existing.instance_profile_arn {
+        let arn = match &arn.value {
+            Source::Literal(text) => Expr::sub_or_str(text),
+            source => super::inputs::value(
+                template,
+                source,
+                super::inputs::Kind::String,
+                "The ARN of the nodes' existing instance profile",
+            ),
+        };
+        return NodeIdentity {
+            instance_profile_arn: Some(arn),
+            role_arn,
+            role: None,
+            instance_profile: None,
+        };
+    }
+    let profile = format!("{id}InstanceProfile");
+    template.resources.insert(
+        profile.clone(),
+        Resource::new("AWS::IAM::InstanceProfile")
+            .prop("Path", "/")
+            .prop("Roles", Expr::list([Expr::str(&existing.role_name)])),
+    );
+    NodeIdentity {
+        instance_profile_arn: Some(Expr::get_att(&profile, "Arn")),
+        role_arn,
+        role: None,
+        instance_profile: Some(profile),
+    }
+}
 
+/// The identity of a group whose role the stack creates: the role and, for
+/// a self-managed group, its instance profile. Groups made from one `perAz`
+/// group share the role made for the first.
+fn created_identity(template: &mut Template, group: &NodeGroup, ipv6: bool) -> NodeIdentity {
+    let id = &group.identity;
+    let role = format!("{id}NodeRole");
+    let profile = format!("{id}InstanceProfile");
+    if template.resources.contains_key(&role) {
+        let has_profile = template.resources.contains_key(&profile);
+        return NodeIdentity {
+            instance_profile_arn: has_profile.then(|| Expr::get_att(&profile, "Arn")),
+            role_arn: Expr::get_att(&role, "Arn"),
+            role: Some(role),
+            instance_profile: has_profile.then_some(profile),
+        };
+    }
+    let boundary = group
+        .iam
+        .permissions_boundary
+        .as_ref()
+        .map(|b| super::inputs::permissions_boundary(template, &b.value));
+    template.resources.insert(
+        role.clone(),
+        Resource::new("AWS::IAM::Role")
+            .prop_opt(
+                "RoleName",
+                group.iam.role_name.as_ref().map(|n| Expr::str(&n.value)),
+            )
+            .prop("Path", group.iam.role_path.as_str())
+            .prop_opt("PermissionsBoundary", boundary)
+            .prop("AssumeRolePolicyDocument", assume_role_policy_document())
+            .prop("ManagedPolicyArns", managed_policy_arns(group))
+            .prop_opt("Policies", inline_policies(group, ipv6)),
+    );
+    let role_arn = Expr::get_att(&role, "Arn");
+    if group.managed.is_some() {
+        return NodeIdentity {
+            instance_profile_arn: None,
+            role_arn,
+            role: Some(role),
+            instance_profile: None,
+        };
+    }
+    template.resources.insert(
+        profile.clone(),
+        Resource::new("AWS::IAM::InstanceProfile")
+            .prop("Path", group.iam.instance_profile_path.as_str())
+            .prop("Roles", Expr::list([Expr::reference(&role)])),
+    );
+    NodeIdentity {
+        instance_profile_arn: Some(Expr::get_att(&profile, "Arn")),
+        role_arn,
+        role: Some(role),
+        instance_profile: Some(profile),
+    }
+}
+
+/// The trust policy that lets EC2 instances take the role.
+fn assume_role_policy_document() -> Expr {
+    Expr::map([
+        ("Version", Expr::str("2012-10-17")),
+        (
+            "Statement",
+            Expr::list([Expr::map([
+                ("Effect", Expr::str("Allow")),
+                (
+                    "Principal",
+                    Expr::map([("Service", Expr::sub("ec2.${AWS::URLSuffix}"))]),
+                ),
+                ("Action", Expr::str("sts:AssumeRole")),
+            ])]),
+        ),
+    ])
+}
+
+/// The managed policies of a created role: the standard worker policies,
+/// the CNI's unless it has its own service account role, SSM's when asked
+/// for, then the blueprint's extra ones.
+fn managed_policy_arns(group: &NodeGroup) -> Expr {
     let mut policies = vec![
         managed_policy("AmazonEKSWorkerNodePolicy"),
         managed_policy("AmazonEC2ContainerRegistryReadOnly"),
@@ -167,37 +261,17 @@ pub fn lower(template: &mut Template, group: &NodeGroup, ipv6: bool) -> NodeIden
             .iter()
             .map(|arn| Expr::sub_or_str(arn)),
     );
+    Expr::List(policies)
+}
 
-    let role = format!("{id}NodeRole");
-    let profile = format!("{id}InstanceProfile");
-    // Groups made from one `perAz` group share the role made for the first.
-    if template.resources.contains_key(&role) {
-        let has_profile = template.resources.contains_key(&profile);
-        return NodeIdentity {
-            instance_profile_arn: has_profile.then(|| Expr::get_att(&profile, "Arn")),
-            role_arn: Expr::get_att(&role, "Arn"),
-            role: Some(role),
-            instance_profile: has_profile.then_some(profile),
-        };
-    }
-    let assume = Expr::map([
-        ("Version", Expr::str("2012-10-17")),
-        (
-            "Statement",
-            Expr::list([Expr::map([
-                ("Effect", Expr::str("Allow")),
-                (
-                    "Principal",
-                    Expr::map([("Service", Expr::sub("ec2.${AWS::URLSuffix}"))]),
-                ),
-                ("Action", Expr::str("sts:AssumeRole")),
-            ])]),
-        ),
-    ]);
+/// The inline policies of a created role: signalling this stack, the VPC
+/// CNI's IPv6 permissions, and the blueprint's own statements, each when
+/// the group needs it; `None` when it needs none.
+fn inline_policies(group: &NodeGroup, ipv6: bool) -> Option<Expr> {
     // Only self-managed nodes signal CloudFormation, and only they need an
     // instance profile from the stack: EKS makes one for a managed group.
     let mut inline = Vec::new();
-    if !managed {
+    if group.managed.is_none() {
         inline.push(Expr::map([
             ("PolicyName", Expr::str("signal-cloudformation")),
             ("PolicyDocument", signal_policy_document()),
@@ -228,45 +302,7 @@ pub fn lower(template: &mut Template, group: &NodeGroup, ipv6: bool) -> NodeIden
             ),
         ]));
     }
-    let boundary = group
-        .iam
-        .permissions_boundary
-        .as_ref()
-        .map(|b| super::inputs::permissions_boundary(template, &b.value));
-    template.resources.insert(
-        role.clone(),
-        Resource::new("AWS::IAM::Role")
-            .prop_opt(
-                "RoleName",
-                group.iam.role_name.as_ref().map(|n| Expr::str(&n.value)),
-            )
-            .prop("Path", group.iam.role_path.as_str())
-            .prop_opt("PermissionsBoundary", boundary)
-            .prop("AssumeRolePolicyDocument", assume)
-            .prop("ManagedPolicyArns", Expr::List(policies))
-            .prop_opt("Policies", (!inline.is_empty()).then(|| Expr::List(inline))),
-    );
-    let role_arn = Expr::get_att(&role, "Arn");
-    if managed {
-        return NodeIdentity {
-            instance_profile_arn: None,
-            role_arn,
-            role: Some(role),
-            instance_profile: None,
-        };
-    }
-    template.resources.insert(
-        profile.clone(),
-        Resource::new("AWS::IAM::InstanceProfile")
-            .prop("Path", group.iam.instance_profile_path.as_str())
-            .prop("Roles", Expr::list([Expr::reference(&role)])),
-    );
-    NodeIdentity {
-        instance_profile_arn: Some(Expr::get_att(&profile, "Arn")),
-        role_arn,
-        role: Some(role),
-        instance_profile: Some(profile),
-    }
+    (!inline.is_empty()).then(|| Expr::List(inline))
 }
 
 /// A policy statement the loader checked, as template data: its strings
