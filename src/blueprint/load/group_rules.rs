@@ -20,7 +20,39 @@ use crate::blueprint::*;
 use crate::source::Span;
 use crate::upstream::kubelet_config;
 
-/// Applies defaults and checks the rules that span several fields.
+/// What the stages of [`resolve_group`] found, ready to be put together
+/// into a [`NodeGroup`] once they reported no error.
+struct Checked {
+    ami_family: AmiFamily,
+    version: KubernetesVersion,
+    arch: Arch,
+    accelerator: Accelerator,
+    instance_types: Vec<Located<String>>,
+    min_size: u32,
+    max_size: u32,
+    subnets: Located<Subnets>,
+    instances: super::instances::Resolved,
+    root_volume: Volume,
+    volumes: Vec<DataVolume>,
+    signal_timeout: String,
+    update: RollingUpdate,
+    existing: Option<ExistingIdentity>,
+    launch_options: LaunchOptions,
+    associate_public_ip: bool,
+    ssh: Option<Ssh>,
+    node_security_group: NodeSecurityGroup,
+    imds: Imds,
+    autoscaler: bool,
+    fips: bool,
+    node_config: Option<serde_json::Value>,
+    managed: Option<Managed>,
+    distribution: Option<InstancesDistribution>,
+    labels: Vec<(String, String)>,
+}
+
+/// Applies defaults and checks the rules that span several fields, one
+/// stage after the other; the order of the stages is the order in which
+/// their findings are reported. A group with an error is not made.
 pub(super) fn resolve_group(
     d: &mut Decoder,
     cluster: &Cluster,
@@ -32,6 +64,103 @@ pub(super) fn resolve_group(
 ) -> Option<NodeGroup> {
     let name = spec.name.clone()?;
     let errors_before = d.diagnostics.iter().filter(|x| x.is_error()).count();
+    check_kind_of_group(d, &spec, is_managed);
+    let (ami_family, version) = resolve_image_family(d, &spec, cluster, &name);
+    let requirements = spec.instance_requirements.as_ref();
+    let instance_types = resolve_instance_types(d, &spec, &name);
+    let (arch, accelerator) = resolve_hardware(d, &instance_types, requirements);
+    let family_at = spec.ami_family.as_ref().map_or(name.span, |f| f.span);
+    check_family(
+        d,
+        &spec,
+        ami_family,
+        family_at,
+        arch,
+        accelerator,
+        &instance_types,
+    );
+    let (min_size, max_size) = resolve_sizes(d, &spec, &name);
+    let subnets = resolve_subnets(d, &spec, &name);
+    let instances = check_instances(d, &spec, is_managed, ami_family, family_at, &subnets);
+    let (root_volume, volumes) = resolve_storage(d, &spec, ami_family, &name);
+    let (signal_timeout, update) =
+        resolve_rolling_update(d, &spec, min_size, max_size, &instances.weights);
+    let existing = resolve_iam(d, &spec, is_managed);
+    check_autoscaler(d, &spec, is_managed);
+    let associate_public_ip = super::networking::check_public_ip(d, &spec, instances.efa_cards);
+    let launch_options = super::launch_options::check_launch_options(
+        d,
+        &spec,
+        &instance_types,
+        requirements.map(|r| &r.value),
+    );
+    let ssh = super::networking::check_ssh(d, &spec, ami_family);
+    super::networking::check_ip_family(d, cluster, ami_family, family_at);
+    let node_security_group = super::networking::check_node_security_group(d, &spec, cluster);
+    let imds = resolve_imds(d, &spec, is_managed);
+    let autoscaler = spec.cluster_autoscaler.as_ref().is_none_or(|v| v.value);
+    check_max_pods(d, &spec, cluster, &instance_types);
+    let (fips, node_config) = check_bootstrap(
+        d,
+        &spec,
+        ami_family,
+        family_at,
+        accelerator,
+        version,
+        is_managed,
+    );
+    let capacity_type = spec
+        .capacity_type
+        .as_ref()
+        .map_or(CapacityType::OnDemand, |c| c.value);
+    let managed = resolve_managed(d, &spec, &instance_types, &name, capacity_type, is_managed);
+    let distribution = if is_managed {
+        None
+    } else {
+        resolve_distribution(d, &spec, capacity_type == CapacityType::Spot)
+    };
+    let labels = resolve_labels(&spec, distribution.as_ref());
+    check_tags(d, &spec, cluster, &name, &labels, autoscaler, is_managed);
+    check_per_az(d, &spec, &subnets);
+
+    let errors_after = d.diagnostics.iter().filter(|x| x.is_error()).count();
+    if errors_after > errors_before {
+        return None;
+    }
+    let checked = Checked {
+        ami_family,
+        version,
+        arch,
+        accelerator,
+        instance_types,
+        min_size,
+        max_size,
+        subnets,
+        instances,
+        root_volume,
+        volumes,
+        signal_timeout,
+        update,
+        existing,
+        launch_options,
+        associate_public_ip,
+        ssh,
+        node_security_group,
+        imds,
+        autoscaler,
+        fips,
+        node_config,
+        managed,
+        distribution,
+        labels,
+    };
+    Some(assemble(spec, checked, span, logical_id, name, top_iam))
+}
+
+/// Kind of group: a field that only a managed group understands is an
+/// error on a self-managed one, and the other way round, so that a field
+/// written in the wrong list is not silently ignored.
+fn check_kind_of_group(d: &mut Decoder, spec: &GroupSpec, is_managed: bool) {
     let (wrong, kind, other) = if is_managed {
         (SELF_MANAGED_ONLY, "managed node groups", "`nodeGroups`")
     } else {
@@ -49,8 +178,19 @@ pub(super) fn resolve_group(
         let message = format!("`{field}` does not apply to {kind}");
         d.error(*at, message).help = Some(format!("it belongs to groups in {other}"));
     }
-    let ami_family = ami::resolve_family(d, &spec);
-    let version = check_version_skew(d, &spec, cluster);
+}
+
+/// Image family: the AMI family and the Kubernetes version of the nodes,
+/// which must not be too far from the cluster's, and no AL2 image past
+/// the last Kubernetes version it was built for.
+fn resolve_image_family(
+    d: &mut Decoder,
+    spec: &GroupSpec,
+    cluster: &Cluster,
+    name: &Located<String>,
+) -> (AmiFamily, KubernetesVersion) {
+    let ami_family = ami::resolve_family(d, spec);
+    let version = check_version_skew(d, spec, cluster);
     if ami_family == AmiFamily::AmazonLinux2
         && version
             >= (KubernetesVersion {
@@ -63,7 +203,17 @@ pub(super) fn resolve_group(
         d.error(at, message).help =
             Some("AL2 images end with Kubernetes 1.32; use `amiFamily: AmazonLinux2023`".into());
     }
+    (ami_family, version)
+}
 
+/// Instances, by name: `instanceType` or `instanceTypes`, never both and
+/// never next to `instanceRequirements`, and no more than the 20 overrides
+/// an Auto Scaling group accepts.
+fn resolve_instance_types(
+    d: &mut Decoder,
+    spec: &GroupSpec,
+    name: &Located<String>,
+) -> Vec<Located<String>> {
     let requirements = spec.instance_requirements.as_ref();
     let instance_types: Vec<Located<String>> = match (&spec.instance_type, &spec.instance_types) {
         (Some(single), None) if requirements.is_none() => vec![single.clone()],
@@ -117,9 +267,20 @@ pub(super) fn resolve_group(
         d.error(instance_types[20].span, "more than 20 instance types")
             .help = Some("an Auto Scaling group accepts at most 20 overrides".into());
     }
+    instance_types
+}
+
+/// Instances, by what they are: every named type is a known EC2 type, and
+/// one group keeps to one architecture and one kind of accelerator, since
+/// it boots one image.
+fn resolve_hardware(
+    d: &mut Decoder,
+    instance_types: &[Located<String>],
+    requirements: Option<&Located<InstanceRequirements>>,
+) -> (Arch, Accelerator) {
     let mut arch = None;
     let mut accelerator = Accelerator::None;
-    for instance_type in &instance_types {
+    for instance_type in instance_types {
         let Some(info) = instance_info(&instance_type.value) else {
             let message = format!("`{}` is not an EC2 instance type", instance_type.value);
             let diagnostic = d.error(instance_type.span, message);
@@ -155,17 +316,12 @@ pub(super) fn resolve_group(
         Some(requirements) => requirements.value.arch,
         None => arch.map_or(Arch::X86_64, |(arch, _)| arch),
     };
-    let family_at = spec.ami_family.as_ref().map_or(name.span, |f| f.span);
-    check_family(
-        d,
-        &spec,
-        ami_family,
-        family_at,
-        arch,
-        accelerator,
-        &instance_types,
-    );
+    (arch, accelerator)
+}
 
+/// Sizes: `maxSize` is required, `minSize` defaults to 1, and the
+/// desired capacity, when written, lies between them.
+fn resolve_sizes(d: &mut Decoder, spec: &GroupSpec, name: &Located<String>) -> (u32, u32) {
     let min_size = spec.min_size.as_ref().map_or(1, |v| v.value);
     let max_size = match &spec.max_size {
         Some(v) => v.value,
@@ -208,8 +364,13 @@ pub(super) fn resolve_group(
         d.error(desired.span, message).help =
             Some("or leave `desiredCapacity` out so that the cluster autoscaler owns it".into());
     }
+    (min_size, max_size)
+}
 
-    let subnets = match spec.subnets.clone() {
+/// Subnets are required; an empty list stands in when they are missing
+/// so that the other stages still run and report.
+fn resolve_subnets(d: &mut Decoder, spec: &GroupSpec, name: &Located<String>) -> Located<Subnets> {
+    match spec.subnets.clone() {
         Some(subnets) => subnets,
         None if spec.reported.contains(&"subnets") => {
             Located::new(Subnets::List(Vec::new()), name.span)
@@ -219,10 +380,17 @@ pub(super) fn resolve_group(
                 Some("add `subnets: [subnet-...]`, `subnets: {parameter: Subnets}`, or set them in `defaults`".into());
             Located::new(Subnets::List(Vec::new()), name.span)
         }
-    };
+    }
+}
 
-    let instances = check_instances(d, &spec, is_managed, ami_family, family_at, &subnets);
-
+/// Storage: the root volume, the extra volumes and the instance store,
+/// each checked against what the image family can format and mount.
+fn resolve_storage(
+    d: &mut Decoder,
+    spec: &GroupSpec,
+    ami_family: AmiFamily,
+    name: &Located<String>,
+) -> (Volume, Vec<DataVolume>) {
     let root_volume = check_root_volume(d, &spec.root_volume, name.span);
     let volumes = spec
         .volumes
@@ -232,7 +400,19 @@ pub(super) fn resolve_group(
     if let Some(store) = &spec.instance_store {
         check_instance_store(d, store, ami_family, spec.bootstrap_arguments.as_ref());
     }
+    (root_volume, volumes)
+}
 
+/// The rolling update CloudFormation performs: it keeps fewer instances
+/// in service than `maxSize`, so that replacements have room to launch,
+/// and replaces no more than `maxSize` at once.
+fn resolve_rolling_update(
+    d: &mut Decoder,
+    spec: &GroupSpec,
+    min_size: u32,
+    max_size: u32,
+    weights: &[u32],
+) -> (String, RollingUpdate) {
     let signal_timeout = spec
         .signal_timeout
         .as_ref()
@@ -242,7 +422,7 @@ pub(super) fn resolve_group(
     // weight.
     let initial = instance_count(
         spec.desired_capacity.as_ref().map_or(min_size, |v| v.value),
-        &instances.weights,
+        weights,
     );
     let min_in_service = match &spec.update.min_instances_in_service {
         Some(value) => {
@@ -278,7 +458,13 @@ pub(super) fn resolve_group(
             .map_or_else(|| signal_timeout.clone(), |p| p.value.clone()),
         pause_time_span: spec.update.pause_time.as_ref().map(|p| p.span),
     };
+    (signal_timeout, update)
+}
 
+/// IAM: an existing role, named with its instance profile, or the role
+/// the stack creates; the flags that shape a created role's policies
+/// have no effect on an existing one.
+fn resolve_iam(d: &mut Decoder, spec: &GroupSpec, is_managed: bool) -> Option<ExistingIdentity> {
     let existing = match (&spec.iam.role_name, &spec.iam.instance_profile_arn) {
         (Some(role), profile) => Some(ExistingIdentity {
             role_name: role.value.clone(),
@@ -315,47 +501,71 @@ pub(super) fn resolve_group(
         }
     }
     super::iam::check_created_role(d, &spec.iam, existing.is_some(), is_managed);
+    existing
+}
 
-    check_autoscaler(d, &spec, is_managed);
-    let associate_public_ip = super::networking::check_public_ip(d, &spec, instances.efa_cards);
-    let launch_options = super::launch_options::check_launch_options(
-        d,
-        &spec,
-        &instance_types,
-        requirements.map(|r| &r.value),
-    );
-    let ssh = super::networking::check_ssh(d, &spec, ami_family);
-    super::networking::check_ip_family(d, cluster, ami_family, family_at);
-    let node_security_group = super::networking::check_node_security_group(d, &spec, cluster);
-    let imds = Imds {
+/// The instance metadata service: tokens required and a hop limit of 1
+/// unless the blueprint says otherwise.
+fn resolve_imds(d: &mut Decoder, spec: &GroupSpec, is_managed: bool) -> Imds {
+    Imds {
         tokens_required: spec.imds.tokens_required.as_ref().is_none_or(|t| t.value),
         hop_limit: spec.imds.hop_limit.as_ref().map_or(1, |h| h.value),
         block_pods: spec.imds.block_pods.as_ref().is_some_and(|b| b.value),
-        instance_tags: super::networking::check_instance_tags(d, &spec, is_managed),
+        instance_tags: super::networking::check_instance_tags(d, spec, is_managed),
         tokens_span: spec.imds.tokens_required.as_ref().map(|t| t.span),
         hop_limit_span: spec.imds.hop_limit.as_ref().map(|h| h.span),
-    };
-
-    let autoscaler = spec.cluster_autoscaler.as_ref().is_none_or(|v| v.value);
-
-    if let Some(max_pods) = &spec.max_pods {
-        max_pods::check(d, max_pods, &instance_types, cluster.prefix_delegation);
     }
-    let fips = ami::check_fips(d, &spec, ami_family, accelerator, version);
-    check_bootstrap_limits(d, &spec, ami_family, family_at, is_managed);
-    let node_config = check_node_config(d, &spec, ami_family, is_managed);
-    check_signal_client(d, &spec, ami_family);
+}
+
+/// `maxPods` stays within what the instance types' network interfaces
+/// can address, with prefix delegation when the cluster turns it on.
+fn check_max_pods(
+    d: &mut Decoder,
+    spec: &GroupSpec,
+    cluster: &Cluster,
+    instance_types: &[Located<String>],
+) {
+    if let Some(max_pods) = &spec.max_pods {
+        max_pods::check(d, max_pods, instance_types, cluster.prefix_delegation);
+    }
+}
+
+/// Bootstrap: FIPS, the limits of the image's bootstrap, the node
+/// configuration, the signal client and the escape hatches, which all
+/// depend on the image family the nodes boot.
+fn check_bootstrap(
+    d: &mut Decoder,
+    spec: &GroupSpec,
+    ami_family: AmiFamily,
+    family_at: Span,
+    accelerator: Accelerator,
+    version: KubernetesVersion,
+    is_managed: bool,
+) -> (bool, Option<serde_json::Value>) {
+    let fips = ami::check_fips(d, spec, ami_family, accelerator, version);
+    check_bootstrap_limits(d, spec, ami_family, family_at, is_managed);
+    let node_config = check_node_config(d, spec, ami_family, is_managed);
+    check_signal_client(d, spec, ami_family);
     spec.hatches.check(d, ami_family, is_managed);
     if ami_family == AmiFamily::Bottlerocket {
         spec.hatches
-            .check_kubelet_settings(d, &kubelet_bottlerocket_keys(&spec));
+            .check_kubelet_settings(d, &kubelet_bottlerocket_keys(spec));
     }
-    let capacity_type = spec
-        .capacity_type
-        .as_ref()
-        .map_or(CapacityType::OnDemand, |c| c.value);
-    let managed = if is_managed {
-        ami::check_ami_type(d, &spec);
+    (fips, node_config)
+}
+
+/// What only a managed group has (its AMI type, capacity block and update
+/// settings); a self-managed group cannot ask for a capacity block.
+fn resolve_managed(
+    d: &mut Decoder,
+    spec: &GroupSpec,
+    instance_types: &[Located<String>],
+    name: &Located<String>,
+    capacity_type: CapacityType,
+    is_managed: bool,
+) -> Option<Managed> {
+    if is_managed {
+        ami::check_ami_type(d, spec);
         if let Some(profile) = &spec.iam.instance_profile_arn {
             d.error(
                 profile.span,
@@ -363,7 +573,7 @@ pub(super) fn resolve_group(
             )
             .help = Some("give `iam.roleName` only".into());
         }
-        let capacity_reservation_id = check_capacity_block(d, &spec, &instance_types);
+        let capacity_reservation_id = check_capacity_block(d, spec, instance_types);
         Some(Managed {
             capacity_reservation_id,
             nodegroup_name: spec.nodegroup_name.clone().unwrap_or_else(|| name.clone()),
@@ -383,12 +593,15 @@ pub(super) fn resolve_group(
                 .help = Some("use `capacityReservation` for a self-managed group".into());
         }
         None
-    };
-    let distribution = if is_managed {
-        None
-    } else {
-        resolve_distribution(d, &spec, capacity_type == CapacityType::Spot)
-    };
+    }
+}
+
+/// The node labels, with `node-lifecycle: spot` added to a group that runs
+/// on spot only, unless the blueprint labels it itself.
+fn resolve_labels(
+    spec: &GroupSpec,
+    distribution: Option<&InstancesDistribution>,
+) -> Vec<(String, String)> {
     let mut labels: Vec<(String, String)> = spec
         .labels
         .iter()
@@ -400,16 +613,35 @@ pub(super) fn resolve_group(
     if all_spot && !labels.iter().any(|(k, _)| k == "node-lifecycle") {
         labels.push(("node-lifecycle".to_string(), "spot".to_string()));
     }
+    labels
+}
+
+/// Tags: the written tags and the ones the compiler adds stay within the
+/// counts AWS accepts, and a self-managed group's tags do not collide with
+/// the generated ones.
+fn check_tags(
+    d: &mut Decoder,
+    spec: &GroupSpec,
+    cluster: &Cluster,
+    name: &Located<String>,
+    labels: &[(String, String)],
+    autoscaler: bool,
+    is_managed: bool,
+) {
     let generated = tags::Generated {
         cluster_name: &cluster.name.value,
         autoscaler,
-        labels: &labels,
+        labels,
         taints: spec.taints.as_ref().map_or(&[], |t| t.value.as_slice()),
     };
-    tags::check_count(d, &name, &spec.tags, &generated);
+    tags::check_count(d, name, &spec.tags, &generated);
     if !is_managed {
         tags::check_self_managed(d, &spec.tags, &generated);
     }
+}
+
+/// `perAz` makes one group per subnet, so it needs the subnets listed.
+fn check_per_az(d: &mut Decoder, spec: &GroupSpec, subnets: &Located<Subnets>) {
     if let Some(per_az) = &spec.per_az
         && per_az.value
         && !matches!(subnets.value, Subnets::List(_))
@@ -417,11 +649,44 @@ pub(super) fn resolve_group(
         d.error(per_az.span, "`perAz` needs `subnets` written as a list").help =
             Some("one group is made per listed subnet; a parameter or import does not say how many there are".into());
     }
+}
 
-    let errors_after = d.diagnostics.iter().filter(|x| x.is_error()).count();
-    if errors_after > errors_before {
-        return None;
-    }
+/// The group itself, made of the spec and what the stages found.
+fn assemble(
+    spec: GroupSpec,
+    checked: Checked,
+    span: Span,
+    logical_id: String,
+    name: Located<String>,
+    top_iam: &super::iam::TopIam,
+) -> NodeGroup {
+    let Checked {
+        ami_family,
+        version,
+        arch,
+        accelerator,
+        instance_types,
+        min_size,
+        max_size,
+        subnets,
+        instances,
+        root_volume,
+        volumes,
+        signal_timeout,
+        update,
+        existing,
+        launch_options,
+        associate_public_ip,
+        ssh,
+        node_security_group,
+        imds,
+        autoscaler,
+        fips,
+        node_config,
+        managed,
+        distribution,
+        labels,
+    } = checked;
     let hatches = spec.hatches.resolve(ami_family);
     // The blueprint's `iam` fills in what the group's own does not say.
     let role_path = spec
@@ -429,7 +694,7 @@ pub(super) fn resolve_group(
         .role_path
         .clone()
         .or_else(|| top_iam.role_path.clone());
-    Some(NodeGroup {
+    NodeGroup {
         stack: 0,
         identity: logical_id.clone(),
         logical_id,
@@ -529,7 +794,7 @@ pub(super) fn resolve_group(
         field_spans: spec.written.clone(),
         span,
         name,
-    })
+    }
 }
 
 /// The spot and on-demand mix of a self-managed group, when it has one:
