@@ -14,6 +14,7 @@ mod cluster;
 mod families;
 mod group_rules;
 mod group_sections;
+mod group_stages;
 mod iam;
 mod instances;
 mod kubelet;
