@@ -14,6 +14,7 @@ mod cluster;
 mod families;
 mod group_rules;
 mod group_sections;
+mod group_stages;
 mod iam;
 mod instances;
 mod kubelet;
@@ -134,6 +135,9 @@ pub(super) const TOP_FIELDS: &[&str] = &[
 
 type Opt<T> = Option<Located<T>>;
 
+/// The blueprint's top level: its header, then each section in the order
+/// their findings are reported, then the node groups made whole and the
+/// checks across all of them.
 fn decode_blueprint(d: &mut Decoder, root: &Node) -> Option<Blueprint> {
     let mut top = d.fields("blueprint", root, TOP_FIELDS)?;
     if !check_header(d, root, &mut top) {
@@ -148,24 +152,7 @@ fn decode_blueprint(d: &mut Decoder, root: &Node) -> Option<Blueprint> {
             limits::check_description(d, &description);
             description.value
         });
-    let cluster = match top.get("cluster") {
-        Some(node) => {
-            let at = top.key_span("cluster").unwrap_or(node.span);
-            decode_cluster(d, node, at)
-        }
-        None => {
-            if !misspelt.contains(&"cluster") {
-                missing(
-                    d,
-                    first_column(root.span),
-                    "cluster",
-                    "the blueprint",
-                    "a `cluster` section with the cluster's name, version and endpoint",
-                );
-            }
-            None
-        }
-    };
+    let cluster = decode_cluster_section(d, root, &mut top, &misspelt);
     let top_iam = top
         .get("iam")
         .map(|node| iam::decode_top_iam(d, node))
@@ -202,6 +189,68 @@ fn decode_blueprint(d: &mut Decoder, root: &Node) -> Option<Blueprint> {
         .get("stacks")
         .map(|node| decode_placement(d, node))
         .unwrap_or(Placement::Single);
+    let specs = decode_group_lists(d, self_managed, managed);
+    check_cluster_values(d, &mut top, &specs, &defaults);
+    let cluster = cluster?;
+    let entries: Vec<Located<String>> = specs
+        .iter()
+        .filter_map(|(_, spec, _)| spec.name.clone())
+        .collect();
+    let mut stacks = plan_stacks(d, main, &placement, &entries);
+    let groups = resolve_groups(d, &cluster, specs, &defaults, &top_iam, &stacks);
+    check_windows_only(d, &groups);
+    check_shared_node_names(d, &groups);
+    let iam = RoleDefaults {
+        permissions_boundary: top_iam.permissions_boundary,
+        role_path: top_iam.role_path.map(|p| p.value),
+    };
+    check_parameters(d, &cluster, &iam, &groups);
+    Some(Blueprint {
+        description,
+        cluster,
+        node_groups: groups,
+        suppressions,
+        iam,
+        overrides,
+        stacks: std::mem::take(&mut stacks.specs),
+    })
+}
+
+/// The `cluster` section, which every blueprint needs (unless its key is
+/// already reported as misspelt).
+fn decode_cluster_section(
+    d: &mut Decoder,
+    root: &Node,
+    top: &mut Fields<'_>,
+    misspelt: &[&str],
+) -> Option<Cluster> {
+    match top.get("cluster") {
+        Some(node) => {
+            let at = top.key_span("cluster").unwrap_or(node.span);
+            decode_cluster(d, node, at)
+        }
+        None => {
+            if !misspelt.contains(&"cluster") {
+                missing(
+                    d,
+                    first_column(root.span),
+                    "cluster",
+                    "the blueprint",
+                    "a `cluster` section with the cluster's name, version and endpoint",
+                );
+            }
+            None
+        }
+    }
+}
+
+/// Each group of `nodeGroups` and then of `managedNodeGroups` as written,
+/// with whether it is managed; a written list with no group is an error.
+fn decode_group_lists(
+    d: &mut Decoder,
+    self_managed: Option<(&Node, bool)>,
+    managed: Option<(&Node, bool)>,
+) -> Vec<(Span, GroupSpec, bool)> {
     let mut specs: Vec<(Span, GroupSpec, bool)> = Vec::new();
     for (node, is_managed) in self_managed.into_iter().chain(managed) {
         let field = if is_managed {
@@ -228,11 +277,22 @@ fn decode_blueprint(d: &mut Decoder, root: &Node) -> Option<Blueprint> {
         d.error(node.span, "the blueprint has no node group").help =
             Some("add at least one node group".into());
     }
+    specs
+}
 
+/// The cluster values only some groups need (the bootstrap values of
+/// groups that bootstrap themselves, the shared security group, SSH),
+/// checked against what the groups, with their defaults, ask for.
+fn check_cluster_values(
+    d: &mut Decoder,
+    top: &mut Fields<'_>,
+    specs: &[(Span, GroupSpec, bool)],
+    defaults: &GroupSpec,
+) {
     if let Some(node) = top.get("cluster") {
         let (mut shared_security_group, mut ssh, mut bootstraps) = (false, false, false);
-        for (_, spec, is_managed) in &specs {
-            let merged = spec.clone().over(&defaults);
+        for (_, spec, is_managed) in specs {
+            let merged = spec.clone().over(defaults);
             bootstraps |=
                 !is_managed || merged.ami.as_ref().is_some_and(|ami| ami.value.is_custom());
             shared_security_group |= merged
@@ -244,18 +304,21 @@ fn decode_blueprint(d: &mut Decoder, root: &Node) -> Option<Blueprint> {
         cluster::check_bootstrap_values(d, node, at, bootstraps);
         cluster::check_network_values(d, node, at, shared_security_group, ssh);
     }
-    let cluster = cluster?;
-    let entries: Vec<Located<String>> = specs
-        .iter()
-        .filter_map(|(_, spec, _)| spec.name.clone())
-        .collect();
-    let mut stacks = plan_stacks(d, main, &placement, &entries);
+}
+
+/// Every group made whole, with its defaults, and placed in its stack;
+/// `perAz` groups expanded. A group with an error, or whose names collide
+/// with an earlier group's, is left out.
+fn resolve_groups(
+    d: &mut Decoder,
+    cluster: &Cluster,
+    specs: Vec<(Span, GroupSpec, bool)>,
+    defaults: &GroupSpec,
+    top_iam: &iam::TopIam,
+    stacks: &stacks::Stacks,
+) -> Vec<NodeGroup> {
     let mut groups = Vec::new();
-    let mut names: HashMap<String, Span> = HashMap::new();
-    let mut ids: HashMap<String, (String, Span)> = HashMap::new();
-    let mut nodegroup_names: HashMap<String, (String, Span)> = HashMap::new();
-    let mut role_names: HashMap<String, (String, Span)> = HashMap::new();
-    let mut asg_names: HashMap<String, (String, Span)> = HashMap::new();
+    let mut taken = TakenNames::default();
     for (span, spec, is_managed) in specs {
         let Some(name) = spec.name.clone() else {
             if spec.reported.contains(&"name") {
@@ -271,15 +334,44 @@ fn decode_blueprint(d: &mut Decoder, root: &Node) -> Option<Blueprint> {
         };
         let Some(group) = resolve_group(
             d,
-            &cluster,
+            cluster,
             span,
-            spec.over(&defaults),
+            spec.over(defaults),
             logical_id,
             is_managed,
-            &top_iam,
+            top_iam,
         ) else {
             continue;
         };
+        if !taken.admit_role(d, &group) {
+            continue;
+        }
+        for mut group in expand_per_az(d, group) {
+            group.stack = stack;
+            if taken.admit(d, &group) {
+                groups.push(group);
+            }
+        }
+    }
+    groups
+}
+
+/// The names that must be unique across groups, each with the group that
+/// took it first and where.
+#[derive(Default)]
+struct TakenNames {
+    names: HashMap<String, Span>,
+    ids: HashMap<String, (String, Span)>,
+    nodegroup_names: HashMap<String, (String, Span)>,
+    role_names: HashMap<String, (String, Span)>,
+    asg_names: HashMap<String, (String, Span)>,
+}
+
+impl TakenNames {
+    /// A created IAM role's name is unique in an account; false, with an
+    /// error, when an earlier group creates the same role.
+    fn admit_role(&mut self, d: &mut Decoder, group: &NodeGroup) -> bool {
+        let role_names = &mut self.role_names;
         if let Some(named) = &group.iam.role_name {
             let name = &named.value;
             if let Some((other, first)) = role_names.get(name) {
@@ -291,68 +383,84 @@ fn decode_blueprint(d: &mut Decoder, root: &Node) -> Option<Blueprint> {
                     "`{other}` is at line {}; IAM role names are unique in an account",
                     first.line
                 ));
-                continue;
+                return false;
             }
             role_names.insert(name.clone(), (group.name.value.clone(), named.span));
         }
-        for mut group in expand_per_az(d, group) {
-            group.stack = stack;
-            let name = &group.name;
-            if let Some(first) = names.get(&name.value) {
-                let message = format!("node group `{}` is defined twice", name.value);
-                let help = format!(
-                    "the first definition is at line {}; node group names must be unique",
-                    first.line
-                );
-                d.error(name.span, message).help = Some(help);
-                continue;
-            }
-            names.insert(name.value.clone(), name.span);
-            if let Some((other, first)) = ids.get(&group.logical_id) {
-                let message = format!(
-                    "node groups `{}` and `{other}` make the same logical ID `{}`",
-                    name.value, group.logical_id
-                );
-                let help = format!(
-                    "`{other}` is at line {}; rename one so that the names differ in more than case or dashes",
-                    first.line
-                );
-                d.error(name.span, message).help = Some(help);
-                continue;
-            }
-            ids.insert(group.logical_id.clone(), (name.value.clone(), name.span));
-            if let Some(named) = &group.auto_scaling_group_name {
-                if let Some((other, first)) = asg_names.get(&named.value) {
-                    let message = format!(
-                        "node groups `{}` and `{other}` both name their Auto Scaling group `{}`",
-                        name.value, named.value
-                    );
-                    d.error(named.span, message).help = Some(format!(
-                        "`{other}` is at line {}; Auto Scaling group names are unique in a region",
-                        first.line
-                    ));
-                    continue;
-                }
-                asg_names.insert(named.value.clone(), (name.value.clone(), named.span));
-            }
-            if let Some(managed) = &group.managed {
-                let named = &managed.nodegroup_name;
-                if let Some((other, first)) = nodegroup_names.get(&named.value) {
-                    let message = format!(
-                        "node groups `{}` and `{other}` are both named `{}` in EKS",
-                        name.value, named.value
-                    );
-                    d.error(named.span, message).help = Some(format!(
-                        "`{other}` is at line {}; EKS node group names are unique in a cluster",
-                        first.line
-                    ));
-                    continue;
-                }
-                nodegroup_names.insert(named.value.clone(), (name.value.clone(), named.span));
-            }
-            groups.push(group);
-        }
+        true
     }
+
+    /// A group's name, logical ID, Auto Scaling group name and EKS node
+    /// group name are each unique; false, with an error at the first that
+    /// collides, when an earlier group took one of them.
+    fn admit(&mut self, d: &mut Decoder, group: &NodeGroup) -> bool {
+        let Self {
+            names,
+            ids,
+            nodegroup_names,
+            asg_names,
+            ..
+        } = self;
+        let name = &group.name;
+        if let Some(first) = names.get(&name.value) {
+            let message = format!("node group `{}` is defined twice", name.value);
+            let help = format!(
+                "the first definition is at line {}; node group names must be unique",
+                first.line
+            );
+            d.error(name.span, message).help = Some(help);
+            return false;
+        }
+        names.insert(name.value.clone(), name.span);
+        if let Some((other, first)) = ids.get(&group.logical_id) {
+            let message = format!(
+                "node groups `{}` and `{other}` make the same logical ID `{}`",
+                name.value, group.logical_id
+            );
+            let help = format!(
+                "`{other}` is at line {}; rename one so that the names differ in more than case or dashes",
+                first.line
+            );
+            d.error(name.span, message).help = Some(help);
+            return false;
+        }
+        ids.insert(group.logical_id.clone(), (name.value.clone(), name.span));
+        if let Some(named) = &group.auto_scaling_group_name {
+            if let Some((other, first)) = asg_names.get(&named.value) {
+                let message = format!(
+                    "node groups `{}` and `{other}` both name their Auto Scaling group `{}`",
+                    name.value, named.value
+                );
+                d.error(named.span, message).help = Some(format!(
+                    "`{other}` is at line {}; Auto Scaling group names are unique in a region",
+                    first.line
+                ));
+                return false;
+            }
+            asg_names.insert(named.value.clone(), (name.value.clone(), named.span));
+        }
+        if let Some(managed) = &group.managed {
+            let named = &managed.nodegroup_name;
+            if let Some((other, first)) = nodegroup_names.get(&named.value) {
+                let message = format!(
+                    "node groups `{}` and `{other}` are both named `{}` in EKS",
+                    name.value, named.value
+                );
+                d.error(named.span, message).help = Some(format!(
+                    "`{other}` is at line {}; EKS node group names are unique in a cluster",
+                    first.line
+                ));
+                return false;
+            }
+            nodegroup_names.insert(named.value.clone(), (name.value.clone(), named.span));
+        }
+        true
+    }
+}
+
+/// Windows nodes cannot run the cluster's own pods: a blueprint with only
+/// Windows groups is warned about.
+fn check_windows_only(d: &mut Decoder, groups: &[NodeGroup]) {
     if let Some(first) = groups.first()
         && groups.iter().all(|g| g.ami_family.is_windows())
     {
@@ -360,21 +468,6 @@ fn decode_blueprint(d: &mut Decoder, root: &Node) -> Option<Blueprint> {
             "Windows nodes cannot run CoreDNS and other kube-system pods; the cluster needs at least one Linux node group".into(),
         );
     }
-    check_shared_node_names(d, &groups);
-    let iam = RoleDefaults {
-        permissions_boundary: top_iam.permissions_boundary,
-        role_path: top_iam.role_path.map(|p| p.value),
-    };
-    check_parameters(d, &cluster, &iam, &groups);
-    Some(Blueprint {
-        description,
-        cluster,
-        node_groups: groups,
-        suppressions,
-        iam,
-        overrides,
-        stacks: std::mem::take(&mut stacks.specs),
-    })
 }
 
 /// Self-managed groups that share an existing role share its cluster

@@ -19,7 +19,7 @@ use super::storage::{
 };
 use super::{Opt, duration, opt_bool, opt_string, opt_strings, opt_u32};
 use crate::blueprint::compose;
-use crate::blueprint::decode::{Decoder, Located};
+use crate::blueprint::decode::{Decoder, Fields, Located};
 use crate::blueprint::hatches::HatchSpec;
 use crate::blueprint::limits;
 use crate::blueprint::*;
@@ -349,6 +349,9 @@ impl GroupSpec {
     }
 }
 
+/// A node group (or `defaults`) as written, section by section in the
+/// order of its fields: its name, then the image and instances, the nodes,
+/// their access, the self-managed and the managed settings.
 pub(super) fn decode_group_spec(d: &mut Decoder, node: &Node, context: &str) -> GroupSpec {
     let Some(mut f) = d.fields(context, node, GROUP_FIELDS) else {
         return GroupSpec::default();
@@ -366,11 +369,34 @@ pub(super) fn decode_group_spec(d: &mut Decoder, node: &Node, context: &str) -> 
         Some(name) => format!("node group `{}`", name.value),
         None => context.to_string(),
     };
+    decode_instances(d, &mut f, &mut spec);
+    decode_nodes(d, &mut f, &mut spec);
+    decode_access(d, &mut f, &mut spec, context);
+    decode_self_managed(d, &mut f, &mut spec, context);
+    decode_managed(d, &mut f, &mut spec, context);
+    spec.written = GROUP_FIELDS
+        .iter()
+        .filter_map(|field| f.key_span(field).map(|span| (*field, span)))
+        // A name `defaults` cannot set is reported once, as such.
+        .filter(|(field, _)| {
+            context != "defaults" || !matches!(*field, "nodegroupName" | "autoScalingGroupName")
+        })
+        .collect();
+    spec.reported = f.finish(d, &context_name);
+    spec.reported
+        .extend(GROUP_FIELDS.iter().filter(|field| f.given(field)));
+    spec
+}
+
+/// The image and the instances: the AMI family or image, FIPS, the
+/// instance types or requirements, where they are placed and reserved,
+/// EFA and the sizes.
+fn decode_instances(d: &mut Decoder, f: &mut Fields<'_>, spec: &mut GroupSpec) {
     spec.ami_family = f
         .get("amiFamily")
         .and_then(|n| d.choice("amiFamily", n, &AmiFamily::ALL));
     spec.ami = f.get("ami").and_then(|n| decode_ami(d, n));
-    spec.fips = opt_bool(d, &mut f, "", "fips");
+    spec.fips = opt_bool(d, f, "", "fips");
     spec.instance_type = f
         .get("instanceType")
         .and_then(|n| d.string("instanceType", n));
@@ -381,15 +407,21 @@ pub(super) fn decode_group_spec(d: &mut Decoder, node: &Node, context: &str) -> 
         let at = f.key_span("instanceRequirements").unwrap_or(n.span);
         decode_requirements(d, n, at)
     });
-    spec.placement_group = opt_string(d, &mut f, "", "placementGroup")
-        .filter(|name| check_placement_group_name(d, name));
+    spec.placement_group =
+        opt_string(d, f, "", "placementGroup").filter(|name| check_placement_group_name(d, name));
     spec.capacity_reservation = f
         .get("capacityReservation")
         .and_then(|n| decode_capacity_reservation(d, "capacityReservation", n));
-    spec.efa = opt_bool(d, &mut f, "", "efa");
-    spec.min_size = opt_u32(d, &mut f, "", "minSize", 0, 10_000);
-    spec.max_size = opt_u32(d, &mut f, "", "maxSize", 1, 10_000);
-    spec.desired_capacity = opt_u32(d, &mut f, "", "desiredCapacity", 0, 10_000);
+    spec.efa = opt_bool(d, f, "", "efa");
+    spec.min_size = opt_u32(d, f, "", "minSize", 0, 10_000);
+    spec.max_size = opt_u32(d, f, "", "maxSize", 1, 10_000);
+    spec.desired_capacity = opt_u32(d, f, "", "desiredCapacity", 0, 10_000);
+}
+
+/// What the nodes are as Kubernetes nodes and as machines: subnets,
+/// labels, taints, `maxPods`, kubelet and NodeConfig settings, storage,
+/// instance metadata, commands run before bootstrap and escape hatches.
+fn decode_nodes(d: &mut Decoder, f: &mut Fields<'_>, spec: &mut GroupSpec) {
     spec.subnets = f.get("subnets").and_then(|n| decode_subnets(d, n));
     if let Some(n) = f.get("labels") {
         spec.labels = d.string_map("labels", n);
@@ -411,7 +443,7 @@ pub(super) fn decode_group_spec(d: &mut Decoder, node: &Node, context: &str) -> 
             .collect();
         Some(Located::new(taints, n.span))
     });
-    spec.max_pods = opt_u32(d, &mut f, "", "maxPods", 1, 737);
+    spec.max_pods = opt_u32(d, f, "", "maxPods", 1, 737);
     if let Some(n) = f.get("kubelet") {
         spec.kubelet = decode_kubelet(d, n);
     }
@@ -433,8 +465,14 @@ pub(super) fn decode_group_spec(d: &mut Decoder, node: &Node, context: &str) -> 
     if let Some(n) = f.get("imds") {
         spec.imds = decode_imds(d, n);
     }
-    spec.pre_bootstrap_commands = opt_strings(d, &mut f, "", "preBootstrapCommands");
-    spec.hatches = HatchSpec::decode(d, &mut f);
+    spec.pre_bootstrap_commands = opt_strings(d, f, "", "preBootstrapCommands");
+    spec.hatches = HatchSpec::decode(d, f);
+}
+
+/// What the nodes reach and who reaches them: EFS mounts, tags, IAM,
+/// security groups, SSH, monitoring, CPU settings, public addresses, the
+/// node security group and the cluster autoscaler.
+fn decode_access(d: &mut Decoder, f: &mut Fields<'_>, spec: &mut GroupSpec, context: &str) {
     spec.efs_mounts = f.get("efsMounts").map(|n| {
         let mounts = d
             .list("efsMounts", n)
@@ -462,12 +500,12 @@ pub(super) fn decode_group_spec(d: &mut Decoder, node: &Node, context: &str) -> 
     spec.security_groups = f
         .get("securityGroups")
         .and_then(|n| decode_security_groups(d, n));
-    spec.key_name = opt_string(d, &mut f, "", "keyName");
+    spec.key_name = opt_string(d, f, "", "keyName");
     spec.ssh = f
         .get("ssh")
         .and_then(|n| super::networking::decode_ssh(d, n));
-    spec.detailed_monitoring = opt_bool(d, &mut f, "", "detailedMonitoring");
-    spec.ebs_optimized = opt_bool(d, &mut f, "", "ebsOptimized");
+    spec.detailed_monitoring = opt_bool(d, f, "", "detailedMonitoring");
+    spec.ebs_optimized = opt_bool(d, f, "", "ebsOptimized");
     spec.cpu_options = f.get("cpuOptions").and_then(|n| {
         let at = f.key_span("cpuOptions").unwrap_or(n.span);
         decode_cpu_options(d, n, at)
@@ -475,8 +513,8 @@ pub(super) fn decode_group_spec(d: &mut Decoder, node: &Node, context: &str) -> 
     spec.cpu_credits = f
         .get("cpuCredits")
         .and_then(|n| d.choice("cpuCredits", n, CPU_CREDITS));
-    spec.enclave = opt_bool(d, &mut f, "", "enclave");
-    spec.associate_public_ip = opt_bool(d, &mut f, "", "associatePublicIpAddress");
+    spec.enclave = opt_bool(d, f, "", "enclave");
+    spec.associate_public_ip = opt_bool(d, f, "", "associatePublicIpAddress");
     spec.node_security_group = f.get("nodeSecurityGroup").and_then(|n| {
         d.choice(
             "nodeSecurityGroup",
@@ -487,6 +525,12 @@ pub(super) fn decode_group_spec(d: &mut Decoder, node: &Node, context: &str) -> 
     if let Some(n) = f.get("clusterAutoscaler") {
         (spec.cluster_autoscaler, spec.autoscaler_priority) = decode_cluster_autoscaler(d, n);
     }
+}
+
+/// The Auto Scaling group of a self-managed group: its name, update
+/// policy, CloudFormation signal, `perAz`, capacity type and spot mix,
+/// bootstrap arguments and lifecycle.
+fn decode_self_managed(d: &mut Decoder, f: &mut Fields<'_>, spec: &mut GroupSpec, context: &str) {
     if let Some(node) = f.get("autoScalingGroupName") {
         if context == "defaults" {
             d.error(node.span, "`defaults` cannot set `autoScalingGroupName`")
@@ -504,30 +548,29 @@ pub(super) fn decode_group_spec(d: &mut Decoder, node: &Node, context: &str) -> 
     spec.signal_client = f
         .get("signalClient")
         .and_then(|n| d.choice("signalClient", n, SIGNAL_CLIENTS));
-    spec.per_az = opt_bool(d, &mut f, "", "perAz");
+    spec.per_az = opt_bool(d, f, "", "perAz");
     spec.capacity_type = f
         .get("capacityType")
         .and_then(|n| d.choice("capacityType", n, CAPACITY_TYPES));
     spec.distribution = f
         .get("instancesDistribution")
         .and_then(|n| decode_distribution(d, n));
-    spec.bootstrap_arguments =
-        opt_string(d, &mut f, "", "bootstrapArguments").and_then(|arguments| {
-            // They continue bootstrap.sh's command line in the user data: a
-            // line break would end it there and run the rest as commands.
-            if !arguments.value.contains(['\n', '\r']) {
-                return Some(arguments);
-            }
-            d.error(
-                arguments.span,
-                "`bootstrapArguments` holds a line break: it is one line of bootstrap.sh arguments",
-            )
-            .help = Some(
-                "write the arguments on one line (a folded `>-` block joins its lines with spaces)"
-                    .into(),
-            );
-            None
-        });
+    spec.bootstrap_arguments = opt_string(d, f, "", "bootstrapArguments").and_then(|arguments| {
+        // They continue bootstrap.sh's command line in the user data: a
+        // line break would end it there and run the rest as commands.
+        if !arguments.value.contains(['\n', '\r']) {
+            return Some(arguments);
+        }
+        d.error(
+            arguments.span,
+            "`bootstrapArguments` holds a line break: it is one line of bootstrap.sh arguments",
+        )
+        .help = Some(
+            "write the arguments on one line (a folded `>-` block joins its lines with spaces)"
+                .into(),
+        );
+        None
+    });
     if let Some((lifecycle, placement_group, capacity_reservation)) =
         f.get("lifecycle").and_then(|n| decode_lifecycle(d, n))
     {
@@ -535,26 +578,31 @@ pub(super) fn decode_group_spec(d: &mut Decoder, node: &Node, context: &str) -> 
         spec.lifecycle_placement_group = placement_group;
         spec.lifecycle_capacity_reservation = capacity_reservation;
     }
+}
+
+/// What EKS manages for a managed group: update settings, node repair,
+/// release and Kubernetes versions, AMI type, capacity reservation and
+/// the EKS node group name.
+fn decode_managed(d: &mut Decoder, f: &mut Fields<'_>, spec: &mut GroupSpec, context: &str) {
     if let Some(n) = f.get("updateConfig") {
         (spec.max_unavailable, spec.update_strategy) = decode_update_config(d, n);
     }
     spec.node_repair = f.get("nodeRepair").and_then(|n| decode_node_repair(d, n));
-    spec.force_update_enabled = opt_bool(d, &mut f, "", "forceUpdateEnabled");
-    spec.release_version = opt_string(d, &mut f, "", "releaseVersion");
+    spec.force_update_enabled = opt_bool(d, f, "", "forceUpdateEnabled");
+    spec.release_version = opt_string(d, f, "", "releaseVersion");
     spec.kubernetes_version = f
         .get("kubernetesVersion")
         .and_then(|n| super::cluster::decode_version(d, "kubernetesVersion", n));
-    spec.ami_type = opt_string(d, &mut f, "", "amiType");
-    spec.capacity_reservation_id =
-        opt_string(d, &mut f, "", "capacityReservationId").and_then(|id| {
-            let ok = is_reservation_id(&id.value);
-            if !ok {
-                let message = format!("`{}` is not a capacity reservation ID", id.value);
-                d.error(id.span, message).help =
-                    Some("capacity reservation IDs look like `cr-0123456789abcdef0`".into());
-            }
-            ok.then_some(id)
-        });
+    spec.ami_type = opt_string(d, f, "", "amiType");
+    spec.capacity_reservation_id = opt_string(d, f, "", "capacityReservationId").and_then(|id| {
+        let ok = is_reservation_id(&id.value);
+        if !ok {
+            let message = format!("`{}` is not a capacity reservation ID", id.value);
+            d.error(id.span, message).help =
+                Some("capacity reservation IDs look like `cr-0123456789abcdef0`".into());
+        }
+        ok.then_some(id)
+    });
     if let Some(node) = f.get("nodegroupName") {
         if context == "defaults" {
             d.error(node.span, "`defaults` cannot set `nodegroupName`")
@@ -563,18 +611,6 @@ pub(super) fn decode_group_spec(d: &mut Decoder, node: &Node, context: &str) -> 
             spec.nodegroup_name = check_nodegroup_name(d, name);
         }
     }
-    spec.written = GROUP_FIELDS
-        .iter()
-        .filter_map(|field| f.key_span(field).map(|span| (*field, span)))
-        // A name `defaults` cannot set is reported once, as such.
-        .filter(|(field, _)| {
-            context != "defaults" || !matches!(*field, "nodegroupName" | "autoScalingGroupName")
-        })
-        .collect();
-    spec.reported = f.finish(d, &context_name);
-    spec.reported
-        .extend(GROUP_FIELDS.iter().filter(|field| f.given(field)));
-    spec
 }
 
 /// Node group names become logical IDs (`staging-1` → `Staging1`) and tag
