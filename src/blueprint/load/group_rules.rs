@@ -156,34 +156,7 @@ fn assemble(
     name: Located<String>,
     top_iam: &super::iam::TopIam,
 ) -> NodeGroup {
-    let Checked {
-        ami_family,
-        version,
-        arch,
-        accelerator,
-        instance_types,
-        min_size,
-        max_size,
-        subnets,
-        instances,
-        root_volume,
-        volumes,
-        signal_timeout,
-        update,
-        existing,
-        launch_options,
-        associate_public_ip,
-        ssh,
-        node_security_group,
-        imds,
-        autoscaler,
-        fips,
-        node_config,
-        managed,
-        distribution,
-        labels,
-    } = checked;
-    let hatches = spec.hatches.resolve(ami_family);
+    let hatches = spec.hatches.resolve(checked.ami_family);
     // The blueprint's `iam` fills in what the group's own does not say.
     let role_path = spec
         .iam
@@ -194,29 +167,29 @@ fn assemble(
         stack: 0,
         identity: logical_id.clone(),
         logical_id,
-        managed,
-        ami_family,
+        managed: checked.managed,
+        ami_family: checked.ami_family,
         ami: spec.ami.map_or(Ami::Recommended, |a| a.value),
-        kubernetes_version: version,
-        fips,
-        arch,
-        accelerator,
-        distribution,
+        kubernetes_version: checked.version,
+        fips: checked.fips,
+        arch: checked.arch,
+        accelerator: checked.accelerator,
+        distribution: checked.distribution,
         lifecycle: spec.lifecycle.map(|l| l.value).unwrap_or_default(),
-        weights: instances.weights,
+        weights: checked.instances.weights,
         instance_requirements: spec.instance_requirements.map(|r| r.value),
-        placement_group: instances.placement_group,
-        capacity_reservation: instances.capacity_reservation,
-        efa: instances.efa,
-        efa_cards: instances.efa_cards,
+        placement_group: checked.instances.placement_group,
+        capacity_reservation: checked.instances.capacity_reservation,
+        efa: checked.instances.efa,
+        efa_cards: checked.instances.efa_cards,
         bootstrap_arguments: spec.bootstrap_arguments.map(|b| b.value),
         per_az: spec.per_az.is_some_and(|p| p.value),
-        instance_types,
-        min_size,
-        max_size,
+        instance_types: checked.instance_types,
+        min_size: checked.min_size,
+        max_size: checked.max_size,
         desired_capacity: spec.desired_capacity.map(|v| v.value),
-        subnets,
-        labels,
+        subnets: checked.subnets,
+        labels: checked.labels,
         taints: spec
             .taints
             .map(|t| t.value.into_iter().map(|t| t.value).collect())
@@ -227,11 +200,11 @@ fn assemble(
             .into_iter()
             .map(|(k, v)| (k.value, v))
             .collect(),
-        node_config,
-        root_volume,
-        volumes,
+        node_config: checked.node_config,
+        root_volume: checked.root_volume,
+        volumes: checked.volumes,
         instance_store: spec.instance_store.as_ref().map(|s| s.value),
-        imds,
+        imds: checked.imds,
         pre_bootstrap_commands: spec
             .pre_bootstrap_commands
             .map(|c| c.value)
@@ -253,7 +226,7 @@ fn assemble(
                 .extra_managed_policies
                 .map(|p| p.value)
                 .unwrap_or_default(),
-            existing,
+            existing: checked.existing,
             role_name: spec.iam.created_role_name,
             instance_profile_path: spec
                 .iam
@@ -274,15 +247,15 @@ fn assemble(
         security_groups: spec.security_groups.map(|s| s.value).unwrap_or_default(),
         key_name: spec.key_name.map(|k| k.value),
         detailed_monitoring: spec.detailed_monitoring.is_some_and(|v| v.value),
-        launch_options,
-        associate_public_ip,
-        node_security_group,
-        ssh,
-        cluster_autoscaler: autoscaler,
+        launch_options: checked.launch_options,
+        associate_public_ip: checked.associate_public_ip,
+        node_security_group: checked.node_security_group,
+        ssh: checked.ssh,
+        cluster_autoscaler: checked.autoscaler,
         autoscaler_priority: spec.autoscaler_priority.map(|p| p.value),
         auto_scaling_group_name: spec.auto_scaling_group_name,
-        update,
-        signal_timeout,
+        update: checked.update,
+        signal_timeout: checked.signal_timeout,
         signal_client: spec
             .signal_client
             .as_ref()

@@ -367,42 +367,50 @@ struct TakenNames {
     asg_names: HashMap<String, (String, Span)>,
 }
 
+/// Records `group` as the taker of `key` unless an earlier group took it:
+/// then that group's name and where it took it.
+fn claim(
+    taken: &mut HashMap<String, (String, Span)>,
+    key: &str,
+    group: &str,
+    at: Span,
+) -> Option<(String, Span)> {
+    if let Some(first) = taken.get(key) {
+        return Some(first.clone());
+    }
+    taken.insert(key.to_string(), (group.to_string(), at));
+    None
+}
+
 impl TakenNames {
     /// A created IAM role's name is unique in an account; false, with an
     /// error, when an earlier group creates the same role.
     fn admit_role(&mut self, d: &mut Decoder, group: &NodeGroup) -> bool {
-        let role_names = &mut self.role_names;
-        if let Some(named) = &group.iam.role_name {
-            let name = &named.value;
-            if let Some((other, first)) = role_names.get(name) {
-                let message = format!(
-                    "node groups `{}` and `{other}` both create the IAM role `{name}`",
-                    group.name.value
-                );
-                d.error(named.span, message).help = Some(format!(
-                    "`{other}` is at line {}; IAM role names are unique in an account",
-                    first.line
-                ));
-                return false;
-            }
-            role_names.insert(name.clone(), (group.name.value.clone(), named.span));
-        }
-        true
+        let Some(named) = &group.iam.role_name else {
+            return true;
+        };
+        let name = &named.value;
+        let Some((other, first)) = claim(&mut self.role_names, name, &group.name.value, named.span)
+        else {
+            return true;
+        };
+        let message = format!(
+            "node groups `{}` and `{other}` both create the IAM role `{name}`",
+            group.name.value
+        );
+        d.error(named.span, message).help = Some(format!(
+            "`{other}` is at line {}; IAM role names are unique in an account",
+            first.line
+        ));
+        false
     }
 
     /// A group's name, logical ID, Auto Scaling group name and EKS node
     /// group name are each unique; false, with an error at the first that
     /// collides, when an earlier group took one of them.
     fn admit(&mut self, d: &mut Decoder, group: &NodeGroup) -> bool {
-        let Self {
-            names,
-            ids,
-            nodegroup_names,
-            asg_names,
-            ..
-        } = self;
         let name = &group.name;
-        if let Some(first) = names.get(&name.value) {
+        if let Some(first) = self.names.get(&name.value) {
             let message = format!("node group `{}` is defined twice", name.value);
             let help = format!(
                 "the first definition is at line {}; node group names must be unique",
@@ -411,8 +419,10 @@ impl TakenNames {
             d.error(name.span, message).help = Some(help);
             return false;
         }
-        names.insert(name.value.clone(), name.span);
-        if let Some((other, first)) = ids.get(&group.logical_id) {
+        self.names.insert(name.value.clone(), name.span);
+        if let Some((other, first)) =
+            claim(&mut self.ids, &group.logical_id, &name.value, name.span)
+        {
             let message = format!(
                 "node groups `{}` and `{other}` make the same logical ID `{}`",
                 name.value, group.logical_id
@@ -424,35 +434,38 @@ impl TakenNames {
             d.error(name.span, message).help = Some(help);
             return false;
         }
-        ids.insert(group.logical_id.clone(), (name.value.clone(), name.span));
-        if let Some(named) = &group.auto_scaling_group_name {
-            if let Some((other, first)) = asg_names.get(&named.value) {
-                let message = format!(
-                    "node groups `{}` and `{other}` both name their Auto Scaling group `{}`",
-                    name.value, named.value
-                );
-                d.error(named.span, message).help = Some(format!(
-                    "`{other}` is at line {}; Auto Scaling group names are unique in a region",
-                    first.line
-                ));
-                return false;
-            }
-            asg_names.insert(named.value.clone(), (name.value.clone(), named.span));
+        if let Some(named) = &group.auto_scaling_group_name
+            && let Some((other, first)) =
+                claim(&mut self.asg_names, &named.value, &name.value, named.span)
+        {
+            let message = format!(
+                "node groups `{}` and `{other}` both name their Auto Scaling group `{}`",
+                name.value, named.value
+            );
+            d.error(named.span, message).help = Some(format!(
+                "`{other}` is at line {}; Auto Scaling group names are unique in a region",
+                first.line
+            ));
+            return false;
         }
-        if let Some(managed) = &group.managed {
-            let named = &managed.nodegroup_name;
-            if let Some((other, first)) = nodegroup_names.get(&named.value) {
-                let message = format!(
-                    "node groups `{}` and `{other}` are both named `{}` in EKS",
-                    name.value, named.value
-                );
-                d.error(named.span, message).help = Some(format!(
-                    "`{other}` is at line {}; EKS node group names are unique in a cluster",
-                    first.line
-                ));
-                return false;
-            }
-            nodegroup_names.insert(named.value.clone(), (name.value.clone(), named.span));
+        if let Some(managed) = &group.managed
+            && let named = &managed.nodegroup_name
+            && let Some((other, first)) = claim(
+                &mut self.nodegroup_names,
+                &named.value,
+                &name.value,
+                named.span,
+            )
+        {
+            let message = format!(
+                "node groups `{}` and `{other}` are both named `{}` in EKS",
+                name.value, named.value
+            );
+            d.error(named.span, message).help = Some(format!(
+                "`{other}` is at line {}; EKS node group names are unique in a cluster",
+                first.line
+            ));
+            return false;
         }
         true
     }
