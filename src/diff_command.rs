@@ -15,39 +15,49 @@ use crate::{
     write_stdout,
 };
 
-/// A template read from a file: a blueprint is synthesized, anything else is
-/// read as a template.
-fn template_of(path: &str, stack: Option<&str>) -> Result<cfn::Template, ExitCode> {
-    let file = read(path)?;
-    let not_a_template = |diagnostics: Vec<Diagnostic>| {
-        report(&diagnostics);
-        eprintln!(
-            "error: `{}` is not a CloudFormation template",
-            shown(&file.name)
-        );
-        ExitCode::from(USAGE_OR_IO)
-    };
-    let root = eksynth::syntax::parse(&file).map_err(|d| not_a_template(vec![*d]))?;
-    if eksynth::check::looks_like_blueprint(&root) {
-        let compiled = compiled(&file, SchemaSet::embedded())?;
-        let stack = single_stack(&compiled, &file, stack, "")?;
-        return Ok(stack.template.clone());
-    }
-    cfn::read::read_parsed(&file, &root).map_err(not_a_template)
+/// One side of a diff, read and (for a blueprint) synthesized once.
+enum Side {
+    Blueprint(Arc<SourceFile>, Compiled),
+    Template(Box<cfn::Template>),
 }
 
-/// A blueprint's stacks, with the file and the blueprint origin of their
-/// resources; `None` for a template.
-fn blueprint_stacks(path: &str) -> Result<Option<(Arc<SourceFile>, Compiled)>, ExitCode> {
-    let file = read(path)?;
-    let Ok(root) = eksynth::syntax::parse(&file) else {
-        return Ok(None);
-    };
-    if !eksynth::check::looks_like_blueprint(&root) {
-        return Ok(None);
+impl Side {
+    /// A blueprint is synthesized, anything else is read as a template.
+    fn read(path: &str) -> Result<Side, ExitCode> {
+        let file = read(path)?;
+        let not_a_template = |diagnostics: Vec<Diagnostic>| {
+            report(&diagnostics);
+            eprintln!(
+                "error: `{}` is not a CloudFormation template",
+                shown(&file.name)
+            );
+            ExitCode::from(USAGE_OR_IO)
+        };
+        let root = eksynth::syntax::parse(&file).map_err(|d| not_a_template(vec![*d]))?;
+        if eksynth::check::looks_like_blueprint(&root) {
+            let compiled = compiled(&file, SchemaSet::embedded())?;
+            return Ok(Side::Blueprint(file, compiled));
+        }
+        cfn::read::read_parsed(&file, &root)
+            .map(|template| Side::Template(Box::new(template)))
+            .map_err(not_a_template)
     }
-    let compiled = compiled(&file, SchemaSet::embedded())?;
-    Ok(Some((file, compiled)))
+
+    /// Whether this is a blueprint that makes several stacks.
+    fn several_stacks(&self) -> bool {
+        matches!(self, Side::Blueprint(_, compiled) if compiled.stacks.len() > 1)
+    }
+
+    /// The template to compare: a blueprint's one stack, or the one
+    /// `--stack` names.
+    fn template(self, stack: Option<&str>) -> Result<cfn::Template, ExitCode> {
+        match self {
+            Side::Blueprint(file, compiled) => {
+                Ok(single_stack(&compiled, &file, stack, "")?.template.clone())
+            }
+            Side::Template(template) => Ok(*template),
+        }
+    }
 }
 
 /// `diff` of two blueprints that make several stacks: every stack, and the
@@ -108,17 +118,18 @@ pub(crate) fn diff(
     format: DiffFormat,
 ) -> ExitCode {
     finish((|| {
+        let (old, new) = (Side::read(old_path)?, Side::read(new_path)?);
         // Blueprints of which one makes several stacks are compared stack
         // by stack, unless `--stack` picks one.
-        if stack.is_none()
-            && let (Some((_, old)), Some(new)) =
-                (blueprint_stacks(old_path)?, blueprint_stacks(new_path)?)
-            && (old.stacks.len() > 1 || new.1.stacks.len() > 1)
-        {
-            return diff_all_stacks((old_path, old), new, format);
-        }
-        let old = template_of(old_path, stack)?;
-        let new = template_of(new_path, stack)?;
+        let several = old.several_stacks() || new.several_stacks();
+        let (old, new) = match (old, new) {
+            (Side::Blueprint(_, old), Side::Blueprint(new_file, new))
+                if stack.is_none() && several =>
+            {
+                return diff_all_stacks((old_path, old), (new_file, new), format);
+            }
+            (old, new) => (old.template(stack)?, new.template(stack)?),
+        };
         let diff = eksynth::diff::diff(&old, &new, SchemaSet::embedded());
         write_stdout(&match format {
             DiffFormat::Human => eksynth::diff::render_human(&diff),

@@ -453,6 +453,14 @@ fn json_change(change: &Change) -> Value {
 /// }
 /// ```
 pub fn render_json(diff: &Diff) -> String {
+    let mut text = serde_json::to_string_pretty(&json_document(diff)).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// The document `render_json` writes, as a value (a stack's entry in the
+/// document of several stacks).
+pub(super) fn json_document(diff: &Diff) -> Value {
     let summary = diff.summary();
     let resources: Vec<Value> = diff
         .resources
@@ -500,7 +508,7 @@ pub fn render_json(diff: &Diff) -> String {
             })
         })
         .collect();
-    let document = json!({
+    json!({
         "version": 1,
         "has_changes": diff.has_changes(),
         "summary": {
@@ -519,8 +527,5 @@ pub fn render_json(diff: &Diff) -> String {
         "conditions": json_entries(&diff.conditions),
         "mappings": json_entries(&diff.mappings),
         "template": diff.template.iter().map(json_change).collect::<Vec<_>>(),
-    });
-    let mut text = serde_json::to_string_pretty(&document).unwrap_or_default();
-    text.push('\n');
-    text
+    })
 }

@@ -224,8 +224,6 @@ pub fn render_stacks_json(stacks: &StackDiffs) -> String {
         .stacks
         .iter()
         .map(|s| {
-            let diff: Value =
-                serde_json::from_str(&super::render_json(&s.diff)).unwrap_or(Value::Null);
             json!({
                 "name": s.name,
                 "change": match s.change {
@@ -233,7 +231,7 @@ pub fn render_stacks_json(stacks: &StackDiffs) -> String {
                     StackChange::Deleted => "deleted",
                     StackChange::Updated => "updated",
                 },
-                "diff": diff,
+                "diff": super::render::json_document(&s.diff),
             })
         })
         .collect();
