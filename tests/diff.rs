@@ -1052,3 +1052,23 @@ fn a_managed_group_on_a_custom_image_names_no_version() {
         assert!(!group.properties.contains_key("AmiType"));
     }
 }
+
+#[test]
+fn an_aws_auth_mapping_is_kept_only_by_an_access_entry_for_its_own_role() {
+    // Both ARNs name `${AWS::Partition}`: that names no role, and an access
+    // entry for another role keeps nothing.
+    let template = |resources: &str| {
+        format!("AWSTemplateFormatVersion: \"2010-09-09\"\nResources:\n{resources}")
+    };
+    let mapping = "  NodesAwsAuth:\n    Type: Custom::AwsAuth\n    Properties:\n      ServiceToken: arn:aws:lambda:eu-west-1:111122223333:function:aws-auth\n      ClusterName: demo\n      RoleArn: !Sub arn:${AWS::Partition}:iam::${AWS::AccountId}:role/nodes\n";
+    let entry = |role: &str| {
+        format!(
+            "  NodesAccessEntry:\n    Type: AWS::EKS::AccessEntry\n    Properties:\n      ClusterName: demo\n      PrincipalArn: !Sub arn:${{AWS::Partition}}:iam::${{AWS::AccountId}}:role/{role}\n      Type: EC2_LINUX\n"
+        )
+    };
+    let old = template(mapping);
+    let other = diff_texts(&old, &template(&entry("batch")));
+    assert_eq!(ids(&other.critical()), ["NodesAwsAuth"]);
+    let same = diff_texts(&old, &template(&entry("nodes")));
+    assert!(same.critical().is_empty(), "{}", render_human(&same));
+}

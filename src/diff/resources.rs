@@ -520,13 +520,10 @@ fn serves_nodes(id: &str, resource: &Resource, template: &Template) -> bool {
     }
 }
 
-/// Whether a value names the resource `id` (`Ref` or `Fn::GetAtt`).
+/// Whether a value names the resource `id` (`Ref`, `Fn::GetAtt` or a
+/// `Fn::Sub` variable).
 fn refers_to(value: &Expr, id: &str) -> bool {
-    let mut properties = IndexMap::new();
-    properties.insert(String::new(), value.clone());
-    references(&properties)
-        .iter()
-        .any(|(_, target, _)| target == id)
+    value.references().iter().any(|(target, _)| *target == id)
 }
 
 /// For a removed aws-auth mapping: the access entry of the new template
@@ -536,14 +533,14 @@ fn access_kept(resource: &Resource, new: &Template) -> Option<String> {
         return None;
     }
     let role = resource.properties.get("RoleArn")?;
-    let roles: Vec<String> = {
-        let mut properties = IndexMap::new();
-        properties.insert(String::new(), role.clone());
-        references(&properties)
-            .into_iter()
-            .map(|(_, target, _)| target)
-            .collect()
-    };
+    // The role resources the mapping names; a pseudo parameter in an ARN
+    // (`${AWS::Partition}`) names no role.
+    let roles: Vec<&str> = role
+        .references()
+        .into_iter()
+        .map(|(target, _)| target)
+        .filter(|target| !target.starts_with("AWS::"))
+        .collect();
     new.resources.iter().find_map(|(id, entry)| {
         let principal = entry.properties.get("PrincipalArn")?;
         let same = principal == role || roles.iter().any(|r| refers_to(principal, r));
