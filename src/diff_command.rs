@@ -91,7 +91,7 @@ fn diff_all_stacks(
                 &new_file,
                 span,
                 format!(
-                    "{} moves from stack `{}` to `{}` and loses its nodes",
+                    "{} moves from stack `{}` to `{}`, and no order of deploys keeps its nodes or their access",
                     m.logical_id, m.from, m.to
                 ),
             )

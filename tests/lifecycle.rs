@@ -299,3 +299,57 @@ fn changes_that_roll_nothing_say_they_are_applied_in_place() {
     let rolled = one_stack("version-bump");
     assert!(rolled.resources.iter().all(|r| r.notes.is_empty()));
 }
+
+/// A template of `resources` (YAML), read as `eksynth diff` reads one.
+fn template_of(resources: &str) -> Template {
+    let text = format!("AWSTemplateFormatVersion: \"2010-09-09\"\nResources:\n{resources}");
+    let file = SourceFile::new("t.yaml", text);
+    eksynth::cfn::read::read(&file).expect("a template")
+}
+
+#[test]
+fn access_that_changes_stacks_is_a_move_no_order_makes_safely() {
+    // Before an existing role's access lived in the main stack, a group
+    // stack held it under the group's name: deploying the layout of today
+    // over it moves the role's one access entry between stacks.
+    let entry = |id: &str| {
+        format!(
+            "  {id}:\n    Type: AWS::EKS::AccessEntry\n    Properties:\n      ClusterName: demo\n      PrincipalArn: !Sub arn:${{AWS::Partition}}:iam::${{AWS::AccountId}}:role/platform-eks-nodes\n      Type: EC2_LINUX\n"
+        )
+    };
+    let log = "  Logs:\n    Type: AWS::Logs::LogGroup\n";
+    let old = [
+        ("fleet".to_string(), template_of(log)),
+        ("fleet-web".to_string(), template_of(&entry("WebAccessEntry"))),
+    ];
+    let new = [
+        (
+            "fleet".to_string(),
+            template_of(&format!("{log}{}", entry("RolePlatformEksNodesAccessEntry"))),
+        ),
+        ("fleet-web".to_string(), template_of(log)),
+    ];
+    let change = diff_stacks(&old, &new, SchemaSet::embedded());
+    assert_eq!(change.moves.len(), 1, "{}", render_stacks_human(&change));
+    let moved = &change.moves[0];
+    assert_eq!(
+        (
+            moved.logical_id.as_str(),
+            moved.renamed_from.as_deref(),
+            moved.from.as_str(),
+            moved.to.as_str()
+        ),
+        (
+            "RolePlatformEksNodesAccessEntry",
+            Some("WebAccessEntry"),
+            "fleet-web",
+            "fleet"
+        )
+    );
+    assert!(!moved.keeps_nodes());
+    assert!(moved.advice().contains("cannot be in both stacks"));
+
+    // The same role's entry staying in its stack is no move.
+    let stays = diff_stacks(&old, &old, SchemaSet::embedded());
+    assert!(stays.moves.is_empty());
+}

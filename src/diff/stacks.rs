@@ -9,12 +9,14 @@
 //! whether its nodes are kept. Creating the new one first keeps them; but a
 //! group whose physical name is fixed (`NodegroupName`,
 //! `AutoScalingGroupName`) cannot exist twice, and then no order keeps
-//! them.
+//! them. A role's cluster access (its access entry or aws-auth mapping),
+//! matched by the role it grants since its logical ID may change too,
+//! never can exist twice: EKS has one access entry per role.
 
 use std::collections::BTreeSet;
 
 use super::{Diff, diff};
-use crate::cfn::{Expr, Template};
+use crate::cfn::{Expr, Resource, Template};
 use crate::validate::SchemaSet;
 
 /// Every stack's diff, by stack name, and the moves between them.
@@ -39,36 +41,47 @@ pub enum StackChange {
     Updated,
 }
 
-/// A node group that leaves stack `from` for stack `to`.
+/// A node group, or a role's cluster access, that leaves stack `from` for
+/// stack `to`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Move {
+    /// The logical ID in `to`.
     pub logical_id: String,
+    /// The logical ID in `from`, when it differs.
+    pub renamed_from: Option<String>,
     pub resource_type: String,
     pub from: String,
     pub to: String,
-    /// The physical name both stacks give it, when fixed: the property
-    /// and the name.
+    /// What both stacks give it that exists once in the account or cluster,
+    /// when there is such a thing: the property and its value (a node
+    /// group's fixed name, the role an access entry or aws-auth mapping
+    /// grants).
     pub fixed_name: Option<(String, String)>,
 }
 
 impl Move {
-    /// Whether some order of the two deploys keeps the group's nodes.
+    /// Whether some order of the two deploys keeps the group's nodes, or
+    /// the role's access.
     pub fn keeps_nodes(&self) -> bool {
         self.fixed_name.is_none()
     }
 
+    fn is_access(&self) -> bool {
+        access_key_property(&self.resource_type).is_some()
+    }
+
     /// What to do, in words.
     pub fn advice(&self) -> String {
+        let (to, from) = (&self.to, &self.from);
         match &self.fixed_name {
             None => format!(
-                "deploy `{to}` first (the group is created there and its nodes join), then `{from}` (the old group is deleted)",
-                to = self.to,
-                from = self.from
+                "deploy `{to}` first (the group is created there and its nodes join), then `{from}` (the old group is deleted)"
+            ),
+            Some((_, role)) if self.is_access() => format!(
+                "the role {role} has one access entry (or aws-auth mapping), so it cannot be in both stacks: deploying `{to}` first fails on the one `{from}` holds, and deploying `{from}` first leaves the role's nodes without cluster access until `{to}` is deployed; deploy the two one right after the other"
             ),
             Some((property, name)) => format!(
-                "its {property} `{name}` cannot exist twice, so no order keeps its nodes: deploying `{to}` first fails on the name, and deploying `{from}` first deletes the group and its nodes before `{to}` creates it again; give the moved group another name to keep its nodes",
-                to = self.to,
-                from = self.from
+                "its {property} `{name}` cannot exist twice, so no order keeps its nodes: deploying `{to}` first fails on the name, and deploying `{from}` first deletes the group and its nodes before `{to}` creates it again; give the moved group another name to keep its nodes"
             ),
         }
     }
@@ -111,45 +124,106 @@ fn find<'t>(side: &'t [(String, Template)], name: &str) -> Option<&'t Template> 
     side.iter().find(|(n, _)| n == name).map(|(_, t)| t)
 }
 
-/// The node groups of `old` found in another stack of `new`.
+/// The node groups of `old` found in another stack of `new` (by logical
+/// ID), and the cluster access of a role found in another stack (by the
+/// role it grants, whatever its logical ID).
 fn moves(old: &[(String, Template)], new: &[(String, Template)]) -> Vec<Move> {
     let mut moves = Vec::new();
     for (from, before) in old {
         for (id, resource) in &before.resources {
-            let Some(name_property) = group_name_property(&resource.kind) else {
-                continue;
+            let found = if let Some(name_property) = group_name_property(&resource.kind) {
+                moved_group(new, from, id, resource, name_property)
+            } else if let Some(key_property) = access_key_property(&resource.kind) {
+                moved_access(new, (from, before), id, resource, key_property)
+            } else {
+                None
             };
-            let stays = new
-                .iter()
-                .any(|(name, t)| name == from && t.resources.contains_key(id));
-            if stays {
-                continue;
-            }
-            let Some((to, moved)) = new.iter().find_map(|(name, t)| {
-                let moved = t.resources.get(id)?;
-                (name != from && moved.kind == resource.kind).then_some((name, moved))
-            }) else {
-                continue;
-            };
-            let fixed = |r: &crate::cfn::Resource| match r.properties.get(name_property) {
-                Some(Expr::String(name)) => Some(name.clone()),
-                _ => None,
-            };
-            let fixed_name = match (fixed(resource), fixed(moved)) {
-                (Some(a), Some(b)) if a == b => Some((name_property.to_string(), b)),
-                _ => None,
-            };
-            moves.push(Move {
-                logical_id: id.clone(),
-                resource_type: resource.kind.clone(),
-                from: from.clone(),
-                to: to.clone(),
-                fixed_name,
-            });
+            moves.extend(found);
         }
     }
     moves.sort_by(|a, b| a.logical_id.cmp(&b.logical_id));
     moves
+}
+
+/// A node group that leaves `from` and is in another stack of `new` under
+/// the same logical ID.
+fn moved_group(
+    new: &[(String, Template)],
+    from: &str,
+    id: &str,
+    resource: &Resource,
+    name_property: &str,
+) -> Option<Move> {
+    let stays = new
+        .iter()
+        .any(|(name, t)| name == from && t.resources.contains_key(id));
+    if stays {
+        return None;
+    }
+    let (to, moved) = new.iter().find_map(|(name, t)| {
+        let moved = t.resources.get(id)?;
+        (name != from && moved.kind == resource.kind).then_some((name, moved))
+    })?;
+    let fixed = |r: &Resource| match r.properties.get(name_property) {
+        Some(Expr::String(name)) => Some(name.clone()),
+        _ => None,
+    };
+    let fixed_name = match (fixed(resource), fixed(moved)) {
+        (Some(a), Some(b)) if a == b => Some((name_property.to_string(), b)),
+        _ => None,
+    };
+    Some(Move {
+        logical_id: id.to_string(),
+        renamed_from: None,
+        resource_type: resource.kind.clone(),
+        from: from.to_string(),
+        to: to.clone(),
+        fixed_name,
+    })
+}
+
+/// A role's access that leaves `from` and is granted, under any logical
+/// ID, by another stack of `new`. Only a role the stack does not create
+/// (an existing one, named by its ARN) is the same role in both stacks: a
+/// `Fn::GetAtt` of a role in each stack names two roles.
+fn moved_access(
+    new: &[(String, Template)],
+    (from, before): (&str, &Template),
+    id: &str,
+    resource: &Resource,
+    key_property: &str,
+) -> Option<Move> {
+    let role = resource.properties.get(key_property)?;
+    if role
+        .references()
+        .iter()
+        .any(|(target, _)| before.resources.contains_key(*target))
+    {
+        return None;
+    }
+    let grants = |t: &Template| -> Option<String> {
+        t.resources
+            .iter()
+            .find(|(_, r)| r.kind == resource.kind && r.properties.get(key_property) == Some(role))
+            .map(|(id, _)| id.clone())
+    };
+    let stays = new
+        .iter()
+        .any(|(name, t)| name == from && grants(t).is_some());
+    if stays {
+        return None;
+    }
+    let (to, new_id) = new
+        .iter()
+        .find_map(|(name, t)| (name != from).then(|| grants(t).map(|id| (name, id)))?)?;
+    Some(Move {
+        renamed_from: (new_id != id).then(|| id.to_string()),
+        logical_id: new_id,
+        resource_type: resource.kind.clone(),
+        from: from.to_string(),
+        to: to.clone(),
+        fixed_name: Some((key_property.to_string(), super::render::compact(role))),
+    })
 }
 
 /// The property that names a node group in its service, for the types
@@ -158,6 +232,16 @@ fn group_name_property(kind: &str) -> Option<&'static str> {
     match kind {
         "AWS::AutoScaling::AutoScalingGroup" => Some("AutoScalingGroupName"),
         "AWS::EKS::Nodegroup" => Some("NodegroupName"),
+        _ => None,
+    }
+}
+
+/// The property that names the role a cluster access resource grants: one
+/// access entry per role in EKS, one mapping per role in aws-auth.
+fn access_key_property(kind: &str) -> Option<&'static str> {
+    match kind {
+        "AWS::EKS::AccessEntry" => Some("PrincipalArn"),
+        "Custom::AwsAuth" => Some("RoleArn"),
         _ => None,
     }
 }
@@ -174,8 +258,12 @@ pub fn render_stacks_human(stacks: &StackDiffs) -> String {
                 "!! CRITICAL: "
             };
             out.push_str(&format!(
-                "  {mark}{} ({}) moves from `{}` to `{}`: {}\n",
+                "  {mark}{}{} ({}) moves from `{}` to `{}`: {}\n",
                 moved.logical_id,
+                moved
+                    .renamed_from
+                    .as_ref()
+                    .map_or_else(String::new, |old| format!(" (was {old})")),
                 moved.resource_type,
                 moved.from,
                 moved.to,
@@ -200,7 +288,7 @@ pub fn render_stacks_human(stacks: &StackDiffs) -> String {
 }
 
 /// The moves and every stack's diff as one JSON document: `moves` (each
-/// with `logical_id`, `type`, `from`, `to`, `fixed_name`, `keeps_nodes`,
+/// with `logical_id`, `renamed_from`, `type`, `from`, `to`, `fixed_name`, `keeps_nodes`,
 /// `advice`) and `stacks` (each with `name`, `change` and `diff`, the
 /// document `render_json` writes for one stack).
 pub fn render_stacks_json(stacks: &StackDiffs) -> String {
@@ -211,6 +299,7 @@ pub fn render_stacks_json(stacks: &StackDiffs) -> String {
         .map(|m| {
             json!({
                 "logical_id": m.logical_id,
+                "renamed_from": m.renamed_from,
                 "type": m.resource_type,
                 "from": m.from,
                 "to": m.to,
