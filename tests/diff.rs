@@ -1072,3 +1072,26 @@ fn an_aws_auth_mapping_is_kept_only_by_an_access_entry_for_its_own_role() {
     let same = diff_texts(&old, &template(&entry("nodes")));
     assert!(same.critical().is_empty(), "{}", render_human(&same));
 }
+
+#[test]
+fn a_managed_version_bump_with_other_changes_is_said_to_fail() {
+    // EKS refuses a Version update combined with other changes of the node
+    // group; alone, it is a plain node group update.
+    let blueprint = text("examples/spot-graviton-managed/blueprint.yaml");
+    let old = synthesized(&blueprint);
+    let bumped = on_version(&blueprint, "1.34");
+    let relabelled = replace_once(&bumped, "      lifecycle: spot\n", "      lifecycle: spot-v2\n");
+    let combined = diff_texts(&old, &synthesized(&relabelled));
+    let group = &combined.rollouts[0].resource;
+    let notes = &resource(&combined, group).notes;
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(
+        notes[0].starts_with(
+            "EKS refuses a Version or ReleaseVersion update combined with other changes of the node group (Labels)"
+        ),
+        "{}",
+        notes[0]
+    );
+    let alone = diff_texts(&old, &synthesized(&bumped));
+    assert!(alone.resources.iter().all(|r| r.notes.is_empty()));
+}

@@ -320,12 +320,18 @@ fn access_that_changes_stacks_is_a_move_no_order_makes_safely() {
     let log = "  Logs:\n    Type: AWS::Logs::LogGroup\n";
     let old = [
         ("fleet".to_string(), template_of(log)),
-        ("fleet-web".to_string(), template_of(&entry("WebAccessEntry"))),
+        (
+            "fleet-web".to_string(),
+            template_of(&entry("WebAccessEntry")),
+        ),
     ];
     let new = [
         (
             "fleet".to_string(),
-            template_of(&format!("{log}{}", entry("RolePlatformEksNodesAccessEntry"))),
+            template_of(&format!(
+                "{log}{}",
+                entry("RolePlatformEksNodesAccessEntry")
+            )),
         ),
         ("fleet-web".to_string(), template_of(log)),
     ];

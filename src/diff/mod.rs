@@ -421,6 +421,7 @@ pub fn diff(old: &Template, new: &Template, schemas: &SchemaSet) -> Diff {
     let rollouts = resources.rollouts();
     let mut resources = resources.finish();
     note_in_place_updates(&mut resources, &rollouts);
+    note_combined_version_updates(&mut resources);
 
     let outputs = diff_entries(&old.outputs, &new.outputs, Output::layout, |o| {
         o.export.as_ref().map(compact)
@@ -473,6 +474,45 @@ fn note_in_place_updates(resources: &mut [ResourceDiff], rollouts: &[Rollout]) {
             resource
                 .notes
                 .push("updated in place: no node is replaced".to_string());
+        }
+    }
+}
+
+/// EKS refuses an update of a managed node group that changes `Version` or
+/// `ReleaseVersion` together with anything else of the group ("Version and
+/// ReleaseVersion updates cannot be combined with other updates": the
+/// `AWS::EKS::Nodegroup` reference, awsdocs/aws-cloudformation-user-guide
+/// #1181, and aws/containers-roadmap #1258), its launch template's version
+/// included: the stack update fails and rolls back. Said before the deploy.
+fn note_combined_version_updates(resources: &mut [ResourceDiff]) {
+    const VERSIONS: &[&str] = &["Version", "ReleaseVersion"];
+    for resource in resources {
+        if resource.resource_type != "AWS::EKS::Nodegroup" || resource.kind != ChangeKind::Modified
+        {
+            continue;
+        }
+        let tops: BTreeSet<&str> = resource
+            .changes
+            .iter()
+            .filter(|c| c.section == Section::Properties)
+            .map(|c| c.path.split('/').next().unwrap_or(&c.path))
+            .chain(
+                resource
+                    .indirect
+                    .iter()
+                    .map(|i| i.path.split('/').next().unwrap_or(&i.path)),
+            )
+            .collect();
+        let versions = tops.iter().any(|top| VERSIONS.contains(top));
+        let others: Vec<&str> = tops
+            .into_iter()
+            .filter(|top| !VERSIONS.contains(top))
+            .collect();
+        if versions && !others.is_empty() {
+            resource.notes.push(format!(
+                "EKS refuses a Version or ReleaseVersion update combined with other changes of the node group ({}): the update fails and rolls back; deploy the version change and the rest as two updates",
+                others.join(", ")
+            ));
         }
     }
 }
