@@ -227,4 +227,17 @@ mod tests {
         assert_eq!(substituted_size("a${!X}b"), 6);
         assert_eq!(substituted_size("a${X"), 4);
     }
+
+    #[test]
+    fn a_join_counts_its_items_its_delimiters_and_a_base64_item_encoded() {
+        let join = Expr::join(
+            "--",
+            vec![
+                Expr::str("abc"),
+                Expr::base64(Expr::str("abcd")),
+                Expr::reference("Unknown"),
+            ],
+        );
+        assert_eq!(text_size(&join), 3 + 8 + 2 * 2);
+    }
 }
