@@ -3,12 +3,13 @@
 //! shell syntax and quoting round trips through a real bash (and PowerShell,
 //! when `pwsh` is installed).
 
-use std::io::Write;
 use std::process::{Command, Stdio};
 
 use eksynth::eks::userdata::*;
 use proptest::prelude::*;
 use serde_json::{Value, json};
+
+mod common;
 
 /// Placeholders as `cfn::sub::SubBuilder` makes them, and the values
 /// CloudFormation would put in their place.
@@ -371,20 +372,9 @@ fn bash_words(script: &str) -> Vec<String> {
 
 /// `bash -n` on the script, read from stdin so no temporary file is left.
 fn bash_syntax_ok(name: &str, script: &str) {
-    let mut child = Command::new("bash")
-        .arg("-n")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("bash runs");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(script.as_bytes())
-        .expect("write to bash");
-    let out = child.wait_with_output().expect("bash finishes");
+    let Some(out) = common::run_installed(Command::new("bash").arg("-n"), script.as_bytes()) else {
+        return;
+    };
     assert!(
         out.status.success(),
         "{name} is not valid bash: {}\n{script}",
@@ -564,10 +554,6 @@ fn max_pods_may_come_from_kubelet_config() {
 
 #[test]
 fn python_email_reads_the_documents() {
-    if !have("python3") {
-        eprintln!("python3 not found; skipping");
-        return;
-    }
     let program = r##"
 import email, sys
 message = email.message_from_string(sys.stdin.read())
@@ -606,21 +592,11 @@ for part in message.get_payload():
         ),
     ] {
         let doc = render_ok(&input);
-        let mut child = Command::new("python3")
-            .arg("-c")
-            .arg(program)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("python3 runs");
-        child
-            .stdin
-            .take()
-            .expect("stdin")
-            .write_all(resolved(&doc).as_bytes())
-            .expect("write to python3");
-        let out = child.wait_with_output().expect("python3 finishes");
+        let mut python = Command::new("python3");
+        python.arg("-c").arg(program);
+        let Some(out) = common::run_installed(&mut python, resolved(&doc).as_bytes()) else {
+            return;
+        };
         assert!(
             out.status.success(),
             "python3 rejected the document: {}",
@@ -693,10 +669,6 @@ fn a_part_with_non_ascii_text_is_declared_base64_and_an_ascii_part_is_not() {
 /// would come back with its non-ASCII text escaped.
 #[test]
 fn non_ascii_text_comes_back_from_python_email_byte_for_byte() {
-    if !have("python3") {
-        eprintln!("python3 not found; skipping");
-        return;
-    }
     let program = r##"
 import base64, email, re, sys
 text = sys.stdin.buffer.read().decode("utf-8")
@@ -707,21 +679,11 @@ for part in email.message_from_string(text).walk():
 "##;
     for bootstrap in [Bootstrap::Al2023, Bootstrap::Al2] {
         let doc = resolved(&render_ok(&non_ascii(bootstrap)));
-        let mut child = Command::new("python3")
-            .arg("-c")
-            .arg(program)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("python3 runs");
-        child
-            .stdin
-            .take()
-            .expect("stdin")
-            .write_all(doc.as_bytes())
-            .expect("write to python3");
-        let out = child.wait_with_output().expect("python3 finishes");
+        let mut python = Command::new("python3");
+        python.arg("-c").arg(program);
+        let Some(out) = common::run_installed(&mut python, doc.as_bytes()) else {
+            return;
+        };
         assert!(
             out.status.success(),
             "{}",
@@ -1570,20 +1532,9 @@ if ($errors.Count -gt 0) { $errors | ForEach-Object { [Console]::Error.WriteLine
             .strip_prefix("<powershell>\n")
             .and_then(|d| d.strip_suffix("</powershell>\n"))
             .expect("tags");
-        let mut child = Command::new("pwsh")
-            .args(["-NoProfile", "-NonInteractive", "-Command", parse])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("pwsh runs");
-        child
-            .stdin
-            .take()
-            .expect("stdin")
-            .write_all(resolved(script).as_bytes())
-            .expect("write to pwsh");
-        let out = child.wait_with_output().expect("pwsh finishes");
+        let mut pwsh = Command::new("pwsh");
+        pwsh.args(["-NoProfile", "-NonInteractive", "-Command", parse]);
+        let out = common::run_installed(&mut pwsh, resolved(script).as_bytes()).expect("pwsh runs");
         assert!(
             out.status.success(),
             "{mode:?} does not parse: {}",

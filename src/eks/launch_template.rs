@@ -432,11 +432,7 @@ fn user_data(
     if text.is_empty() {
         return Ok((None, None));
     }
-    let oversized = if userdata::measured_len(&text, &input) > userdata::MAX_USER_DATA_BYTES {
-        Some(userdata::share(&input).map_err(internal)?)
-    } else {
-        None
-    };
+    let oversized = userdata::oversized(&input, &text).map_err(internal)?;
     Ok((Some(user_data_expr(&sub, &text)), oversized))
 }
 

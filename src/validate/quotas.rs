@@ -145,13 +145,7 @@ fn check_user_data(user_data: &Expr, path: &str, findings: &mut Vec<Finding>) {
             return;
         }
     };
-    let size = match inner {
-        Expr::Sub { template, .. } => substituted_size(template),
-        other => match literal(other) {
-            Some(text) => text.len(),
-            None => return,
-        },
-    };
+    let size = text_size(inner);
     if size > MAX_USER_DATA_BYTES {
         findings.push(
             Finding::new(
@@ -163,6 +157,32 @@ fn check_user_data(user_data: &Expr, path: &str, findings: &mut Vec<Finding>) {
             )
             .help("move long scripts to S3 or SSM and fetch them at boot"),
         );
+    }
+}
+
+/// The size of user data text once CloudFormation has filled it in, each
+/// value it cannot know (`${Name}`, a `Ref`) counted as nothing. An
+/// `Fn::Join` is the size of its items, and an item that is `Fn::Base64`
+/// (a MIME part sent base64) counts as EC2 receives it, four bytes for
+/// every three of its text.
+fn text_size(expr: &Expr) -> usize {
+    match expr {
+        Expr::Sub { template, .. } => substituted_size(template),
+        Expr::Join { delimiter, items } => match items.as_ref() {
+            Expr::List(items) => {
+                let delimiters = delimiter.len() * items.len().saturating_sub(1);
+                let texts: usize = items
+                    .iter()
+                    .map(|item| match item {
+                        Expr::Base64(inner) => text_size(inner).div_ceil(3) * 4,
+                        other => text_size(other),
+                    })
+                    .sum();
+                texts + delimiters
+            }
+            _ => 0,
+        },
+        other => literal(other).map_or(0, |text| text.len()),
     }
 }
 
@@ -206,5 +226,18 @@ mod tests {
         assert_eq!(substituted_size("a${X}b"), 2);
         assert_eq!(substituted_size("a${!X}b"), 6);
         assert_eq!(substituted_size("a${X"), 4);
+    }
+
+    #[test]
+    fn a_join_counts_its_items_its_delimiters_and_a_base64_item_encoded() {
+        let join = Expr::join(
+            "--",
+            vec![
+                Expr::str("abc"),
+                Expr::base64(Expr::str("abcd")),
+                Expr::reference("Unknown"),
+            ],
+        );
+        assert_eq!(text_size(&join), 3 + 8 + 2 * 2);
     }
 }

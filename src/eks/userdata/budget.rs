@@ -111,11 +111,15 @@ pub struct Share {
     pub base64: bool,
 }
 
-/// Measures who takes the bytes of `input`'s user data.
-pub fn share(input: &UserDataInput) -> Result<Share, UserDataError> {
+/// Who takes the bytes of `input`'s user data, rendered as `text`, when
+/// it is over EC2's limit; `None` when it fits. Each field's share is
+/// measured by rendering the user data again without it.
+pub fn oversized(input: &UserDataInput, text: &str) -> Result<Option<Share>, UserDataError> {
+    let total = measured_len(text, input);
+    if total <= MAX_USER_DATA_BYTES {
+        return Ok(None);
+    }
     let size = |input: &UserDataInput| render(input).map(|text| measured_len(&text, input));
-    let text = render(input)?;
-    let total = measured_len(&text, input);
     let mut own = input.clone();
     let mut fields = Vec::new();
     for (field, clear) in USER_FIELDS {
@@ -127,13 +131,13 @@ pub fn share(input: &UserDataInput) -> Result<Share, UserDataError> {
         fields.push((field, total.saturating_sub(size(&without)?)));
     }
     fields.sort_by_key(|&(_, bytes)| std::cmp::Reverse(bytes));
-    Ok(Share {
+    Ok(Some(Share {
         total,
         own: size(&own)?,
         fields,
         assumed: assumed_values(input),
         base64: text.contains(ENCODED),
-    })
+    }))
 }
 
 /// Clears a field of the input; false when it was not set.

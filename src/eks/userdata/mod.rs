@@ -32,7 +32,7 @@ mod windows;
 use serde::Serialize;
 use serde_json::Value;
 
-pub use budget::{MAX_USER_DATA_BYTES, Share, measured_len, share};
+pub use budget::{MAX_USER_DATA_BYTES, Share, measured_len, oversized};
 pub use mime::{ENCODED, Piece, pieces};
 pub use quote::{double_quote, powershell_quote, shell_quote, toml_quote};
 pub use signal::{
