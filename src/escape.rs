@@ -138,6 +138,10 @@ mod tests {
     fn markup_characters_are_escaped_in_running_markdown() {
         assert_eq!(markdown_text("Nodes"), "Nodes");
         assert_eq!(
+            markdown_text("Tags/*/Key_1 <b>"),
+            "Tags/\\*/Key\\_1 \\<b\\>"
+        );
+        assert_eq!(
             markdown_text("<img src=x> *b* [l](u) a&amp;"),
             "\\<img src=x\\> \\*b\\* \\[l\\](u) a\\&amp;"
         );

@@ -333,7 +333,7 @@ fn load_schemas(dir: Option<PathBuf>) -> Result<&'static SchemaSet, ExitCode> {
                 eprintln!(
                     "error: cannot read schemas from `{}`: {}",
                     shown_path(&dir),
-                    shown(&error.to_string())
+                    shown(&error)
                 );
                 ExitCode::from(USAGE_OR_IO)
             }),
@@ -706,7 +706,7 @@ fn check(
         eprintln!(
             "unreadable: {}: {}",
             shown_path(&out_dir.join(name)),
-            shown(&error.to_string())
+            shown(error)
         );
     }
     for name in &result.extra {

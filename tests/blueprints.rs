@@ -2,6 +2,8 @@
 //! golden template, and every file in `blueprints/err/` gets exactly its
 //! golden diagnostics and no template.
 
+mod golden;
+
 use std::path::Path;
 
 use eksynth::cfn;
@@ -9,38 +11,10 @@ use eksynth::compile::{CompileError, compile};
 use eksynth::output;
 use eksynth::source::SourceFile;
 
-/// A blueprint named by its path from the crate root, so that messages are
-/// stable and relative `extends` resolve.
-fn load(path: &Path) -> std::sync::Arc<SourceFile> {
-    let text = std::fs::read_to_string(path).expect("test blueprint is readable");
-    let root = std::env::current_dir().expect("current dir");
-    let name = path.strip_prefix(&root).unwrap_or(path);
-    SourceFile::new(name.display().to_string(), text)
-}
-
 #[test]
 fn valid_blueprints_synthesize_to_their_golden_templates() {
     insta::glob!("blueprints/ok/*.yaml", |path| {
-        let file = load(path);
-        let compiled = match compile(&file) {
-            Ok(compiled) => compiled,
-            Err(CompileError::Blueprint(diagnostics)) => {
-                let rendered: Vec<String> = diagnostics.iter().map(|d| d.render()).collect();
-                panic!(
-                    "{} should compile:\n{}",
-                    path.display(),
-                    rendered.join("\n")
-                );
-            }
-            Err(error) => panic!("{}: {error}", path.display()),
-        };
-        let rendered: Vec<String> = compiled.diagnostics.iter().map(|d| d.render()).collect();
-        assert!(
-            !compiled.has_errors(),
-            "{} has errors:\n{}",
-            path.display(),
-            rendered.join("\n")
-        );
+        let (compiled, rendered) = golden::compile_clean(path);
         // Warnings are part of the golden output: a new one shows in review.
         let mut golden = rendered.join("\n");
         if !golden.is_empty() {
@@ -60,7 +34,7 @@ fn valid_blueprints_synthesize_to_their_golden_templates() {
 #[test]
 fn invalid_blueprints_get_their_golden_diagnostics_and_no_template() {
     insta::glob!("blueprints/err/*.yaml", |path| {
-        let file = load(path);
+        let file = golden::load(path);
         // An error of the blueprint, or of the template it makes (which is
         // then not written).
         let diagnostics = match compile(&file) {
@@ -157,7 +131,7 @@ fn synthesizing_twice_gives_identical_bytes_in_both_formats() {
         "examples/quickstart/blueprint.yaml",
         "examples/official-nodegroup/blueprint.yaml",
     ] {
-        let file = load(Path::new(path));
+        let file = golden::load(Path::new(path));
         let compiled = compile(&file).expect("compiles");
         let [stack] = compiled.stacks.as_slice() else {
             panic!("{path} makes one stack");
@@ -174,7 +148,7 @@ fn synthesizing_twice_gives_identical_bytes_in_both_formats() {
 #[test]
 fn synthesized_templates_read_back_identically_in_both_formats() {
     insta::glob!("blueprints/ok/*.yaml", |path| {
-        for stack in compile(&load(path)).expect("compiles").stacks {
+        for stack in compile(&golden::load(path)).expect("compiles").stacks {
             let template = stack.template;
             for (name, text) in [
                 ("t.yaml", cfn::yaml::emit(&template)),
@@ -220,7 +194,7 @@ fn resources_that_hold_data_say_what_happens_to_it_on_delete_and_replace() {
         if !blueprint.exists() {
             continue;
         }
-        for stack in compile(&load(&blueprint)).expect("compiles").stacks {
+        for stack in compile(&golden::load(&blueprint)).expect("compiles").stacks {
             for (id, resource) in &stack.template.resources {
                 if !STATEFUL.contains(&resource.kind.as_str()) {
                     continue;

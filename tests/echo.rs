@@ -3,7 +3,7 @@
 //! well as any value) and the blueprint lines `explain` quotes. No output
 //! line can then start a GitHub Actions workflow command (`::error ...::`).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn eksynth(args: &[&str]) -> Output {
@@ -11,6 +11,18 @@ fn eksynth(args: &[&str]) -> Output {
         .args(args)
         .output()
         .expect("eksynth runs")
+}
+
+/// `eksynth check` of the quickstart example against the templates in
+/// `dir`.
+fn check_quickstart(dir: &Path) -> Output {
+    let out_dir = dir.to_str().expect("UTF-8 path");
+    eksynth(&[
+        "check",
+        "examples/quickstart/blueprint.yaml",
+        "--out-dir",
+        out_dir,
+    ])
 }
 
 fn scratch(name: &str) -> PathBuf {
@@ -46,19 +58,14 @@ fn check_shows_the_names_of_extra_files_escaped() {
     )
     .expect("template");
     std::fs::write(dir.join(format!("{FORGED}.yaml")), "").expect("extra file");
-    let out_dir = dir.to_str().expect("UTF-8 path");
-    let output = eksynth(&[
-        "check",
-        "examples/quickstart/blueprint.yaml",
-        "--out-dir",
-        out_dir,
-    ]);
+    let output = check_quickstart(&dir);
     assert_eq!(output.status.code(), Some(1));
     let text = printed(&output);
     assert!(
         text.contains(&format!(
-            "not produced by any blueprint: {out_dir}/\
-             x\\n::error file=blueprint.yaml,line=1::forged\\u{{1b}}[2J.yaml"
+            "not produced by any blueprint: {}/\
+             x\\n::error file=blueprint.yaml,line=1::forged\\u{{1b}}[2J.yaml",
+            dir.display()
         )),
         "{text}"
     );
@@ -116,13 +123,7 @@ fn check_shows_a_committed_template_escaped_in_its_diff() {
     let text = std::fs::read_to_string("examples/quickstart/quickstart.yaml").expect("template");
     let text = text.replacen("Parameters:\n", "# \u{1b}[2J\u{7}\nParameters:\n", 1);
     std::fs::write(dir.join("quickstart.yaml"), text).expect("stale template");
-    let out_dir = dir.to_str().expect("UTF-8 path");
-    let output = eksynth(&[
-        "check",
-        "examples/quickstart/blueprint.yaml",
-        "--out-dir",
-        out_dir,
-    ]);
+    let output = check_quickstart(&dir);
     assert_eq!(output.status.code(), Some(1));
     let text = printed(&output);
     assert!(text.contains("\n-# \\u{1b}[2J\\u{7}\n"), "{text}");

@@ -558,7 +558,8 @@ fn check_stale_with_diff() {
 fn check_missing_and_extra() {
     let dir = TempDir::new("check-extra");
     let d = dir.path();
-    fs::write(d.join("kept.yaml"), b"k\n").unwrap();
+    let kept = format!("{TEMPLATE}Resources: {{}}\n");
+    fs::write(d.join("kept.yaml"), &kept).unwrap();
     for extra in ["old.yaml", "z.json", "notes.yml", "UPPER.YAML"] {
         fs::write(d.join(extra), b"x\n").unwrap();
     }
@@ -573,8 +574,8 @@ fn check_missing_and_extra() {
     }
     fs::create_dir(d.join("folder.yaml")).unwrap();
 
-    let report = check(d, &pairs(&[("kept.yaml", "k\n"), ("new.yaml", "n\n")]), &[]);
-    assert!(report.stale.is_empty());
+    let report = check(d, &pairs(&[("kept.yaml", &kept), ("new.yaml", "n\n")]), &[]);
+    assert!(report.stale.is_empty() && report.refused.is_empty());
     assert_eq!(report.missing, ["new.yaml"]);
     assert_eq!(
         report.extra,
@@ -585,7 +586,7 @@ fn check_missing_and_extra() {
 
     // A blueprint beside its templates is an input, not an extra template.
     let inputs = [d.join("old.yaml"), d.join("notes.yml")];
-    let report = check(d, &pairs(&[("kept.yaml", "k\n")]), &inputs);
+    let report = check(d, &pairs(&[("kept.yaml", &kept)]), &inputs);
     assert_eq!(report.extra, ["UPPER.YAML", "z.json"]);
 }
 

@@ -730,6 +730,23 @@ fn from_dir_reports_what_it_cannot_use() {
     std::fs::remove_dir_all(&scratch).unwrap();
 }
 
+#[test]
+fn from_dir_reads_no_schema_file_past_the_input_cap() {
+    let dir = std::env::temp_dir().join(format!("eksynth-schema-cap-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    // A valid schema, padded with white space to one byte past 16 MiB.
+    let mut text = json!({ "typeName": "Test::Thing::Large" }).to_string();
+    text.push_str(&" ".repeat((16 << 20) + 1 - text.len()));
+    std::fs::write(dir.join("large.json"), text).unwrap();
+    let error = SchemaSet::from_dir(&dir).unwrap_err();
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(
+        error.ends_with("large.json: it is larger than 16 MiB, the most eksynth reads"),
+        "{error}"
+    );
+}
+
 /// A set holding one hand-written schema, through `from_dir`.
 fn custom_set(name: &str, schema: Value) -> SchemaSet {
     let dir = std::env::temp_dir().join(format!("eksynth-schema-{name}-{}", std::process::id()));

@@ -12,6 +12,7 @@ use super::render::{
     counted, fate, human_value, indirect_text, rollout_line, summary_line, text_change,
 };
 use super::*;
+use crate::escape::{markdown_code as code, markdown_text as text};
 
 /// The diff in Markdown, headed by the names of the two sides as given.
 pub fn render_markdown(diff: &Diff, old: &str, new: &str) -> String {
@@ -232,31 +233,4 @@ fn value_change(
 /// The longest run of `c` in `s`.
 fn longest_run(s: &str, c: char) -> usize {
     s.split(|x| x != c).map(str::len).max().unwrap_or(0)
-}
-
-/// `s` as an inline code span, whatever backticks it holds.
-fn code(s: &str) -> String {
-    crate::escape::markdown_code(s)
-}
-
-/// Plain text with the characters Markdown would read as markup escaped.
-fn text(s: &str) -> String {
-    crate::escape::markdown_text(s)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn code_spans_hold_any_backticks() {
-        assert_eq!(code("a"), "`a`");
-        assert_eq!(code("a`b"), "``a`b``");
-        assert_eq!(code("`a``"), "``` `a`` ```");
-    }
-
-    #[test]
-    fn text_escapes_markup() {
-        assert_eq!(text("Tags/*/Key_1 <b>"), "Tags/\\*/Key\\_1 \\<b\\>");
-    }
 }

@@ -565,12 +565,13 @@ pub fn write_new(path: &Path, contents: &[u8]) -> Result<WriteOutcome, OutputErr
     } else {
         dir
     };
-    if fs::symlink_metadata(path).is_ok()
-        && !source::read_file(path).is_ok_and(|current| current == contents)
-    {
-        return Err(OutputError::Exists {
-            path: path.to_path_buf(),
-        });
+    if fs::symlink_metadata(path).is_ok() {
+        return match source::read_file(path) {
+            Ok(current) if current == contents => Ok(WriteOutcome::Unchanged),
+            _ => Err(OutputError::Exists {
+                path: path.to_path_buf(),
+            }),
+        };
     }
     write_atomically(dir, &name.to_string_lossy(), contents)
 }

@@ -403,7 +403,10 @@ fn read_dir_schemas(dir: &Path) -> Result<BTreeMap<String, Entry>, String> {
     let mut entries = BTreeMap::new();
     let mut origin: BTreeMap<String, PathBuf> = BTreeMap::new();
     for file in files {
-        let text = std::fs::read_to_string(&file)
+        // Capped like every input, so that a stray file cannot fill the memory.
+        let text = crate::source::read_file(&file)
+            .map_err(|error| error.to_string())
+            .and_then(|bytes| crate::syntax::text_of(bytes).map_err(|error| error.to_string()))
             .map_err(|error| format!("{}: {error}", file.display()))?;
         // Any JSON file may sit here (an index, a manifest): only an object
         // with a string `typeName` is a schema.
