@@ -1080,7 +1080,11 @@ fn a_managed_version_bump_with_other_changes_is_said_to_fail() {
     let blueprint = text("examples/spot-graviton-managed/blueprint.yaml");
     let old = synthesized(&blueprint);
     let bumped = on_version(&blueprint, "1.34");
-    let relabelled = replace_once(&bumped, "      lifecycle: spot\n", "      lifecycle: spot-v2\n");
+    let relabelled = replace_once(
+        &bumped,
+        "      lifecycle: spot\n",
+        "      lifecycle: spot-v2\n",
+    );
     let combined = diff_texts(&old, &synthesized(&relabelled));
     let group = &combined.rollouts[0].resource;
     let notes = &resource(&combined, group).notes;
