@@ -663,9 +663,10 @@ def same_mapping(entry, want):
           and isinstance(g, list) and set(g) == set(want["groups"]))
 
 
-def edit_map_roles(text, remove=None, add=None):
+def edit_map_roles(text, remove=None, add=None, parsed=None):
   """mapRoles with the entries that are the mapping `remove` taken out and
-  the mapping `add` put in; None when nothing changes.
+  the mapping `add` put in; None when nothing changes.  parsed: what
+  parse_map_roles(text) returned, when the caller has read it already.
 
   A block list is edited as text: the lines of removed entries are cut and
   a new entry is inserted after the last one, at the list's indentation, so
@@ -674,7 +675,7 @@ def edit_map_roles(text, remove=None, add=None):
   the rest reads as) is written in canonical block form.  Either way the
   result is parsed again and must hold exactly the expected entries.
   """
-  entries, spans, indent = parse_map_roles(text)
+  entries, spans, indent = parsed or parse_map_roles(text)
   gone = [k for k, e in enumerate(entries) if remove and same_mapping(e, remove)]
   keep = [e for k, e in enumerate(entries) if k not in gone]
   if add and any(same_mapping(e, add) for e in keep):
@@ -715,12 +716,12 @@ def edit(cm, owner, remove=None, add=None):
   text = (cm.get("data") or {}).get("mapRoles", "")
   if not isinstance(text, str):
     raise YamlError("mapRoles is not a string")
-  roles, new, cut = parse_map_roles(text)[0], dict(table), None
+  parsed, new, cut = parse_map_roles(text), dict(table), None
   for want in (remove, add):
     if not want:
       continue
     key = next((k for k in new if k.lower() == want["rolearn"].lower()), want["rolearn"])
-    held, owners = any(same_mapping(e, want) for e in roles), set(new.pop(key, ()))
+    held, owners = any(same_mapping(e, want) for e in parsed[0]), set(new.pop(key, ()))
     if want is remove:
       cut = remove if held and owners == {owner} else None
       owners.discard(owner)
@@ -728,7 +729,7 @@ def edit(cm, owner, remove=None, add=None):
       owners = ((owners or {UNKNOWN}) if held else set()) | {owner}
     new.update({key: sorted(owners)} if owners else {})
     log("%s: %d owner(s) recorded%s" % (key, len(owners), ", the entry goes" * (cut is want)))
-  text = edit_map_roles(text, cut, add)
+  text = edit_map_roles(text, cut, add, parsed)
   if text is None and new == table:
     return False
   if new:
