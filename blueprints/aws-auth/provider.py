@@ -685,7 +685,7 @@ def edit_map_roles(text, remove=None, add=None, parsed=None):
                   "add a second, conflicting mapping" % add["rolearn"])
   if not gone and not add:
     return None
-  want, new = keep + [add] * bool(add), None
+  want = keep + [add] * bool(add)
   if spans is not None and "\r" not in text.replace("\r\n", ""):
     lines, eol = text.split("\n"), "\r" * ("\r\n" in text)
     at = spans[-1][1] + 1 if spans else len(lines) - (lines[-1] == "")
@@ -694,15 +694,20 @@ def edit_map_roles(text, remove=None, add=None, parsed=None):
     if at == len(lines) and ours and lines[-1]:
       lines[-1] += eol  # the text ends without a line break
     new = "\n".join([x for n, x in enumerate(lines[:at]) if n not in cut] + ours + lines[at:])
-    try:
-      new = new if parse_map_roles(new)[0] == want else None
-    except YamlError:
-      new = None
-  if new is None:
-    new = emit_entries(want)
-    if parse_map_roles(new)[0] != want:
-      raise Failure("internal error: cannot write mapRoles without losing entries")
+    if holds(new, want):
+      return new
+  new = emit_entries(want)
+  if not holds(new, want):
+    raise Failure("internal error: cannot write mapRoles without losing entries")
   return new
+
+
+def holds(text, want):
+  """Does text read as exactly the entries want?"""
+  try:
+    return parse_map_roles(text)[0] == want
+  except YamlError:
+    return False
 
 
 def edit(cm, owner, remove=None, add=None):
