@@ -175,14 +175,8 @@ class Invocation:
 
 
 # --- mapRoles YAML ---
-# mapRoles is YAML written by many tools (eksctl, kubectl, EKS, Terraform,
-# the CDK's JSON, people); the standard library reads none.  This reads it as
-# the EKS authenticator's go-yaml v2 does: block and flow collections, plain,
-# quoted and block (| >) scalars, anchors, aliases and merge keys (<<),
-# comments, a %YAML directive and document markers.  What it cannot read with
-# certainty raises YamlError: a tag other than !!str, a complex key ('?'), a
-# second document, a tab outside quotes and block scalars, and forms YAML
-# readers read differently.
+# Read as the EKS authenticator's go-yaml v2 reads it; what cannot be read
+# with certainty raises YamlError (the README's "YAML handling" lists both).
 
 class YamlError(Exception):
   pass
@@ -667,14 +661,9 @@ def edit_map_roles(text, remove=None, add=None, parsed=None):
   """mapRoles with the entries that are the mapping `remove` taken out and
   the mapping `add` put in; None when nothing changes.  parsed: what
   parse_map_roles(text) returned, when the caller has read it already.
-
-  A block list is edited as text: the lines of removed entries are cut and
-  a new entry is inserted after the last one, at the list's indentation, so
-  every other byte (comments, anchors, quoting, key order) stays as written.
-  Anything else (a flow list, the CDK's JSON, or a cut that changes what
-  the rest reads as) is written in canonical block form.  Either way the
-  result is parsed again and must hold exactly the expected entries.
-  """
+  A block list is edited as text, anything else (or a cut that changes what
+  the rest reads as) rewritten in canonical form; either way the result must
+  read as exactly the expected entries (the README's "YAML handling")."""
   entries, spans, indent = parsed or parse_map_roles(text)
   gone = [k for k, e in enumerate(entries) if remove and same_mapping(e, remove)]
   keep = [e for k, e in enumerate(entries) if k not in gone]
