@@ -175,14 +175,8 @@ class Invocation:
 
 
 # --- mapRoles YAML ---
-# mapRoles is YAML written by many tools (eksctl, kubectl, EKS, Terraform,
-# the CDK's JSON, people); the standard library reads none.  This reads it as
-# the EKS authenticator's go-yaml v2 does: block and flow collections, plain,
-# quoted and block (| >) scalars, anchors, aliases and merge keys (<<),
-# comments, a %YAML directive and document markers.  What it cannot read with
-# certainty raises YamlError: a tag other than !!str, a complex key ('?'), a
-# second document, a tab outside quotes and block scalars, and forms YAML
-# readers read differently.
+# Read as the EKS authenticator's go-yaml v2 reads it; what cannot be read
+# with certainty raises YamlError (the README's "YAML handling" lists both).
 
 class YamlError(Exception):
   pass
@@ -663,18 +657,14 @@ def same_mapping(entry, want):
           and isinstance(g, list) and set(g) == set(want["groups"]))
 
 
-def edit_map_roles(text, remove=None, add=None):
+def edit_map_roles(text, remove=None, add=None, parsed=None):
   """mapRoles with the entries that are the mapping `remove` taken out and
-  the mapping `add` put in; None when nothing changes.
-
-  A block list is edited as text: the lines of removed entries are cut and
-  a new entry is inserted after the last one, at the list's indentation, so
-  every other byte (comments, anchors, quoting, key order) stays as written.
-  Anything else (a flow list, the CDK's JSON, or a cut that changes what
-  the rest reads as) is written in canonical block form.  Either way the
-  result is parsed again and must hold exactly the expected entries.
-  """
-  entries, spans, indent = parse_map_roles(text)
+  the mapping `add` put in; None when nothing changes.  parsed: what
+  parse_map_roles(text) returned, when the caller has read it already.
+  A block list is edited as text, anything else (or a cut that changes what
+  the rest reads as) rewritten in canonical form; either way the result must
+  read as exactly the expected entries (the README's "YAML handling")."""
+  entries, spans, indent = parsed or parse_map_roles(text)
   gone = [k for k, e in enumerate(entries) if remove and same_mapping(e, remove)]
   keep = [e for k, e in enumerate(entries) if k not in gone]
   if add and any(same_mapping(e, add) for e in keep):
@@ -684,7 +674,7 @@ def edit_map_roles(text, remove=None, add=None):
                   "add a second, conflicting mapping" % add["rolearn"])
   if not gone and not add:
     return None
-  want, new = keep + [add] * bool(add), None
+  want = keep + [add] * bool(add)
   if spans is not None and "\r" not in text.replace("\r\n", ""):
     lines, eol = text.split("\n"), "\r" * ("\r\n" in text)
     at = spans[-1][1] + 1 if spans else len(lines) - (lines[-1] == "")
@@ -693,15 +683,20 @@ def edit_map_roles(text, remove=None, add=None):
     if at == len(lines) and ours and lines[-1]:
       lines[-1] += eol  # the text ends without a line break
     new = "\n".join([x for n, x in enumerate(lines[:at]) if n not in cut] + ours + lines[at:])
-    try:
-      new = new if parse_map_roles(new)[0] == want else None
-    except YamlError:
-      new = None
-  if new is None:
-    new = emit_entries(want)
-    if parse_map_roles(new)[0] != want:
-      raise Failure("internal error: cannot write mapRoles without losing entries")
+    if holds(new, want):
+      return new
+  new = emit_entries(want)
+  if not holds(new, want):
+    raise Failure("internal error: cannot write mapRoles without losing entries")
   return new
+
+
+def holds(text, want):
+  """Does text read as exactly the entries want?"""
+  try:
+    return parse_map_roles(text)[0] == want
+  except YamlError:
+    return False
 
 
 def edit(cm, owner, remove=None, add=None):
@@ -715,12 +710,12 @@ def edit(cm, owner, remove=None, add=None):
   text = (cm.get("data") or {}).get("mapRoles", "")
   if not isinstance(text, str):
     raise YamlError("mapRoles is not a string")
-  roles, new, cut = parse_map_roles(text)[0], dict(table), None
+  parsed, new, cut = parse_map_roles(text), dict(table), None
   for want in (remove, add):
     if not want:
       continue
     key = next((k for k in new if k.lower() == want["rolearn"].lower()), want["rolearn"])
-    held, owners = any(same_mapping(e, want) for e in roles), set(new.pop(key, ()))
+    held, owners = any(same_mapping(e, want) for e in parsed[0]), set(new.pop(key, ()))
     if want is remove:
       cut = remove if held and owners == {owner} else None
       owners.discard(owner)
@@ -728,7 +723,7 @@ def edit(cm, owner, remove=None, add=None):
       owners = ((owners or {UNKNOWN}) if held else set()) | {owner}
     new.update({key: sorted(owners)} if owners else {})
     log("%s: %d owner(s) recorded%s" % (key, len(owners), ", the entry goes" * (cut is want)))
-  text = edit_map_roles(text, cut, add)
+  text = edit_map_roles(text, cut, add, parsed)
   if text is None and new == table:
     return False
   if new:

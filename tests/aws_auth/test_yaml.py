@@ -239,6 +239,18 @@ class ConstructsTest(base.ProviderCase):
         self.assertEqual(base.KUBE.state.writes, 0)
         self.assertIn("left as it is", self.out.getvalue())
 
+    def test_a_request_reads_map_roles_once_and_its_edit_once(self):
+        # The text the API server sent is read once; the edited text is read
+        # once more, to prove it holds exactly the expected entries.
+        for name, text in [("a block list, edited as text", FOREIGN_MAP_ROLES),
+                           ("a flow list, rewritten", json.dumps([entry(role("other"))]))]:
+            with self.subTest(name):
+                base.KUBE.state.seed({"mapRoles": text})
+                with mock.patch.object(provider, "parse_map_roles", wraps=provider.parse_map_roles) as parse:
+                    self.assertSuccess(event("Create", OURS_ARN))
+                self.assertEqual([c.args[0] for c in parse.call_args_list],
+                                 [text, base.KUBE.state.data()["mapRoles"]])
+
     def test_config_maps_without_map_roles(self):
         for data in [{}, {"mapRoles": ""}, {"mapRoles": "[]"}, {"mapUsers": FOREIGN_MAP_USERS}]:
             with self.subTest(data):
@@ -426,11 +438,8 @@ class DifferentialTest(unittest.TestCase):
         self.assertIsNotNone(yaml, "PyYAML is not installed (.ci/run installs it)")
 
     def check_edits(self, text, theirs):
-        ours_entry = entry(role("nodes"))
-        try:
-            added = provider.edit_map_roles(text, None, ours_entry)
-        except provider.Failure:
-            return
+        ours_entry = entry(role("nodes"))  # a role no generated document maps: every edit must succeed
+        added = provider.edit_map_roles(text, None, ours_entry)
         self.assertEqual(yaml.safe_load(added), theirs + [ours_entry], text)
         self.assertEqual(yaml.safe_load(provider.edit_map_roles(added, ours_entry, None)) or [], theirs, text)
 
