@@ -87,10 +87,9 @@ pub(super) fn statement(node: &Node) -> Vec<Hit> {
 }
 
 fn escalation(node: &Node, written: &str, covered: &[&str]) -> Hit {
-    let actions: Vec<String> = covered.iter().map(|a| format!("`{a}`")).collect();
     let allowed = match covered {
         [action] if written.eq_ignore_ascii_case(&format!("`{action}`")) => written.to_string(),
-        _ => format!("{written} allows {}", actions.join(", ")),
+        _ => format!("{written} allows {}", crate::suggest::listed(covered)),
     };
     Hit::new(
         ESCALATION,
