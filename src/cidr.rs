@@ -232,11 +232,40 @@ pub fn cover_everything(family: Family, blocks: impl IntoIterator<Item = Cidr>) 
     next.is_none()
 }
 
+/// How blocks open every address of a family, as indices into the blocks
+/// given: each block that is all of it by itself, or, when none is, the
+/// blocks in order up to the one that completes the cover together. The
+/// loader (`ssh.sourceCidrs`) and `validate` (a security group's rules)
+/// both report SSH open to the internet (`E5005`) from it.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Cover {
+    Alone(Vec<usize>),
+    Together(Vec<usize>),
+}
+
+/// How `blocks` open every address of `family`; `None` when they do not.
+pub fn cover(family: Family, blocks: &[Cidr]) -> Option<Cover> {
+    let of_family: Vec<usize> = (0..blocks.len())
+        .filter(|&i| blocks[i].family == family)
+        .collect();
+    let alone: Vec<usize> = of_family
+        .iter()
+        .copied()
+        .filter(|&i| blocks[i].prefix == 0)
+        .collect();
+    if !alone.is_empty() {
+        return Some(Cover::Alone(alone));
+    }
+    let cidrs: Vec<Cidr> = of_family.iter().map(|&i| blocks[i]).collect();
+    let end = blocks_to_cover(family, &cidrs)?;
+    Some(Cover::Together(of_family[..end].to_vec()))
+}
+
 /// How many of `blocks`, taken in order, first cover every address of
 /// `family` together; `None` when all of them do not. The rule a finding
 /// is reported at is the one that completes the cover. Covering only grows
 /// as blocks are added, so the count is found by bisection.
-pub fn blocks_to_cover(family: Family, blocks: &[Cidr]) -> Option<usize> {
+fn blocks_to_cover(family: Family, blocks: &[Cidr]) -> Option<usize> {
     let covers = |count: usize| cover_everything(family, blocks[..count].iter().copied());
     if !covers(blocks.len()) {
         return None;
@@ -329,5 +358,13 @@ mod tests {
         ]);
         assert_eq!(blocks_to_cover(Family::V4, &pieces), Some(4));
         assert_eq!(blocks_to_cover(Family::V6, &pieces), None);
+        assert_eq!(
+            cover(Family::V4, &pieces),
+            Some(Cover::Together(vec![0, 1, 2, 3]))
+        );
+        assert_eq!(cover(Family::V6, &pieces), None);
+        let whole = blocks(&["0.0.0.0/1", "::/0", "128.0.0.0/1", "0.0.0.1/0"]);
+        assert_eq!(cover(Family::V4, &whole), Some(Cover::Alone(vec![3])));
+        assert_eq!(cover(Family::V6, &whole), Some(Cover::Alone(vec![1])));
     }
 }

@@ -11,7 +11,7 @@ use indexmap::IndexMap;
 
 use super::{Finding, literal, literal_number};
 use crate::cfn::{Expr, Template};
-use crate::cidr::{Cidr, Family, Problem, blocks_to_cover};
+use crate::cidr::{Cidr, Cover, Family, Problem, cover};
 
 pub(super) fn check(template: &Template, findings: &mut Vec<Finding>) {
     // Every SSH block, by the security group its rule belongs to.
@@ -145,48 +145,50 @@ fn attached_to(properties: &IndexMap<String, Expr>) -> Option<String> {
 fn internet(blocks: &[Block], family: Family, findings: &mut Vec<Finding>) {
     let everything = family.everything();
     let help = "allow SSH only from a bastion or VPN range, or use SSM Session Manager";
-    let of_family: Vec<&Block> = blocks.iter().filter(|b| b.cidr.family == family).collect();
-    let whole: Vec<&&Block> = of_family.iter().filter(|b| b.cidr.prefix == 0).collect();
-    for block in &whole {
-        let read = if block.written == everything {
-            String::new()
-        } else {
-            format!(" (`{}` is `{everything}`)", block.written)
-        };
-        findings.push(
-            Finding::new(
-                "E5005",
-                block.path.clone(),
-                format!("SSH (port 22) is open to the whole internet{read}"),
-            )
-            .help(help),
-        );
+    let cidrs: Vec<Cidr> = blocks.iter().map(|b| b.cidr).collect();
+    match cover(family, &cidrs) {
+        None => {}
+        Some(Cover::Alone(whole)) => {
+            for block in whole.into_iter().map(|i| &blocks[i]) {
+                let read = if block.written == everything {
+                    String::new()
+                } else {
+                    format!(" (`{}` is `{everything}`)", block.written)
+                };
+                findings.push(
+                    Finding::new(
+                        "E5005",
+                        block.path.clone(),
+                        format!("SSH (port 22) is open to the whole internet{read}"),
+                    )
+                    .help(help),
+                );
+            }
+        }
+        Some(Cover::Together(pieces)) => {
+            let last = pieces.last().map_or(0, |&i| i);
+            let pieces: Vec<String> = pieces
+                .iter()
+                .map(|&i| format!("`{}`", blocks[i].written))
+                .collect();
+            let listed = match pieces.as_slice() {
+                [first @ .., last] if first.len() < 6 => {
+                    format!("{} and {last}", first.join(", "))
+                }
+                _ => format!("{} and {} more", pieces[..5].join(", "), pieces.len() - 5),
+            };
+            findings.push(
+                Finding::new(
+                    "E5005",
+                    blocks[last].path.clone(),
+                    format!(
+                        "SSH (port 22) is open to the whole internet: the security group's rules {listed} together cover `{everything}`"
+                    ),
+                )
+                .help(help),
+            );
+        }
     }
-    if !whole.is_empty() {
-        return;
-    }
-    let cidrs: Vec<Cidr> = of_family.iter().map(|b| b.cidr).collect();
-    let Some(end) = blocks_to_cover(family, &cidrs) else {
-        return;
-    };
-    let pieces: Vec<String> = of_family[..end]
-        .iter()
-        .map(|b| format!("`{}`", b.written))
-        .collect();
-    let listed = match pieces.as_slice() {
-        [first @ .., last] if first.len() < 6 => format!("{} and {last}", first.join(", ")),
-        _ => format!("{} and {} more", pieces[..5].join(", "), pieces.len() - 5),
-    };
-    findings.push(
-        Finding::new(
-            "E5005",
-            of_family[end - 1].path.clone(),
-            format!(
-                "SSH (port 22) is open to the whole internet: the security group's rules {listed} together cover `{everything}`"
-            ),
-        )
-        .help(help),
-    );
 }
 
 /// A managed node group's `RemoteAccess` with a key and no source security

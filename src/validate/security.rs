@@ -13,7 +13,13 @@ pub fn check(template: &Template, findings: &mut Vec<Finding>) {
             && let Some(Expr::Map(data)) = resource.properties.get("LaunchTemplateData")
         {
             let base = format!("{base}/LaunchTemplateData");
-            check_metadata_options(template, data.get("MetadataOptions"), &base, findings);
+            metadata_options(
+                template,
+                data.get("MetadataOptions"),
+                &base,
+                &format!("{base}/MetadataOptions"),
+                findings,
+            );
             check_volumes(
                 data.get("BlockDeviceMappings"),
                 &format!("{base}/BlockDeviceMappings"),
@@ -78,21 +84,6 @@ fn check_statement(
             );
         }
     }
-}
-
-fn check_metadata_options(
-    template: &Template,
-    options: Option<&Expr>,
-    base: &str,
-    findings: &mut Vec<Finding>,
-) {
-    metadata_options(
-        template,
-        options,
-        base,
-        &format!("{base}/MetadataOptions"),
-        findings,
-    );
 }
 
 /// The options at `path` (`missing` where their absence is reported). An

@@ -7,7 +7,7 @@ use super::group_sections::decode_security_group_list;
 use super::node_group::GroupSpec;
 use crate::blueprint::decode::{Decoder, Located};
 use crate::blueprint::{AmiFamily, Cluster, IpFamily, NodeSecurityGroup, Source, Ssh};
-use crate::cidr::{Cidr, Family, Problem, blocks_to_cover};
+use crate::cidr::{Cidr, Cover, Family, Problem, cover};
 use crate::source::Span;
 use crate::syntax::Node;
 
@@ -135,6 +135,8 @@ pub(super) fn decode_ssh(d: &mut Decoder, node: &Node) -> Opt<SshSpec> {
 fn check_source_cidrs(d: &mut Decoder, cidrs: &[Located<String>]) -> bool {
     let help = "allow SSH only from a bastion or VPN range, or use SSM Session Manager";
     let mut ok = true;
+    // Each block and the source that names it; a block with host bits set
+    // opens its network, as EC2 keeps it.
     let mut blocks: Vec<(&Located<String>, Cidr)> = Vec::new();
     for cidr in cidrs {
         let parsed = Cidr::parse(&cidr.value);
@@ -144,47 +146,51 @@ fn check_source_cidrs(d: &mut Decoder, cidrs: &[Located<String>]) -> bool {
             d.error(cidr.span, message).help =
                 Some("write an IPv4 or IPv6 CIDR such as `10.0.0.0/16`".into());
         }
-        // A block with host bits set opens its network, as EC2 keeps it.
-        match parsed {
-            Err(Problem::HostBits(block)) | Ok(block) if block.prefix == 0 => {
-                ok = false;
-                let diagnostic = d.error(
-                    cidr.span,
-                    format!(
-                        "`ssh.sourceCidrs` `{}` opens SSH (port 22) to the whole internet",
-                        cidr.value
-                    ),
-                );
-                diagnostic.code = Some("E5005");
-                diagnostic.help = Some(help.into());
-            }
-            Err(Problem::HostBits(block)) | Ok(block) => blocks.push((cidr, block)),
-            Err(_) => {}
+        if let Ok(block) | Err(Problem::HostBits(block)) = parsed {
+            blocks.push((cidr, block));
         }
     }
+    let cidrs: Vec<Cidr> = blocks.iter().map(|(_, block)| *block).collect();
     for family in [Family::V4, Family::V6] {
-        let of_family: Vec<&(&Located<String>, Cidr)> =
-            blocks.iter().filter(|(_, b)| b.family == family).collect();
-        let cidrs: Vec<Cidr> = of_family.iter().map(|(_, b)| *b).collect();
-        let Some(end) = blocks_to_cover(family, &cidrs) else {
+        let Some(found) = cover(family, &cidrs) else {
             continue;
         };
         ok = false;
-        let pieces: Vec<String> = of_family[..end - 1]
-            .iter()
-            .map(|(c, _)| format!("`{}`", c.value))
-            .collect();
-        let diagnostic = d.error(
-            of_family[end - 1].0.span,
-            format!(
-                "`ssh.sourceCidrs` {} and `{}` together open SSH (port 22) to the whole internet (`{}`)",
-                pieces.join(", "),
-                of_family[end - 1].0.value,
-                family.everything()
-            ),
-        );
-        diagnostic.code = Some("E5005");
-        diagnostic.help = Some(help.into());
+        let reports: Vec<(Span, String)> = match found {
+            Cover::Alone(whole) => whole
+                .into_iter()
+                .map(|i| {
+                    let source = blocks[i].0;
+                    let message = format!(
+                        "`ssh.sourceCidrs` `{}` opens SSH (port 22) to the whole internet",
+                        source.value
+                    );
+                    (source.span, message)
+                })
+                .collect(),
+            Cover::Together(pieces) => {
+                let Some((&last, before)) = pieces.split_last() else {
+                    continue;
+                };
+                let before: Vec<String> = before
+                    .iter()
+                    .map(|&i| format!("`{}`", blocks[i].0.value))
+                    .collect();
+                let last = blocks[last].0;
+                let message = format!(
+                    "`ssh.sourceCidrs` {} and `{}` together open SSH (port 22) to the whole internet (`{}`)",
+                    before.join(", "),
+                    last.value,
+                    family.everything()
+                );
+                vec![(last.span, message)]
+            }
+        };
+        for (span, message) in reports {
+            let diagnostic = d.error(span, message);
+            diagnostic.code = Some("E5005");
+            diagnostic.help = Some(help.into());
+        }
     }
     ok
 }

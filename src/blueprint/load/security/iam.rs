@@ -87,10 +87,9 @@ pub(super) fn statement(node: &Node) -> Vec<Hit> {
 }
 
 fn escalation(node: &Node, written: &str, covered: &[&str]) -> Hit {
-    let actions: Vec<String> = covered.iter().map(|a| format!("`{a}`")).collect();
     let allowed = match covered {
         [action] if written.eq_ignore_ascii_case(&format!("`{action}`")) => written.to_string(),
-        _ => format!("{written} allows {}", actions.join(", ")),
+        _ => format!("{written} allows {}", crate::suggest::listed(covered)),
     };
     Hit::new(
         ESCALATION,
@@ -105,18 +104,14 @@ fn escalation(node: &Node, written: &str, covered: &[&str]) -> Hit {
 /// A trust policy statement that lets any AWS principal assume the role.
 pub(super) fn trust_statement(node: &Node) -> Vec<Hit> {
     match get(node, &["Principal"]) {
-        Some(principal) if allows(node) => principal_hits(principal),
+        Some(named) if allows(node) => principal(named),
         _ => Vec::new(),
     }
 }
 
 /// A trust policy's `Principal` (or its `AWS` entry) that names every AWS
-/// principal, written on its own by an override.
+/// principal: in a statement, or written on its own by an override.
 pub(super) fn principal(node: &Node) -> Vec<Hit> {
-    principal_hits(node)
-}
-
-fn principal_hits(node: &Node) -> Vec<Hit> {
     let everyone = match &node.value {
         Value::Map(_) => get(node, &["AWS"]).map(strings).unwrap_or_default(),
         _ => strings(node),
