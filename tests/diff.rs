@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 
 use eksynth::cfn::{Expr, Template};
 use eksynth::diff::{
-    Because, ChangeKind, Diff, EntryKind, ReplacementCause, ResourceDiff, Rollout, RolloutKind,
-    Section, diff, render_human, render_json, render_markdown,
+    Because, ChangeKind, Diff, EntryDiff, EntryKind, ReplacementCause, ResourceDiff, Rollout,
+    RolloutKind, Section, diff, render_human, render_json, render_markdown,
 };
 use eksynth::source::SourceFile;
 use eksynth::validate::SchemaSet;
@@ -67,6 +67,11 @@ fn resource<'d>(diff: &'d Diff, id: &str) -> &'d ResourceDiff {
         .iter()
         .find(|r| r.logical_id == id)
         .unwrap_or_else(|| panic!("{id} is not in the diff:\n{}", render_human(diff)))
+}
+
+/// Each entry's name and how it changes.
+fn entry_kinds(entries: &[EntryDiff]) -> Vec<(&str, EntryKind)> {
+    entries.iter().map(|e| (e.name.as_str(), e.kind)).collect()
 }
 
 fn ids(resources: &[&ResourceDiff]) -> Vec<String> {
@@ -679,13 +684,8 @@ fn parameters_and_outputs_changes_are_listed() {
     );
     let change = diff_texts(&old, &new);
 
-    let parameters: Vec<(&str, EntryKind)> = change
-        .parameters
-        .iter()
-        .map(|p| (p.name.as_str(), p.kind))
-        .collect();
     assert_eq!(
-        parameters,
+        entry_kinds(&change.parameters),
         [
             ("Environment", EntryKind::Added),
             ("ImageIdAl2023X86K8s133", EntryKind::Modified)
@@ -706,13 +706,8 @@ fn parameters_and_outputs_changes_are_listed() {
     );
     assert!(change.parameters[0].notes.is_empty());
 
-    let outputs: Vec<(&str, EntryKind)> = change
-        .outputs
-        .iter()
-        .map(|o| (o.name.as_str(), o.kind))
-        .collect();
     assert_eq!(
-        outputs,
+        entry_kinds(&change.outputs),
         [
             ("GeneralAutoScalingGroupName", EntryKind::Modified),
             ("GeneralInstanceProfileArn", EntryKind::Removed)
@@ -976,13 +971,8 @@ fn a_version_bump_renames_the_image_parameter_so_deploy_takes_the_new_image() {
     let old = synthesized(&blueprint);
     let new = synthesized(&on_version(&blueprint, "1.34"));
     let change = diff_texts(&old, &new);
-    let parameters: Vec<(&str, EntryKind)> = change
-        .parameters
-        .iter()
-        .map(|p| (p.name.as_str(), p.kind))
-        .collect();
     assert_eq!(
-        parameters,
+        entry_kinds(&change.parameters),
         [
             ("ImageIdAl2023X86K8s133", EntryKind::Removed),
             ("ImageIdAl2023X86K8s134", EntryKind::Added)
