@@ -172,6 +172,25 @@ fn create_only_changes_of_managed_groups_are_critical_replacements() {
 }
 
 #[test]
+fn replacing_a_named_managed_group_fails_unless_it_is_renamed() {
+    let fails = |name: &str| {
+        let change = one_stack(name);
+        let group = change
+            .resources
+            .iter()
+            .find(|r| r.logical_id == "ManagedNodegroup")
+            .expect("the managed group changes");
+        group.notes.iter().any(|n| {
+            n.starts_with("the update fails and rolls back")
+                && n.contains("NodegroupName stays \"managed\"")
+        })
+    };
+    assert!(fails("spot-to-on-demand"));
+    // The same kind of change, with a new `nodegroupName`.
+    assert!(!fails("subnets-changed"));
+}
+
+#[test]
 fn a_group_moved_to_its_own_stack_is_deleted_in_one_and_created_in_the_other() {
     let stacks = scenario("group-moved-to-own-stack");
     let names: Vec<&str> = stacks.iter().map(|(n, _)| n.as_str()).collect();

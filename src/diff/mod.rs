@@ -422,6 +422,7 @@ pub fn diff(old: &Template, new: &Template, schemas: &SchemaSet) -> Diff {
     let mut resources = resources.finish();
     note_in_place_updates(&mut resources, &rollouts);
     note_combined_version_updates(&mut resources);
+    note_fixed_name_replacements(&mut resources, old, new);
 
     let outputs = diff_entries(&old.outputs, &new.outputs, Output::layout, |o| {
         o.export.as_ref().map(compact)
@@ -514,6 +515,62 @@ fn note_combined_version_updates(resources: &mut [ResourceDiff]) {
                 others.join(", ")
             ));
         }
+    }
+}
+
+/// The property that names a resource of each type the templates make, when
+/// the template gives one.
+const NAME_PROPERTIES: &[(&str, &str)] = &[
+    ("AWS::AutoScaling::AutoScalingGroup", "AutoScalingGroupName"),
+    ("AWS::EC2::LaunchTemplate", "LaunchTemplateName"),
+    ("AWS::EC2::SecurityGroup", "GroupName"),
+    ("AWS::EKS::Nodegroup", "NodegroupName"),
+    ("AWS::IAM::InstanceProfile", "InstanceProfileName"),
+    ("AWS::IAM::Role", "RoleName"),
+    ("AWS::Lambda::Function", "FunctionName"),
+];
+
+/// CloudFormation replaces no resource whose name the template fixes ("You
+/// can't perform an update that causes a custom-named resource to be
+/// replaced. If you must replace the resource, specify a new name": the
+/// CloudFormation User Guide, "Name type"); the update fails and rolls
+/// back. eksynth names every managed node group (`nodegroupName`, by
+/// default the group's name), so any create-only change of one (subnets,
+/// capacity type, instance types, AMI type) meets this. Said before the
+/// deploy, with the way through: a new name in the same change.
+fn note_fixed_name_replacements(resources: &mut [ResourceDiff], old: &Template, new: &Template) {
+    for resource in resources {
+        if resource.kind != ChangeKind::Modified || !resource.is_replaced() {
+            continue;
+        }
+        let Some((_, property)) = NAME_PROPERTIES
+            .iter()
+            .find(|(kind, _)| *kind == resource.resource_type)
+        else {
+            continue;
+        };
+        let name = |template: &Template| {
+            template
+                .resources
+                .get(&resource.logical_id)
+                .and_then(|r| r.properties.get(*property))
+                .cloned()
+        };
+        let (Some(before), Some(after)) = (name(old), name(new)) else {
+            continue;
+        };
+        if before != after {
+            continue;
+        }
+        let how = if resource.resource_type == "AWS::EKS::Nodegroup" {
+            " (the group's `nodegroupName`)"
+        } else {
+            ""
+        };
+        resource.notes.push(format!(
+            "the update fails and rolls back: CloudFormation replaces no resource whose name the template fixes, and {property} stays {}; give it a new name{how} in the same change, and the new one is created before the old one is deleted",
+            compact(&after)
+        ));
     }
 }
 

@@ -13,7 +13,10 @@ the new template declares is sent, with its override when one is given, with
 parameter the stack does not have yet (which then takes its default). The
 change set is executed and both deployments must complete; then each
 self-managed group's launch template must carry the image the scenario
-expects, read from moto's EC2 (its newest version's `ImageId`).
+expects, read from moto's EC2 (its newest version's `ImageId`), and each
+managed group what EKS must hold of it (its Kubernetes `version`, release,
+labels, taints, name), read from moto's EKS. A scenario whose update
+CloudFormation refuses says so, with the reason.
 
 What moto seeds itself is not enough for the templates, so before the first
 deployment the test creates:
@@ -30,16 +33,23 @@ deployment the test creates:
   literals, with exactly those IDs (moto's ID generator is patched while
   each is created): moto checks that they exist.
 
+moto 5.2.5 has no CloudFormation model for AWS::EKS::Nodegroup and
+AWS::EKS::AccessEntry; `eks_models.py` (beside this file) gives it one,
+over moto's own EKS for node groups, with the replacement rules of the
+vendored provider schemas and CloudFormation's refusal to replace a
+custom-named resource (its docstring says what is modelled and what not).
+The cluster `demo` and the existing roles the blueprints name are created
+first.
+
 What moto does not model, and what is therefore not deployed or asserted:
 
-- AWS::EKS::Nodegroup, AWS::EKS::AccessEntry and AWS::EC2::SecurityGroupEgress
-  have no CloudFormation model in moto 5.2.5 (`moto/cloudformation/parsing.py`
+- AWS::EC2::SecurityGroupEgress and AWS::IAM::RolePolicy have no
+  CloudFormation model in moto 5.2.5 (`moto/cloudformation/parsing.py`
   finds no `CloudFormationModel` for them). They are taken out of the
   template that is deployed, with the outputs and `DependsOn` entries that
   name them (a resource that still references one makes the scenario fail).
-  So a managed group's `Version` or `ReleaseVersion` is never asserted here:
-  `tests/lifecycle.rs` asserts what the diff says about it. The set of types
-  taken out is asserted, so a moto that models one of them says so.
+  The set of types taken out is asserted, so a moto that models one of
+  them says so.
 - moto updates a resource only when its own template text changes or it
   references a changed parameter; a `Fn::GetAtt` whose value changes (the
   Auto Scaling group's launch template version) does not update the Auto
@@ -52,18 +62,20 @@ What moto does not model, and what is therefore not deployed or asserted:
   stack the new blueprint adds is created with `create-stack`, with the
   values a CREATE change set of `deploy` would send (the overrides only).
 
-Deployed (`DEPLOYED`), every scenario whose change reaches a resource moto
-models: version-bump, staged-upgrade-group-follows,
-parameter-default-changed (with and without the override), ami-pin-change,
-detailed-monitoring, instance-type-change, labels-and-taints-self-managed,
-scaling-changed, spot-to-on-demand, subnets-changed, renamed-group,
-removed-group, group-moved-to-own-stack (both stacks),
-self-managed-group-moved (the new stack first, as diff advises). Not
-deployed (`NOT_DEPLOYED`, with a reason a test checks):
-aws-auth-to-access-entries (the aws-auth mapping is a Lambda-backed custom
-resource), shared-role-stack-deleted (a stack deleted whole),
-labels-and-taints-managed and managed-release-pinned (only the managed node
-group changes; what moto can deploy of the two templates is the same).
+Deployed (`DEPLOYED`), every scenario that is an update: version-bump
+(the self-managed image and the managed `Version`),
+staged-upgrade-group-follows, parameter-default-changed (with and without
+the override), ami-pin-change, detailed-monitoring, instance-type-change,
+labels-and-taints-self-managed, labels-and-taints-managed,
+managed-release-pinned, scaling-changed, spot-to-on-demand (refused: the
+named node group cannot be replaced), subnets-changed (replaced under a
+new name), renamed-group, removed-group, group-moved-to-own-stack (both
+stacks), self-managed-group-moved (the new stack first, as diff advises).
+shared-role-stack-deleted deletes a whole stack: its own test deploys the
+three stacks, deletes the group's and checks that the shared access entry
+stays. Not deployed: aws-auth-to-access-entries (the aws-auth mapping is a
+Lambda-backed custom resource, which moto runs only in Docker; the
+provider's own tests cover it).
 
 moto 5.2.5 gets `UsePreviousValue` wrong for an SSM-typed parameter: it keeps
 the resolved image ID as the previous value and then looks that ID up as a
@@ -92,7 +104,7 @@ import subprocess
 import sys
 import unittest
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from unittest import mock
 
@@ -106,6 +118,10 @@ from moto import mock_aws  # noqa: E402
 from moto.cloudformation.parsing import resource_class_from_type  # noqa: E402
 from moto.core import DEFAULT_ACCOUNT_ID  # noqa: E402
 from moto.ssm.models import Parameter, ssm_backends  # noqa: E402
+
+import eks_models  # noqa: E402  (beside this file)
+
+eks_models.install()
 
 SCENARIOS = Path(__file__).resolve().parent
 REGION = "eu-west-1"
@@ -126,16 +142,24 @@ class Expectation:
 
     `images` maps each self-managed group's launch template (logical ID, in
     the stack `fleet`) to the image it must carry after the update: an SSM
-    parameter path (the AMI seeded there) or an AMI ID. `stacks` are
-    deployed in that order.
+    parameter path (the AMI seeded there) or an AMI ID. `nodegroups` maps
+    each managed group's node group (logical ID, in `fleet`) to what EKS
+    must hold of it after the update (`version`, `release_version`,
+    `labels`, `taints`, as moto's EKS names them). `stacks` are deployed in
+    that order. `refused` says the update must fail, and why.
     """
 
     images: dict
     stacks: tuple = ("fleet",)
+    nodegroups: dict = field(default_factory=dict)
+    # The update is refused, with this in CloudFormation's reason.
+    refused: str = None
 
 
 DEPLOYED = {
-    "version-bump": Expectation(images={"GeneralLaunchTemplate": eks_al2023("1.34")}),
+    "version-bump": Expectation(
+        images={"GeneralLaunchTemplate": eks_al2023("1.34")}, nodegroups={"ManagedNodegroup": {"version": "1.34"}}
+    ),
     "staged-upgrade-group-follows": Expectation(images={"GeneralLaunchTemplate": eks_al2023("1.34")}),
     # Without an override, `deploy` keeps the stack's previous value of a
     # parameter whose default changed: the old path, and the old image.
@@ -145,8 +169,13 @@ DEPLOYED = {
     "instance-type-change": Expectation(images={"GeneralLaunchTemplate": eks_al2023("1.33")}),
     "labels-and-taints-self-managed": Expectation(images={"GeneralLaunchTemplate": eks_al2023("1.33")}),
     "scaling-changed": Expectation(images={"GeneralLaunchTemplate": eks_al2023("1.33")}),
-    "spot-to-on-demand": Expectation(images={"GeneralLaunchTemplate": eks_al2023("1.33")}),
-    "subnets-changed": Expectation(images={"GeneralLaunchTemplate": eks_al2023("1.33")}),
+    # CloudFormation refuses to replace the node group under its old name.
+    "spot-to-on-demand": Expectation(images={}, refused="Rename managed and update the stack again"),
+    # Replaced under the new name the change gives it.
+    "subnets-changed": Expectation(
+        images={"GeneralLaunchTemplate": eks_al2023("1.33")},
+        nodegroups={"ManagedNodegroup": {"name": "managed-b", "version": "1.33"}},
+    ),
     "renamed-group": Expectation(images={"WorkersLaunchTemplate": eks_al2023("1.33")}),
     "removed-group": Expectation(images={}),
     # The effect's order: fleet first (the managed group leaves it), then
@@ -157,6 +186,19 @@ DEPLOYED = {
     # The order diff advises: the new stack first (a second Auto Scaling
     # group is created), then fleet (the old one is deleted).
     "self-managed-group-moved": Expectation(images={}, stacks=("fleet-general", "fleet")),
+    "labels-and-taints-managed": Expectation(
+        images={"GeneralLaunchTemplate": eks_al2023("1.33")},
+        nodegroups={
+            "ManagedNodegroup": {
+                "version": "1.33",
+                "labels": {"team": "data"},
+                "taints": [{"key": "dedicated", "value": "data", "effect": "NO_SCHEDULE"}],
+            }
+        },
+    ),
+    "managed-release-pinned": Expectation(
+        images={}, nodegroups={"ManagedNodegroup": {"version": "1.33", "release_version": "1.33.1-20250820"}}
+    ),
 }
 
 # Why a scenario is not deployed; each reason is checked against the
@@ -164,27 +206,26 @@ DEPLOYED = {
 LAMBDA_CUSTOM_RESOURCE = (
     "a custom resource backed by a Lambda function (the aws-auth mapping), which moto runs only in Docker"
 )
-ONLY_UNMODELLED_CHANGES = (
-    "only resources moto does not model change (the managed node group): nothing deployable changes"
+STACK_DELETED = (
+    "a whole stack is deleted, which is a delete-stack, not an update "
+    "(test_deleting_a_group_stack_keeps_the_shared_access_entry deploys it)"
 )
-
-STACK_DELETED = "a whole stack is deleted, which is a delete-stack, not an update"
 
 NOT_DEPLOYED = {
     "aws-auth-to-access-entries": LAMBDA_CUSTOM_RESOURCE,
     "shared-role-stack-deleted": STACK_DELETED,
-    "labels-and-taints-managed": ONLY_UNMODELLED_CHANGES,
-    "managed-release-pinned": ONLY_UNMODELLED_CHANGES,
 }
 
 # The resource types of the scenarios' templates that moto 5.2.5 has no
-# CloudFormation model for; they are taken out of what is deployed.
+# CloudFormation model for, even with eks_models; they are taken out of
+# what is deployed.
 UNMODELLED = {
     "AWS::EC2::SecurityGroupEgress",
-    "AWS::EKS::AccessEntry",
-    "AWS::EKS::Nodegroup",
     "AWS::IAM::RolePolicy",
 }
+
+# Expectation.nodegroups' names, and how DescribeNodegroup names them.
+NODEGROUP_FIELDS = {"name": "nodegroupName", "version": "version", "release_version": "releaseVersion", "labels": "labels", "taints": "taints"}
 
 LITERAL_ID = re.compile(r"^(vpc|subnet|sg|ami)-[0-9a-f]{8,17}$")
 
@@ -300,6 +341,24 @@ class Cloud:
                 data_type="aws:ec2:image",
             )
         )
+
+    def seed_cluster(self, name):
+        """Creates an EKS cluster for the node groups and access entries to join."""
+        boto3.client("eks", region_name=REGION).create_cluster(
+            name=name,
+            roleArn=f"arn:aws:iam::{DEFAULT_ACCOUNT_ID}:role/eks-cluster",
+            resourcesVpcConfig={"subnetIds": []},
+        )
+
+    def nodegroup(self, stack, logical_id):
+        """What moto's EKS holds of a stack's managed node group."""
+        physical = self.cfn.describe_stack_resource(StackName=stack, LogicalResourceId=logical_id)[
+            "StackResourceDetail"
+        ]["PhysicalResourceId"]
+        cluster, name = physical.split("/", 1)
+        return boto3.client("eks", region_name=REGION).describe_nodegroup(clusterName=cluster, nodegroupName=name)[
+            "nodegroup"
+        ]
 
     def seed_literals(self, ids):
         """Creates the VPC, subnets, security groups and images named by `ids`, with those IDs."""
@@ -434,10 +493,36 @@ def templates(scenario, stacks):
     return {stack: (synth(folder / "old.yaml", stack), synth(folder / "new.yaml", stack)) for stack in stacks}
 
 
+def clusters(template):
+    """The names of the clusters a template's EKS resources name as literals."""
+    return {
+        r["Properties"]["ClusterName"]
+        for r in template["Resources"].values()
+        if r["Type"].startswith("AWS::EKS::") and isinstance(r["Properties"].get("ClusterName"), str)
+    }
+
+
+def existing_roles(template):
+    """The IAM roles a template's instance profiles name as literals: roles the blueprint says exist."""
+    return {
+        role
+        for r in template["Resources"].values()
+        if r["Type"] == "AWS::IAM::InstanceProfile"
+        for role in r["Properties"].get("Roles", [])
+        if isinstance(role, str)
+    }
+
+
 def prepared_cloud(pairs):
     """A moto account with everything the templates name seeded."""
     cloud = Cloud()
+    eks_models.ACCESS_ENTRIES.clear()
     everything = [t for pair in pairs.values() for t in pair if t is not None]
+    for name in sorted(set().union(*(clusters(t) for t in everything))):
+        cloud.seed_cluster(name)
+    iam = boto3.client("iam", region_name=REGION)
+    for name in sorted(set().union(*(existing_roles(t) for t in everything))):
+        iam.create_role(RoleName=name, AssumeRolePolicyDocument=json.dumps({"Version": "2012-10-17", "Statement": []}))
     for path in sorted(set().union(*(ssm_paths(t) for t in everything))):
         cloud.seed_path(path)
     cloud.seed_literals(set().union(*(literals(t) for t in everything)))
@@ -486,6 +571,10 @@ class Deploy(unittest.TestCase):
             with self.subTest(scenario=scenario), mock_aws():
                 pairs = templates(scenario, expectation.stacks)
                 cloud = prepared_cloud(pairs)
+                if expectation.refused:
+                    with self.assertRaisesRegex(Exception, expectation.refused):
+                        old_then_new(cloud, pairs, expectation.stacks)
+                    continue
                 statuses = old_then_new(cloud, pairs, expectation.stacks)
                 self.assertEqual(statuses, updated(pairs), scenario)
                 for logical_id, source in expectation.images.items():
@@ -495,6 +584,10 @@ class Deploy(unittest.TestCase):
                         cloud.image(source),
                         f"{scenario}: {logical_id} carries the image of {cloud.source(image)}, not that of {source}",
                     )
+                for logical_id, expected in expectation.nodegroups.items():
+                    group = cloud.nodegroup("fleet", logical_id)
+                    held = {NODEGROUP_FIELDS[key]: group.get(NODEGROUP_FIELDS[key]) for key in expected}
+                    self.assertEqual(held, {NODEGROUP_FIELDS[k]: v for k, v in expected.items()}, scenario)
 
     def test_a_version_bump_reaches_the_new_image_without_overrides(self):
         with mock_aws():
@@ -562,9 +655,61 @@ class Deploy(unittest.TestCase):
                         )
                     )
                 else:
-                    self.assertEqual(reason, ONLY_UNMODELLED_CHANGES)
-                    self.assertNotEqual(old, new)
-                    self.assertEqual(deployable(old), deployable(new))
+                    self.fail(f"{scenario}: no check for the reason {reason!r}")
+
+    def test_a_version_bump_reaches_the_managed_group_without_overrides(self):
+        with mock_aws():
+            pairs = templates("version-bump", ("fleet",))
+            cloud = prepared_cloud(pairs)
+            cloud.create("fleet", pairs["fleet"][0])
+            self.assertEqual(cloud.nodegroup("fleet", "ManagedNodegroup")["version"], "1.33")
+            self.assertEqual(cloud.deploy("fleet", pairs["fleet"][1]), "UPDATE_COMPLETE")
+            group = cloud.nodegroup("fleet", "ManagedNodegroup")
+            # Updated in place: the same group, told to run 1.34.
+            self.assertEqual((group["nodegroupName"], group["version"]), ("managed", "1.34"))
+
+    def test_the_first_template_that_names_a_version_updates_the_group_in_place(self):
+        # Templates once named no Version on managed groups: the first
+        # deploy of one that does is an update of the same group.
+        with mock_aws():
+            pairs = templates("version-bump", ("fleet",))
+            old = json.loads(json.dumps(pairs["fleet"][1]))
+            del old["Resources"]["ManagedNodegroup"]["Properties"]["Version"]
+            cloud = prepared_cloud(pairs)
+            cloud.create("fleet", old)
+            before = cloud.nodegroup("fleet", "ManagedNodegroup")
+            self.assertEqual(cloud.deploy("fleet", pairs["fleet"][1]), "UPDATE_COMPLETE")
+            after = cloud.nodegroup("fleet", "ManagedNodegroup")
+            self.assertEqual((after["nodegroupArn"], after["version"]), (before["nodegroupArn"], "1.34"))
+
+    def test_deleting_a_group_stack_keeps_the_shared_access_entry(self):
+        stacks = ("fleet", "fleet-web", "fleet-batch")
+        with mock_aws():
+            pairs = templates("shared-role-stack-deleted", stacks)
+            cloud = prepared_cloud(pairs)
+            for stack in stacks:
+                cloud.create(stack, pairs[stack][0])
+            role = f"arn:aws:iam::{DEFAULT_ACCOUNT_ID}:role/platform-eks-nodes"
+            self.assertEqual(eks_models.access_entries(REGION, "demo"), {role: "EC2_LINUX"})
+            # The new blueprint makes no stack fleet-batch: it is deleted.
+            self.assertIsNone(pairs["fleet-batch"][1])
+            cloud.cfn.delete_stack(StackName="fleet-batch")
+            self.assertEqual(
+                eks_models.access_entries(REGION, "demo"), {role: "EC2_LINUX"}, "web's nodes keep their access"
+            )
+            # The stacks that stay are unchanged: there is nothing else to deploy.
+            for stack in ("fleet", "fleet-web"):
+                self.assertEqual(pairs[stack][0], pairs[stack][1], stack)
+
+    def test_the_access_entry_model_refuses_a_second_entry_for_a_role(self):
+        # What makes the test above meaningful: the model keeps one entry
+        # per principal, as EKS does.
+        with mock_aws():
+            pairs = templates("shared-role-stack-deleted", ("fleet",))
+            cloud = prepared_cloud(pairs)
+            cloud.create("fleet", pairs["fleet"][0])
+            with self.assertRaisesRegex(eks_models.AccessEntryInUse, "platform-eks-nodes exists already"):
+                cloud.create("fleet-copy", pairs["fleet"][0])
 
     def test_the_types_left_out_are_those_moto_does_not_model(self):
         found = set()
