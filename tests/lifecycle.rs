@@ -378,3 +378,31 @@ fn access_that_changes_stacks_is_a_move_no_order_makes_safely() {
     let stays = diff_stacks(&old, &old, SchemaSet::embedded());
     assert!(stays.moves.is_empty());
 }
+
+#[test]
+fn an_existing_roles_access_entry_that_moves_within_a_stack_is_an_update_eks_refuses() {
+    let change = one_stack("existing-role-group-renamed");
+    let entry = change
+        .resources
+        .iter()
+        .find(|r| r.logical_id == "FrontendAccessEntry")
+        .expect("the access entry moves");
+    assert!(
+        !entry.critical,
+        "the role keeps its entry: the update fails"
+    );
+    assert!(
+        entry.notes.iter().any(|n| n.starts_with(
+            "the update fails and rolls back: EKS keeps one access entry per principal"
+        )),
+        "{:?}",
+        entry.notes
+    );
+    // A role the stack makes is a new principal under a new name: no clash.
+    let renamed = one_stack("renamed-group");
+    assert!(renamed.resources.iter().all(|r| {
+        r.notes
+            .iter()
+            .all(|n| !n.contains("one access entry per principal"))
+    }));
+}

@@ -423,6 +423,7 @@ pub fn diff(old: &Template, new: &Template, schemas: &SchemaSet) -> Diff {
     note_in_place_updates(&mut resources, &rollouts);
     note_combined_version_updates(&mut resources);
     note_fixed_name_replacements(&mut resources, old, new);
+    note_access_entry_collisions(&mut resources, old, new);
 
     let outputs = diff_entries(&old.outputs, &new.outputs, Output::layout, |o| {
         o.export.as_ref().map(compact)
@@ -571,6 +572,92 @@ fn note_fixed_name_replacements(resources: &mut [ResourceDiff], old: &Template, 
             "the update fails and rolls back: CloudFormation replaces no resource whose name the template fixes, and {property} stays {}; give it a new name{how} in the same change, and the new one is created before the old one is deleted",
             compact(&after)
         ));
+    }
+}
+
+/// EKS keeps one access entry per principal, and CloudFormation creates a
+/// resource the update adds before it deletes one the update removes: an
+/// access entry of an existing role (a principal no resource of the stack
+/// makes) that moves to a new logical ID within the stack cannot be
+/// created while the old one stands, so the update fails and rolls back,
+/// access untouched. Said before the deploy, with the way through, instead
+/// of the loss of access a replacement would mean.
+fn note_access_entry_collisions(resources: &mut [ResourceDiff], old: &Template, new: &Template) {
+    const KEYS: [&str; 2] = ["PrincipalArn", "ClusterName"];
+    let entry = |template: &Template, id: &str| {
+        template
+            .resources
+            .get(id)
+            .filter(|r| r.kind == "AWS::EKS::AccessEntry")
+            .cloned()
+    };
+    let mut collisions = Vec::new();
+    for resource in resources.iter() {
+        if !matches!(
+            resource.kind,
+            ChangeKind::Added | ChangeKind::Renamed { .. }
+        ) {
+            continue;
+        }
+        let Some(added) = entry(new, &resource.logical_id) else {
+            continue;
+        };
+        let Some(principal) = added.properties.get("PrincipalArn") else {
+            continue;
+        };
+        let made_here = principal
+            .references()
+            .iter()
+            .any(|(target, _)| new.resources.contains_key(*target));
+        if made_here {
+            continue;
+        }
+        let same = |other: &crate::cfn::Resource| {
+            KEYS.iter()
+                .all(|key| other.properties.get(*key) == added.properties.get(*key))
+        };
+        let gone = old.resources.iter().find(|(id, other)| {
+            *id != &resource.logical_id
+                && other.kind == added.kind
+                && !new.resources.contains_key(*id)
+                && same(other)
+        });
+        if let Some((gone, _)) = gone {
+            let cluster = added.properties.get("ClusterName").map(plain);
+            collisions.push((
+                resource.logical_id.clone(),
+                gone.clone(),
+                plain(principal),
+                cluster.unwrap_or_default(),
+            ));
+        }
+    }
+    for (added, gone, principal, cluster) in collisions {
+        for resource in resources.iter_mut() {
+            if resource.logical_id == gone && resource.kind == ChangeKind::Removed {
+                resource.critical = false;
+            }
+            if resource.logical_id != added {
+                continue;
+            }
+            resource.critical = false;
+            resource.notes.push(format!(
+                "the update fails and rolls back: EKS keeps one access entry per principal, and CloudFormation creates {added} before it deletes {gone}, whose entry for {principal} still stands; delete that entry by hand just before the deploy (`aws eks delete-access-entry --cluster-name {cluster} --principal-arn ARN`): the role's nodes cannot authenticate until the deploy creates it again"
+            ));
+        }
+    }
+}
+
+/// A value as a person would type it: a string, or a `Fn::Sub` pattern, as
+/// is; anything else as compact JSON.
+fn plain(value: &Expr) -> String {
+    match value {
+        Expr::String(text) => text.clone(),
+        Expr::Sub {
+            template,
+            variables,
+        } if variables.is_empty() => template.clone(),
+        _ => compact(value),
     }
 }
 

@@ -75,7 +75,9 @@ shared-role-stack-deleted deletes a whole stack: its own test deploys the
 three stacks, deletes the group's and checks that the shared access entry
 stays. Not deployed: aws-auth-to-access-entries (the aws-auth mapping is a
 Lambda-backed custom resource, which moto runs only in Docker; the
-provider's own tests cover it).
+provider's own tests cover it) and existing-role-group-renamed (an access
+entry that moves to a new logical ID: moto deletes the old one before it
+creates the new, where CloudFormation creates first and EKS refuses).
 
 moto 5.2.5 gets `UsePreviousValue` wrong for an SSM-typed parameter: it keeps
 the resolved image ID as the previous value and then looks that ID up as a
@@ -211,8 +213,14 @@ STACK_DELETED = (
     "(test_deleting_a_group_stack_keeps_the_shared_access_entry deploys it)"
 )
 
+CREATED_BEFORE_DELETED = (
+    "an access entry moves to a new logical ID for the same role, which CloudFormation refuses because it creates "
+    "before it deletes, while moto deletes first (eks_models)"
+)
+
 NOT_DEPLOYED = {
     "aws-auth-to-access-entries": LAMBDA_CUSTOM_RESOURCE,
+    "existing-role-group-renamed": CREATED_BEFORE_DELETED,
     "shared-role-stack-deleted": STACK_DELETED,
 }
 
@@ -654,6 +662,17 @@ class Deploy(unittest.TestCase):
                             for r in old["Resources"].values()
                         )
                     )
+                elif reason == CREATED_BEFORE_DELETED:
+                    entries = [
+                        {
+                            json.dumps(r["Properties"]["PrincipalArn"]): name
+                            for name, r in t["Resources"].items()
+                            if r["Type"] == "AWS::EKS::AccessEntry"
+                        }
+                        for t in (old, new)
+                    ]
+                    moved = {p for p in entries[0] if p in entries[1] and entries[0][p] != entries[1][p]}
+                    self.assertTrue(moved, scenario)
                 else:
                     self.fail(f"{scenario}: no check for the reason {reason!r}")
 
