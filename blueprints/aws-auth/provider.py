@@ -1,6 +1,8 @@
 """eksynth's Custom::AwsAuth provider: maps one node IAM role in an EKS
 cluster's kube-system/aws-auth ConfigMap; the last owner's Delete removes it.
-Standard library only.  See blueprints/aws-auth/README.md in eksynth."""
+It serves Custom::NodeAccessEntry too: a node role's EKS access entry, shared
+by the stacks that own it.  Standard library only.  See
+blueprints/aws-auth/README.md in eksynth."""
 import base64
 import bisect
 import collections
@@ -27,6 +29,10 @@ OWNERS = "eksynth.io/aws-auth-owners"  # annotation: {role ARN: [StackId#Logical
 UNKNOWN = "unknown"  # the owner of an entry found without owners
 REFUSED_ID = "aws-auth-refused/"  # PhysicalResourceId of a refused Create: its Delete does nothing
 NET_TIMEOUT = 10.0  # seconds, the most one network call may take
+ENTRY_TYPES = ("EC2_LINUX", "EC2_WINDOWS", "EC2")  # node access entries: no groups, no policies
+OWNER_TAG = "eksynth.io/owner/"  # + a hash of StackId#LogicalResourceId: one tag per owner of an entry
+MADE_TAG = "eksynth.io/made"  # on an entry this provider created, which its last owner's Delete removes
+SETTLE = 10.0  # seconds before a Create looks again at the entry it took (a last owner's Delete may race it)
 MAX_ATTEMPTS = 30  # read-modify-write attempts while others write aws-auth too (409)
 CLUSTER_RE = re.compile(r"[0-9A-Za-z][A-Za-z0-9_-]{0,99}")
 ROLE_RE = re.compile(r"(arn:aws[a-z-]*:iam::[0-9]{12}:role/)(?:[\x21-\x7e]*/)?([\w+=,.@-]{1,64})", re.A)
@@ -70,7 +76,10 @@ def sigv4(method, url, creds, region, service, now, headers=None, expires=None,
   q = lambda s: urllib.parse.quote(s, safe="-_.~")  # noqa: E731
   query = "&".join("%s=%s" % kv for kv in sorted((q(k), q(v)) for k, v in params))
   path = parts.path or "/"
-  canonical = "\n".join([method, path, query, "".join(
+  # Each path segment is URI-encoded twice for every service but S3: a
+  # segment that holds an encoded ARN is signed with its '%' encoded again.
+  canonical_path = path if service == "s3" else urllib.parse.quote(path, safe="/-_.~")
+  canonical = "\n".join([method, canonical_path, query, "".join(
       "%s:%s\n" % (k, " ".join(hdrs[k].split())) for k in sorted(hdrs)), signed, payload_hash])
   to_sign = "AWS4-HMAC-SHA256\n%s\n%s\n%s" % (amz_date, scope, hashlib.sha256(canonical.encode()).hexdigest())
   key = ("AWS4" + sk).encode()
@@ -162,6 +171,19 @@ class Invocation:
     self.api = cluster["endpoint"].rstrip("/")  # trusting only the cluster's CA:
     self.ctx = ssl.create_default_context(cadata=base64.b64decode(cluster["certificateAuthority"]["data"]).decode())
     return cluster
+
+  def eks(self, method, path, body=None):
+    """One call to EKS's API (after describe): (status, the JSON answer or {})."""
+    data = json.dumps(body).encode() if body is not None else None
+    url, hdrs = sigv4(method, eks_endpoint(self.region) + path, self.creds, self.region, "eks", utcnow(),
+                      {"Content-Type": "application/json"} if data else None,
+                      payload_hash=hashlib.sha256(data or b"").hexdigest())
+    status, raw = http(method, url, hdrs, data, timeout=self.timeout())
+    log("eks %s %s -> %d" % (method, urllib.parse.unquote(path.split("?")[0]), status))
+    try:
+      return status, json.loads(raw) if raw else {}
+    except ValueError:
+      return status, {"message": raw.decode("utf-8", "replace")[:400]}
 
   def kube(self, method, path, body=None):
     """One call to the cluster's API server."""
@@ -799,6 +821,8 @@ def mapping(props):
 def run(inv):
   """Carry out the request; returns the PhysicalResourceId."""
   event = inv.event
+  if event.get("ResourceType") == "Custom::NodeAccessEntry":
+    return run_access_entry(inv)
   kind, old_id = event["RequestType"], event.get("PhysicalResourceId")
   if kind == "Delete":
     try:
@@ -833,6 +857,136 @@ def run(inv):
   if inv.describe(cluster) is None:
     raise Failure("EKS cluster %s not found in %s" % (cluster, inv.region))
   log("%s: %s" % (entry["rolearn"], modify(inv, old, entry)))
+  return inv.physical_id
+
+
+# --- shared access entries ---
+# One EKS access entry per node role and cluster, shared by the stacks that
+# own it: each owner is a tag on the entry, and the entry goes with its last
+# owner, if this provider made it (MADE_TAG); one found without that tag,
+# made by EKS for a managed group or by hand, stays.
+
+def access_entry(props):
+  """Check the resource properties: (cluster name, role ARN, entry type)."""
+  props = props if isinstance(props, dict) else {}
+  cluster, arn, kind = props.get("ClusterName"), props.get("PrincipalArn"), props.get("Type")
+  if not isinstance(cluster, str) or not CLUSTER_RE.fullmatch(cluster):
+    raise Refused("ClusterName %r is not an EKS cluster name" % (cluster,))
+  if not isinstance(arn, str) or not ROLE_RE.fullmatch(arn):
+    raise Refused("PrincipalArn %r is not an IAM role ARN" % (arn,))
+  if kind not in ENTRY_TYPES:
+    raise Refused("Type must be %s, %s or %s: only node access entries are made" % ENTRY_TYPES)
+  return cluster, arn, kind
+
+
+def entry_path(cluster, arn):
+  return "/clusters/%s/access-entries/%s" % (cluster, urllib.parse.quote(arn, safe=""))
+
+
+def read_entry(inv, cluster, arn):
+  """The role's access entry (accessEntryArn, type, tags), or None."""
+  status, doc = inv.eks("GET", entry_path(cluster, arn))
+  if status == 404:
+    return None
+  if status != 200:
+    raise Failure("EKS DescribeAccessEntry failed, HTTP %d: %s" % (status, doc.get("message")))
+  return doc["accessEntry"]
+
+
+def owners_of(entry):
+  return sorted(k for k in (entry.get("tags") or {}) if k.startswith(OWNER_TAG))
+
+
+def hold(inv, cluster, arn, kind, owner):
+  """Make the role's entry, or record owner on the one there; then look
+  again, since a last owner's Delete that read the tags before this one
+  was added may have removed the entry meanwhile."""
+  key = OWNER_TAG + hashlib.sha256(owner.encode()).hexdigest()[:40]
+  label = owner.replace("#", "/")[-256:]  # a tag value: no '#', at most 256 characters
+  for _ in range(3):
+    status, doc = inv.eks("POST", "/clusters/%s/access-entries" % cluster, {
+        "principalArn": arn, "type": kind, "tags": {MADE_TAG: "true", key: label}})
+    if status not in (200, 409):
+      raise Failure("EKS CreateAccessEntry failed, HTTP %d: %s" % (status, doc.get("message")))
+    entry = doc.get("accessEntry") if status == 200 else read_entry(inv, cluster, arn)
+    if entry is None:
+      continue  # deleted between the two calls
+    if entry.get("type") != kind:
+      raise Failure("%s has an access entry of type %s already, not %s" % (arn, entry.get("type"), kind))
+    if key not in (entry.get("tags") or {}):
+      status, doc = inv.eks("POST", "/tags/" + urllib.parse.quote(entry["accessEntryArn"], safe=""),
+                            {"tags": {key: label}})
+      if status not in (200, 404):
+        raise Failure("EKS TagResource failed, HTTP %d: %s" % (status, doc.get("message")))
+    time.sleep(max(0.0, min(SETTLE, inv.deadline - time.monotonic() - 4 * NET_TIMEOUT)))
+    entry = read_entry(inv, cluster, arn)
+    if entry is not None and key in (entry.get("tags") or {}):
+      return "%d owner(s) recorded" % len(owners_of(entry))
+    log("the entry went while it was taken: again")
+  raise Failure("the access entry of %s kept disappearing" % arn)
+
+
+def release(inv, cluster, arn, owner):
+  """Take owner off the role's entry; the entry goes with its last owner."""
+  key = OWNER_TAG + hashlib.sha256(owner.encode()).hexdigest()[:40]
+  entry = read_entry(inv, cluster, arn)
+  if entry is not None and key in (entry.get("tags") or {}):
+    path = "/tags/%s?tagKeys=%s" % (urllib.parse.quote(entry["accessEntryArn"], safe=""),
+                                    urllib.parse.quote(key, safe=""))
+    status, doc = inv.eks("DELETE", path)
+    if status not in (200, 404):
+      raise Failure("EKS UntagResource failed, HTTP %d: %s" % (status, doc.get("message")))
+    entry = read_entry(inv, cluster, arn)
+  if entry is None:
+    return "absent"
+  owners, made = owners_of(entry), (entry.get("tags") or {}).get(MADE_TAG) == "true"
+  if owners or not made:
+    return "%d owner(s) recorded, the entry stays%s" % (len(owners), "" if made else " (not made here)")
+  status, doc = inv.eks("DELETE", entry_path(cluster, arn))
+  if status not in (200, 404):
+    raise Failure("EKS DeleteAccessEntry failed, HTTP %d: %s" % (status, doc.get("message")))
+  return "0 owner(s) recorded, the entry goes"
+
+
+def run_access_entry(inv):
+  """A Custom::NodeAccessEntry request; returns the PhysicalResourceId."""
+  event = inv.event
+  kind, old_id = event["RequestType"], event.get("PhysicalResourceId")
+  owner = "%s#%s" % (event.get("StackId"), event.get("LogicalResourceId"))
+  if kind == "Delete":
+    try:
+      cluster, arn, _ = access_entry(event.get("ResourceProperties"))
+    except Refused as err:
+      log("nothing to delete: this entry was never made (%s)" % err)
+      return old_id
+    inv.physical_id = old_id
+    if (old_id or "").startswith(REFUSED_ID):
+      return old_id
+    try:  # a Delete never blocks a stack: what it cannot do is said in the log
+      if inv.describe(cluster) is None:
+        log("cluster %s is gone: nothing to remove" % cluster)
+      else:
+        log("%s: %s" % (arn, release(inv, cluster, arn, owner)))
+    except Failure as err:
+      log("the access entry is left as it is: %s" % err)
+    return old_id
+  if kind not in ("Create", "Update"):
+    raise Failure("unknown RequestType %r" % kind)
+  cluster, arn, entry_type = access_entry(event["ResourceProperties"])
+  new_id = "access-entry/%s/%s" % (cluster, arn)
+  inv.physical_id = new_id if kind == "Create" else old_id
+  if kind == "Update":
+    try:
+      old = access_entry(event.get("OldResourceProperties"))
+    except Refused:
+      old = None
+    if old and old[:2] != (cluster, arn):
+      inv.physical_id = new_id  # another entry: CloudFormation's clean-up Deletes the old one
+    elif old and old[2] != entry_type:
+      raise Failure("an access entry's type cannot change (%s to %s): EKS keeps it" % (old[2], entry_type))
+  if inv.describe(cluster) is None:
+    raise Failure("EKS cluster %s not found in %s" % (cluster, inv.region))
+  log("%s: %s" % (arn, hold(inv, cluster, arn, entry_type, owner)))
   return inv.physical_id
 
 
