@@ -15,7 +15,6 @@ pub mod launch_template;
 pub mod managed;
 pub mod priorities;
 pub mod security_group;
-mod settings_toml;
 pub mod stacks;
 pub mod storage;
 pub mod userdata;

@@ -2,14 +2,20 @@
 
 use serde_json::{Value, json};
 
-use super::super::settings_toml::{flatten_settings, toml_key, toml_value};
 use super::kubelet::{Prepared, renders_labels, taint_text};
+use super::settings_toml::{NullSetting, flatten_settings, toml_key, toml_value};
 use super::templates::{BOTTLEROCKET_TEMPLATE, render_template};
 use super::{
     Field, Mode, Signal, UserDataError, UserDataInput, refuse_fields, toml_quote, unsupported,
 };
 use crate::cfn::sub::is_placeholder;
 use crate::upstream::kubelet_config;
+
+impl From<NullSetting> for UserDataError {
+    fn from(_: NullSetting) -> UserDataError {
+        unsupported("a null setting", "Bottlerocket (TOML has no null)")
+    }
+}
 
 /// What a Bottlerocket kubelet setting holds.
 #[derive(Clone, Copy)]
