@@ -31,10 +31,6 @@ pub fn lower(
     group: &NodeGroup,
     role_arn: &Expr,
 ) -> String {
-    let windows = group.ami_family.is_windows();
-    // Groups that share an existing role share its access: EKS has one
-    // access entry per principal, and aws-auth one mapping per role, which
-    // the first group to be deleted would otherwise remove for all.
     // An access entry takes the role's full ARN, its path included;
     // aws-auth matches a role's ARN without its path
     // (https://docs.aws.amazon.com/eks/latest/userguide/creating-access-entries.html:
@@ -43,68 +39,94 @@ pub fn lower(
         NodeAccess::AccessEntries => ("PrincipalArn", role_arn.clone()),
         NodeAccess::AwsAuth(_) => ("RoleArn", aws_auth_arn(group, role_arn)),
     };
-    if let Some(id) = template.resources.iter().find_map(|(id, resource)| {
-        (matches!(
-            resource.kind.as_str(),
-            "AWS::EKS::AccessEntry" | "Custom::AwsAuth"
-        ) && resource.properties.get(role_property) == Some(&principal))
-        .then(|| id.clone())
-    }) {
+    if let Some(id) = existing_access(template, role_property, &principal) {
         return id;
     }
     let stem = access_stem(template, blueprint, group);
-    match &blueprint.cluster.node_access {
-        NodeAccess::AccessEntries => {
-            let id = format!("{stem}AccessEntry");
-            template.resources.entry(id.clone()).or_insert_with(|| {
-                Resource::new("AWS::EKS::AccessEntry")
-                    .prop("ClusterName", cluster_name.clone())
-                    .prop("PrincipalArn", role_arn.clone())
-                    .prop("Type", access_entry_type(group))
-            });
-            id
-        }
-        NodeAccess::AwsAuth(provider) => {
-            let (service_token, depends_on) = match provider {
-                AwsAuthProvider::Existing(token) => (
-                    super::inputs::value(
-                        template,
-                        token,
-                        super::inputs::Kind::String,
-                        "The service token of an aws-auth provider",
-                    ),
-                    None,
-                ),
-                AwsAuthProvider::Inline { .. } => {
-                    let access = (blueprint.cluster.authentication_mode
-                        != AuthenticationMode::ConfigMap)
-                        .then(|| PROVIDER_ACCESS.to_string());
-                    (Expr::get_att(PROVIDER, "Arn"), access)
-                }
-            };
-            let mut groups = vec![Expr::str("system:bootstrappers"), Expr::str("system:nodes")];
-            if windows {
-                groups.push(Expr::str("eks:kube-proxy-windows"));
-            }
-            let id = format!("{stem}AwsAuth");
-            let mut resource = Resource::new("Custom::AwsAuth")
-                .prop("ServiceToken", service_token)
+    let (id, resource) = match &blueprint.cluster.node_access {
+        NodeAccess::AccessEntries => (
+            format!("{stem}AccessEntry"),
+            Resource::new("AWS::EKS::AccessEntry")
                 .prop("ClusterName", cluster_name.clone())
-                .prop("RoleArn", principal)
-                .prop(
-                    "Username",
-                    if group.instance_id_node_name() {
-                        INSTANCE_ID_USERNAME
-                    } else {
-                        NODE_USERNAME
-                    },
-                )
-                .prop("Groups", Expr::List(groups));
-            resource.depends_on.extend(depends_on);
-            template.resources.entry(id.clone()).or_insert(resource);
-            id
+                .prop("PrincipalArn", role_arn.clone())
+                .prop("Type", access_entry_type(group)),
+        ),
+        NodeAccess::AwsAuth(provider) => {
+            let mapping = aws_auth_mapping(template, blueprint, provider);
+            (
+                format!("{stem}AwsAuth"),
+                mapping
+                    .prop("ClusterName", cluster_name.clone())
+                    .prop("RoleArn", principal)
+                    .prop("Username", aws_auth_username(group))
+                    .prop("Groups", aws_auth_groups(group)),
+            )
         }
+    };
+    template.resources.entry(id.clone()).or_insert(resource);
+    id
+}
+
+/// The access an earlier group gave the same role, if any. Groups that
+/// share an existing role share its access: EKS has one access entry per
+/// principal, and aws-auth one mapping per role, which the first group to
+/// be deleted would otherwise remove for all.
+fn existing_access(template: &Template, role_property: &str, principal: &Expr) -> Option<String> {
+    template.resources.iter().find_map(|(id, resource)| {
+        (matches!(
+            resource.kind.as_str(),
+            "AWS::EKS::AccessEntry" | "Custom::AwsAuth"
+        ) && resource.properties.get(role_property) == Some(principal))
+        .then(|| id.clone())
+    })
+}
+
+/// A `Custom::AwsAuth` mapping with its service token: the blueprint's
+/// existing provider, or the inline one (and, in the API modes, after the
+/// access entry that lets it edit aws-auth).
+fn aws_auth_mapping(
+    template: &mut Template,
+    blueprint: &Blueprint,
+    provider: &AwsAuthProvider,
+) -> Resource {
+    let (service_token, depends_on) = match provider {
+        AwsAuthProvider::Existing(token) => (
+            super::inputs::value(
+                template,
+                token,
+                super::inputs::Kind::String,
+                "The service token of an aws-auth provider",
+            ),
+            None,
+        ),
+        AwsAuthProvider::Inline { .. } => {
+            let access = (blueprint.cluster.authentication_mode != AuthenticationMode::ConfigMap)
+                .then(|| PROVIDER_ACCESS.to_string());
+            (Expr::get_att(PROVIDER, "Arn"), access)
+        }
+    };
+    let mut resource = Resource::new("Custom::AwsAuth").prop("ServiceToken", service_token);
+    resource.depends_on.extend(depends_on);
+    resource
+}
+
+/// The username aws-auth gives a group's nodes.
+fn aws_auth_username(group: &NodeGroup) -> &'static str {
+    if group.instance_id_node_name() {
+        INSTANCE_ID_USERNAME
+    } else {
+        NODE_USERNAME
     }
+}
+
+/// The Kubernetes groups aws-auth puts a group's nodes in; Windows nodes
+/// also run kube-proxy under a group of their own.
+fn aws_auth_groups(group: &NodeGroup) -> Expr {
+    let mut groups = vec![Expr::str("system:bootstrappers"), Expr::str("system:nodes")];
+    if group.ami_family.is_windows() {
+        groups.push(Expr::str("eks:kube-proxy-windows"));
+    }
+    Expr::List(groups)
 }
 
 /// The stem of the logical ID of a role's access. In a blueprint of several
@@ -192,14 +214,100 @@ fn lower_provider(
     else {
         return;
     };
-    // The provider's logs are kept for their retention period and go with
-    // the stack; saying so explicitly is what CloudFormation linters ask of
-    // a resource that holds data.
-    let mut logs = Resource::new("AWS::Logs::LogGroup")
-        .prop("RetentionInDays", Expr::from(*log_retention_days));
+    template.resources.insert(
+        PROVIDER_LOGS.to_string(),
+        provider_logs(*log_retention_days),
+    );
+    let vpc = !subnets.is_empty();
+    let role = provider_role(template, blueprint, cluster_name, vpc);
+    template.resources.insert(PROVIDER_ROLE.to_string(), role);
+    let vpc_config = vpc.then(|| {
+        Expr::map([
+            (
+                "SecurityGroupIds",
+                Expr::list(security_groups.iter().map(Expr::str)),
+            ),
+            ("SubnetIds", Expr::list(subnets.iter().map(Expr::str))),
+        ])
+    });
+    template.resources.insert(
+        PROVIDER.to_string(),
+        provider_function(*reserved_concurrency, vpc_config),
+    );
+    if blueprint.cluster.authentication_mode != AuthenticationMode::ConfigMap {
+        template.resources.insert(
+            PROVIDER_ACCESS.to_string(),
+            provider_access_entry(cluster_name),
+        );
+    }
+}
+
+/// The provider's logs, kept for their retention period and gone with the
+/// stack; saying so explicitly is what CloudFormation linters ask of a
+/// resource that holds data.
+fn provider_logs(retention_days: u32) -> Resource {
+    let mut logs =
+        Resource::new("AWS::Logs::LogGroup").prop("RetentionInDays", Expr::from(retention_days));
     logs.deletion_policy = Some("Delete".into());
     logs.update_replace_policy = Some("Delete".into());
-    template.resources.insert(PROVIDER_LOGS.to_string(), logs);
+    logs
+}
+
+/// The AWS managed policy that lets a Lambda function reach into a VPC.
+const LAMBDA_VPC_ACCESS: &str =
+    "arn:${AWS::Partition}:iam::aws:policy/service-role/AWSLambdaVPCAccessExecutionRole";
+
+/// The provider's role, under the blueprint's role path and permissions
+/// boundary: Lambda assumes it, and it may describe the cluster, write
+/// the provider's logs and, for a provider in a VPC, reach into it.
+fn provider_role(
+    template: &mut Template,
+    blueprint: &Blueprint,
+    cluster_name: &Expr,
+    vpc: bool,
+) -> Resource {
+    let roles = &blueprint.iam;
+    let boundary = roles
+        .permissions_boundary
+        .as_ref()
+        .map(|b| super::inputs::permissions_boundary(template, &b.value));
+    Resource::new("AWS::IAM::Role")
+        .prop_opt("Path", roles.role_path.as_deref().map(Expr::str))
+        .prop_opt("PermissionsBoundary", boundary)
+        .prop("AssumeRolePolicyDocument", lambda_trust_policy())
+        .prop_opt(
+            "ManagedPolicyArns",
+            vpc.then(|| Expr::list([Expr::sub(LAMBDA_VPC_ACCESS)])),
+        )
+        .prop(
+            "Policies",
+            Expr::list([Expr::map([
+                ("PolicyName", Expr::str("aws-auth-provider")),
+                ("PolicyDocument", provider_policy(cluster_name)),
+            ])]),
+        )
+}
+
+/// The trust policy of a role Lambda assumes.
+fn lambda_trust_policy() -> Expr {
+    Expr::map([
+        ("Version", Expr::str("2012-10-17")),
+        (
+            "Statement",
+            Expr::list([Expr::map([
+                ("Effect", Expr::str("Allow")),
+                (
+                    "Principal",
+                    Expr::map([("Service", Expr::str("lambda.amazonaws.com"))]),
+                ),
+                ("Action", Expr::str("sts:AssumeRole")),
+            ])]),
+        ),
+    ])
+}
+
+/// What the provider may do: describe this cluster, and write its logs.
+fn provider_policy(cluster_name: &Expr) -> Expr {
     let (partition, region, account) = (
         Expr::pseudo(Pseudo::Partition),
         Expr::pseudo(Pseudo::Region),
@@ -215,115 +323,78 @@ fn lower_provider(
         (":cluster/", None),
         ("ClusterName", Some(cluster_name)),
     ]);
-    let statement = |sid: &str, actions: Vec<&str>, resource: Expr| {
+    let statement = |sid: &str, actions: &[&str], resource: Expr| {
         Expr::map([
             ("Sid", Expr::str(sid)),
             ("Effect", Expr::str("Allow")),
-            ("Action", Expr::list(actions.into_iter().map(Expr::str))),
+            ("Action", Expr::list(actions.iter().copied().map(Expr::str))),
             ("Resource", resource),
         ])
     };
-    let vpc = !subnets.is_empty();
-    let roles = &blueprint.iam;
-    let boundary = roles
-        .permissions_boundary
-        .as_ref()
-        .map(|b| super::inputs::permissions_boundary(template, &b.value));
-    template.resources.insert(
-        PROVIDER_ROLE.to_string(),
-        Resource::new("AWS::IAM::Role")
-            .prop_opt("Path", roles.role_path.as_deref().map(Expr::str))
-            .prop_opt(
-                "PermissionsBoundary",
-                boundary,
-            )
-            .prop(
-                "AssumeRolePolicyDocument",
-                Expr::map([
-                    ("Version", Expr::str("2012-10-17")),
-                    (
-                        "Statement",
-                        Expr::list([Expr::map([
-                            ("Effect", Expr::str("Allow")),
-                            ("Principal", Expr::map([("Service", Expr::str("lambda.amazonaws.com"))])),
-                            ("Action", Expr::str("sts:AssumeRole")),
-                        ])]),
-                    ),
-                ]),
-            )
-            .prop_opt(
-                "ManagedPolicyArns",
-                vpc.then(|| Expr::list([Expr::sub("arn:${AWS::Partition}:iam::aws:policy/service-role/AWSLambdaVPCAccessExecutionRole")])),
-            )
-            .prop(
-                "Policies",
-                Expr::list([Expr::map([
-                    ("PolicyName", Expr::str("aws-auth-provider")),
-                    (
-                        "PolicyDocument",
-                        Expr::map([
-                            ("Version", Expr::str("2012-10-17")),
-                            (
-                                "Statement",
-                                Expr::list([
-                                    statement("DescribeThisCluster", vec!["eks:DescribeCluster"], cluster_arn),
-                                    statement(
-                                        "WriteItsLogs",
-                                        vec!["logs:CreateLogStream", "logs:PutLogEvents"],
-                                        Expr::get_att(PROVIDER_LOGS, "Arn"),
-                                    ),
-                                ]),
-                            ),
-                        ]),
-                    ),
-                ])]),
-            ),
-    );
-    let vpc_config = vpc.then(|| {
-        Expr::map([
-            (
-                "SecurityGroupIds",
-                Expr::list(security_groups.iter().map(Expr::str)),
-            ),
-            ("SubnetIds", Expr::list(subnets.iter().map(Expr::str))),
-        ])
-    });
-    template.resources.insert(
-        PROVIDER.to_string(),
-        Resource::new("AWS::Lambda::Function")
-            .prop("Description", "Maps node roles in the aws-auth ConfigMap, one entry per resource, never touching others")
-            .prop("Runtime", "python3.12")
-            .prop("Handler", "index.handler")
-            .prop("Role", Expr::get_att(PROVIDER_ROLE, "Arn"))
-            .prop("Timeout", Expr::Int(300))
-            .prop("MemorySize", Expr::Int(256))
-            .prop_opt("ReservedConcurrentExecutions", reserved_concurrency.map(Expr::from))
-            .prop("LoggingConfig", Expr::map([("LogGroup", Expr::reference(PROVIDER_LOGS))]))
-            .prop_opt("VpcConfig", vpc_config)
-            .prop("Code", Expr::map([("ZipFile", Expr::str(PROVIDER_SOURCE))])),
-    );
-    if blueprint.cluster.authentication_mode != AuthenticationMode::ConfigMap {
-        template.resources.insert(
-            PROVIDER_ACCESS.to_string(),
-            Resource::new("AWS::EKS::AccessEntry")
-                .prop("ClusterName", cluster_name.clone())
-                .prop("PrincipalArn", Expr::get_att(PROVIDER_ROLE, "Arn"))
-                .prop("Type", "STANDARD")
-                .prop(
-                    "AccessPolicies",
-                    Expr::list([Expr::map([
-                        ("PolicyArn", Expr::sub("arn:${AWS::Partition}:eks::aws:cluster-access-policy/AmazonEKSEditPolicy")),
-                        (
-                            "AccessScope",
-                            Expr::map([
-                                ("Type", Expr::str("namespace")),
-                                ("Namespaces", Expr::list([Expr::str("kube-system")])),
-                            ]),
-                        ),
-                    ])]),
+    Expr::map([
+        ("Version", Expr::str("2012-10-17")),
+        (
+            "Statement",
+            Expr::list([
+                statement("DescribeThisCluster", &["eks:DescribeCluster"], cluster_arn),
+                statement(
+                    "WriteItsLogs",
+                    &["logs:CreateLogStream", "logs:PutLogEvents"],
+                    Expr::get_att(PROVIDER_LOGS, "Arn"),
                 ),
-        );
-    }
+            ]),
+        ),
+    ])
+}
+
+/// The provider's Lambda function, its source inline.
+fn provider_function(reserved_concurrency: Option<u32>, vpc_config: Option<Expr>) -> Resource {
+    Resource::new("AWS::Lambda::Function")
+        .prop(
+            "Description",
+            "Maps node roles in the aws-auth ConfigMap, one entry per resource, never touching others",
+        )
+        .prop("Runtime", "python3.12")
+        .prop("Handler", "index.handler")
+        .prop("Role", Expr::get_att(PROVIDER_ROLE, "Arn"))
+        .prop("Timeout", Expr::Int(300))
+        .prop("MemorySize", Expr::Int(256))
+        .prop_opt(
+            "ReservedConcurrentExecutions",
+            reserved_concurrency.map(Expr::from),
+        )
+        .prop(
+            "LoggingConfig",
+            Expr::map([("LogGroup", Expr::reference(PROVIDER_LOGS))]),
+        )
+        .prop_opt("VpcConfig", vpc_config)
+        .prop("Code", Expr::map([("ZipFile", Expr::str(PROVIDER_SOURCE))]))
+}
+
+/// The AWS access policy that lets the provider edit what it is scoped to.
+const EDIT_POLICY: &str =
+    "arn:${AWS::Partition}:eks::aws:cluster-access-policy/AmazonEKSEditPolicy";
+
+/// The provider's access entry in the API modes: it may edit ConfigMaps
+/// in `kube-system` and nothing else.
+fn provider_access_entry(cluster_name: &Expr) -> Resource {
+    Resource::new("AWS::EKS::AccessEntry")
+        .prop("ClusterName", cluster_name.clone())
+        .prop("PrincipalArn", Expr::get_att(PROVIDER_ROLE, "Arn"))
+        .prop("Type", "STANDARD")
+        .prop(
+            "AccessPolicies",
+            Expr::list([Expr::map([
+                ("PolicyArn", Expr::sub(EDIT_POLICY)),
+                (
+                    "AccessScope",
+                    Expr::map([
+                        ("Type", Expr::str("namespace")),
+                        ("Namespaces", Expr::list([Expr::str("kube-system")])),
+                    ]),
+                ),
+            ])]),
+        )
 }
 
 /// The provider role's ARN, for the one-time mapping a `CONFIG_MAP`

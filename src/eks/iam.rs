@@ -102,17 +102,7 @@ fn existing_identity(
     existing: &ExistingIdentity,
 ) -> NodeIdentity {
     let id = &group.identity;
-    // The role's path and name are the user's text: literal, never a
-    // `${...}`. The ARN holds the path (`:role/platform/nodes`).
-    let role_arn = super::text(&[
-        ("arn:", None),
-        ("Partition", Some(&Expr::pseudo(Pseudo::Partition))),
-        (":iam::", None),
-        ("AccountId", Some(&Expr::pseudo(Pseudo::AccountId))),
-        (":role", None),
-        (&existing.path, None),
-        (&existing.role_name, None),
-    ]);
+    let role_arn = existing_role_arn(existing);
     // EKS makes the instance profile of a managed group, and its nodes
     // do not signal CloudFormation.
     if group.managed.is_some() {
@@ -125,26 +115,11 @@ fn existing_identity(
     }
     template.resources.insert(
         format!("{id}SignalPolicy"),
-        Resource::new("AWS::IAM::RolePolicy")
-            .prop("RoleName", existing.role_name.as_str())
-            .prop(
-                "PolicyName",
-                Expr::sub(format!("${{AWS::StackName}}-{id}-signal")),
-            )
-            .prop("PolicyDocument", signal_policy_document()),
+        existing_role_signal_policy(id, existing),
     );
     if let Some(arn) = &existing.instance_profile_arn {
-        let arn = match &arn.value {
-            Source::Literal(text) => Expr::sub_or_str(text),
-            source => super::inputs::value(
-                template,
-                source,
-                super::inputs::Kind::String,
-                "The ARN of the nodes' existing instance profile",
-            ),
-        };
         return NodeIdentity {
-            instance_profile_arn: Some(arn),
+            instance_profile_arn: Some(existing_instance_profile_arn(template, &arn.value)),
             role_arn,
             role: None,
             instance_profile: None,
@@ -165,6 +140,47 @@ fn existing_identity(
     }
 }
 
+/// An existing role's ARN. The role's path and name are the user's text:
+/// literal, never a `${...}`. The ARN holds the path
+/// (`:role/platform/nodes`).
+fn existing_role_arn(existing: &ExistingIdentity) -> Expr {
+    super::text(&[
+        ("arn:", None),
+        ("Partition", Some(&Expr::pseudo(Pseudo::Partition))),
+        (":iam::", None),
+        ("AccountId", Some(&Expr::pseudo(Pseudo::AccountId))),
+        (":role", None),
+        (&existing.path, None),
+        (&existing.role_name, None),
+    ])
+}
+
+/// The policy a self-managed group adds to its existing role so that its
+/// nodes may signal this stack, named after the stack and the group.
+fn existing_role_signal_policy(id: &str, existing: &ExistingIdentity) -> Resource {
+    Resource::new("AWS::IAM::RolePolicy")
+        .prop("RoleName", existing.role_name.as_str())
+        .prop(
+            "PolicyName",
+            Expr::sub(format!("${{AWS::StackName}}-{id}-signal")),
+        )
+        .prop("PolicyDocument", signal_policy_document())
+}
+
+/// The ARN of the existing instance profile the blueprint names: its text,
+/// or the parameter or import that holds it.
+fn existing_instance_profile_arn(template: &mut Template, arn: &Source) -> Expr {
+    match arn {
+        Source::Literal(text) => Expr::sub_or_str(text),
+        source => super::inputs::value(
+            template,
+            source,
+            super::inputs::Kind::String,
+            "The ARN of the nodes' existing instance profile",
+        ),
+    }
+}
+
 /// The identity of a group whose role the stack creates: the role and, for
 /// a self-managed group, its instance profile. Groups made from one `perAz`
 /// group share the role made for the first.
@@ -181,24 +197,8 @@ fn created_identity(template: &mut Template, group: &NodeGroup, ipv6: bool) -> N
             instance_profile: has_profile.then_some(profile),
         };
     }
-    let boundary = group
-        .iam
-        .permissions_boundary
-        .as_ref()
-        .map(|b| super::inputs::permissions_boundary(template, &b.value));
-    template.resources.insert(
-        role.clone(),
-        Resource::new("AWS::IAM::Role")
-            .prop_opt(
-                "RoleName",
-                group.iam.role_name.as_ref().map(|n| Expr::str(&n.value)),
-            )
-            .prop("Path", group.iam.role_path.as_str())
-            .prop_opt("PermissionsBoundary", boundary)
-            .prop("AssumeRolePolicyDocument", assume_role_policy_document())
-            .prop("ManagedPolicyArns", managed_policy_arns(group))
-            .prop_opt("Policies", inline_policies(group, ipv6)),
-    );
+    let node_role = node_role(template, group, ipv6);
+    template.resources.insert(role.clone(), node_role);
     let role_arn = Expr::get_att(&role, "Arn");
     if group.managed.is_some() {
         return NodeIdentity {
@@ -220,6 +220,26 @@ fn created_identity(template: &mut Template, group: &NodeGroup, ipv6: bool) -> N
         role: Some(role),
         instance_profile: Some(profile),
     }
+}
+
+/// The role the stack creates for a group's nodes, under the blueprint's
+/// name, path and permissions boundary.
+fn node_role(template: &mut Template, group: &NodeGroup, ipv6: bool) -> Resource {
+    let boundary = group
+        .iam
+        .permissions_boundary
+        .as_ref()
+        .map(|b| super::inputs::permissions_boundary(template, &b.value));
+    Resource::new("AWS::IAM::Role")
+        .prop_opt(
+            "RoleName",
+            group.iam.role_name.as_ref().map(|n| Expr::str(&n.value)),
+        )
+        .prop("Path", group.iam.role_path.as_str())
+        .prop_opt("PermissionsBoundary", boundary)
+        .prop("AssumeRolePolicyDocument", assume_role_policy_document())
+        .prop("ManagedPolicyArns", managed_policy_arns(group))
+        .prop_opt("Policies", inline_policies(group, ipv6))
 }
 
 /// The trust policy that lets EC2 instances take the role.

@@ -45,7 +45,6 @@ pub fn lower(
     let id = format!("{}LaunchTemplate", group.logical_id);
     let image_id = image_id(template, group);
     let security_groups = security_groups(template, group, context);
-    let capacity_block = capacity_block(group);
     let network_interfaces = network_interfaces(group, &security_groups);
     let (user_data, oversized) = user_data(group, context)?;
     let options = &group.launch_options;
@@ -60,40 +59,17 @@ pub fn lower(
             capacity_reservation(group),
         )
         .prop_opt("CpuOptions", options.cpu.as_ref().map(cpu_options))
-        .prop_opt(
-            "CreditSpecification",
-            options
-                .cpu_credits
-                .map(|credits| Expr::map([("CpuCredits", Expr::str(credits.name()))])),
-        )
+        .prop_opt("CreditSpecification", credit_specification(group))
         .prop_opt("EbsOptimized", options.ebs_optimized.map(Expr::Bool))
-        .prop_opt(
-            "EnclaveOptions",
-            options
-                .enclave
-                .then(|| Expr::map([("Enabled", Expr::Bool(true))])),
-        )
-        .prop_opt(
-            "IamInstanceProfile",
-            context
-                .instance_profile_arn
-                .map(|arn| Expr::map([("Arn", arn.clone())])),
-        )
+        .prop_opt("EnclaveOptions", options.enclave.then(enabled))
+        .prop_opt("IamInstanceProfile", iam_instance_profile(context))
         .prop_opt("ImageId", image_id)
-        .prop_opt(
-            "InstanceMarketOptions",
-            capacity_block.map(|_| Expr::map([("MarketType", Expr::str("capacity-block"))])),
-        )
+        .prop_opt("InstanceMarketOptions", instance_market_options(group))
         .prop_opt("InstanceType", instance_type(group))
         .prop_opt("KeyName", group.key_name.as_deref())
         .prop("MetadataOptions", metadata_options(group))
         .prop_opt("NetworkInterfaces", network_interfaces.clone())
-        .prop_opt(
-            "Monitoring",
-            group
-                .detailed_monitoring
-                .then(|| Expr::map([("Enabled", Expr::Bool(true))])),
-        )
+        .prop_opt("Monitoring", group.detailed_monitoring.then(enabled))
         .prop_opt("Placement", placement(group))
         // EC2 refuses `SecurityGroupIds` beside network interfaces, which
         // then carry the security groups.
@@ -112,6 +88,33 @@ pub fn lower(
             .prop("LaunchTemplateData", Expr::Map(data.properties)),
     );
     Ok((id, oversized))
+}
+
+/// An option that is on (`Enabled: true`).
+fn enabled() -> Expr {
+    Expr::map([("Enabled", Expr::Bool(true))])
+}
+
+/// How a burstable instance's CPU credits are spent, when the blueprint
+/// says.
+fn credit_specification(group: &NodeGroup) -> Option<Expr> {
+    group
+        .launch_options
+        .cpu_credits
+        .map(|credits| Expr::map([("CpuCredits", Expr::str(credits.name()))]))
+}
+
+/// The instance profile of a self-managed group's nodes; EKS makes a
+/// managed group's.
+fn iam_instance_profile(context: &Context<'_>) -> Option<Expr> {
+    context
+        .instance_profile_arn
+        .map(|arn| Expr::map([("Arn", arn.clone())]))
+}
+
+/// The `capacity-block` market of a managed group on a capacity block.
+fn instance_market_options(group: &NodeGroup) -> Option<Expr> {
+    capacity_block(group).map(|_| Expr::map([("MarketType", Expr::str("capacity-block"))]))
 }
 
 /// The image the nodes boot; `None` for a managed group on an EKS AMI,
@@ -327,52 +330,37 @@ fn user_data(
     group: &NodeGroup,
     context: &Context<'_>,
 ) -> Result<(Option<Expr>, Option<Share>), super::Error> {
-    let cluster = context.cluster;
     let mut sub = SubBuilder::new();
+    let input = user_data_input(group, context, &mut sub);
+    let internal = |error: userdata::UserDataError| super::Error {
+        group: group.name.value.clone(),
+        message: error.to_string(),
+    };
+    let text = userdata::render(&input).map_err(internal)?;
+    if text.is_empty() {
+        return Ok((None, None));
+    }
+    let oversized = userdata::oversized(&input, &text).map_err(internal)?;
+    Ok((Some(user_data_expr(&sub, &text)), oversized))
+}
+
+/// What the user data is rendered from: the group's bootstrap settings,
+/// and the cluster's values as placeholders of `sub` (taken in the order
+/// their variables are to be named).
+fn user_data_input(
+    group: &NodeGroup,
+    context: &Context<'_>,
+    sub: &mut SubBuilder,
+) -> UserDataInput {
+    let cluster = context.cluster;
     let region = sub.placeholder("Region", &Expr::pseudo(Pseudo::Region));
     let url_suffix = sub.placeholder("URLSuffix", &Expr::pseudo(Pseudo::UrlSuffix));
-    let mode = match (&group.managed, &group.ami) {
-        (None, _) => Mode::SelfManaged,
-        (Some(_), ami) if ami.is_custom() => Mode::ManagedCustomAmi,
-        (Some(_), _) => Mode::ManagedEksAmi,
-    };
-    let labels = group
-        .labels
-        .iter()
-        .map(|(key, value)| Label {
-            key: key.clone(),
-            value: value.clone(),
-        })
-        .collect();
-    let taints = group
-        .taints
-        .iter()
-        .map(|taint| Taint {
-            key: taint.key.clone(),
-            value: taint.value.clone(),
-            effect: taint.effect.kubernetes_name().to_string(),
-        })
-        .collect();
-    let signal = context.auto_scaling_group.map(|asg| Signal {
-        stack_name: sub.placeholder("StackName", &Expr::pseudo(Pseudo::StackName)),
-        logical_id: asg.to_string(),
-        region: region.clone(),
-        url_suffix: url_suffix.clone(),
-        timeout_seconds: group.signal_timeout_seconds(),
-        client: match group.signal_client {
-            SignalClient::Image => userdata::SignalClient::Image,
-            SignalClient::Embedded => userdata::SignalClient::Embedded,
-        },
-        post_bootstrap_commands: group.post_bootstrap_commands.clone(),
-    });
-    let input = UserDataInput {
-        bootstrap: match group.ami_family {
-            AmiFamily::AmazonLinux2023 => Bootstrap::Al2023,
-            AmiFamily::AmazonLinux2 => Bootstrap::Al2,
-            AmiFamily::Bottlerocket => Bootstrap::Bottlerocket,
-            AmiFamily::Windows(_) => Bootstrap::Windows,
-        },
-        mode,
+    let signal = context
+        .auto_scaling_group
+        .map(|asg| signal(group, asg, sub, &region, &url_suffix));
+    UserDataInput {
+        bootstrap: bootstrap(group.ami_family),
+        mode: mode(group),
         cluster_name: sub.placeholder("ClusterName", &cluster.name),
         // Absent only when no group bootstraps its own nodes, and a managed
         // group on an EKS AMI, which EKS joins, renders neither.
@@ -395,45 +383,110 @@ fn user_data(
             .as_ref()
             .map(|cidr| sub.placeholder("ServiceIpv6Cidr", cidr)),
         dns_cluster_ip: sub.placeholder("DnsClusterIp", &cluster.dns_cluster_ip),
-        labels,
-        taints,
+        labels: labels(group),
+        taints: taints(group),
         max_pods: group.max_pods,
         kubelet_config: group.kubelet_config.clone(),
         node_config: group.node_config.clone(),
         pre_bootstrap_commands: group.pre_bootstrap_commands.clone(),
-        user_data_parts: group
-            .user_data_parts
-            .iter()
-            .map(|part| ExtraPart {
-                content_type: part.content_type.mime_type().to_string(),
-                content: part.content.clone(),
-            })
-            .collect(),
+        user_data_parts: user_data_parts(group),
         bottlerocket_settings: group.bottlerocket_settings.clone(),
-        efs_mounts: group
-            .efs_mounts
-            .iter()
-            .map(|mount| EfsMount {
-                file_system_id: mount.file_system_id.clone(),
-                mount_point: mount.mount_point.clone(),
-                dns_name: format!("{}.efs.{region}.{url_suffix}", mount.file_system_id),
-            })
-            .collect(),
+        efs_mounts: efs_mounts(group, &region, &url_suffix),
         block_pod_imds: group.imds.block_pods,
         signal,
         bootstrap_arguments: group.bootstrap_arguments.clone(),
         instance_store_raid0: group.instance_store == Some(InstanceStore::Raid0),
-    };
-    let internal = |error: userdata::UserDataError| super::Error {
-        group: group.name.value.clone(),
-        message: error.to_string(),
-    };
-    let text = userdata::render(&input).map_err(internal)?;
-    if text.is_empty() {
-        return Ok((None, None));
     }
-    let oversized = userdata::oversized(&input, &text).map_err(internal)?;
-    Ok((Some(user_data_expr(&sub, &text)), oversized))
+}
+
+fn bootstrap(family: AmiFamily) -> Bootstrap {
+    match family {
+        AmiFamily::AmazonLinux2023 => Bootstrap::Al2023,
+        AmiFamily::AmazonLinux2 => Bootstrap::Al2,
+        AmiFamily::Bottlerocket => Bootstrap::Bottlerocket,
+        AmiFamily::Windows(_) => Bootstrap::Windows,
+    }
+}
+
+/// Who joins the nodes: the user data of a self-managed group or of a
+/// managed group on a custom AMI does, EKS does on its own AMI.
+fn mode(group: &NodeGroup) -> Mode {
+    match (&group.managed, &group.ami) {
+        (None, _) => Mode::SelfManaged,
+        (Some(_), ami) if ami.is_custom() => Mode::ManagedCustomAmi,
+        (Some(_), _) => Mode::ManagedEksAmi,
+    }
+}
+
+fn labels(group: &NodeGroup) -> Vec<Label> {
+    group
+        .labels
+        .iter()
+        .map(|(key, value)| Label {
+            key: key.clone(),
+            value: value.clone(),
+        })
+        .collect()
+}
+
+fn taints(group: &NodeGroup) -> Vec<Taint> {
+    group
+        .taints
+        .iter()
+        .map(|taint| Taint {
+            key: taint.key.clone(),
+            value: taint.value.clone(),
+            effect: taint.effect.kubernetes_name().to_string(),
+        })
+        .collect()
+}
+
+/// How a self-managed group's nodes tell CloudFormation they have joined:
+/// a signal to the Auto Scaling group `asg` of this stack.
+fn signal(
+    group: &NodeGroup,
+    asg: &str,
+    sub: &mut SubBuilder,
+    region: &str,
+    url_suffix: &str,
+) -> Signal {
+    Signal {
+        stack_name: sub.placeholder("StackName", &Expr::pseudo(Pseudo::StackName)),
+        logical_id: asg.to_string(),
+        region: region.to_string(),
+        url_suffix: url_suffix.to_string(),
+        timeout_seconds: group.signal_timeout_seconds(),
+        client: match group.signal_client {
+            SignalClient::Image => userdata::SignalClient::Image,
+            SignalClient::Embedded => userdata::SignalClient::Embedded,
+        },
+        post_bootstrap_commands: group.post_bootstrap_commands.clone(),
+    }
+}
+
+fn user_data_parts(group: &NodeGroup) -> Vec<ExtraPart> {
+    group
+        .user_data_parts
+        .iter()
+        .map(|part| ExtraPart {
+            content_type: part.content_type.mime_type().to_string(),
+            content: part.content.clone(),
+        })
+        .collect()
+}
+
+/// The EFS file systems the nodes mount, each by the DNS name of its
+/// region.
+fn efs_mounts(group: &NodeGroup, region: &str, url_suffix: &str) -> Vec<EfsMount> {
+    group
+        .efs_mounts
+        .iter()
+        .map(|mount| EfsMount {
+            file_system_id: mount.file_system_id.clone(),
+            mount_point: mount.mount_point.clone(),
+            dns_name: format!("{}.efs.{region}.{url_suffix}", mount.file_system_id),
+        })
+        .collect()
 }
 
 /// Rendered user data as one `Fn::Sub`; when a MIME part is sent base64,

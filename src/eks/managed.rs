@@ -39,14 +39,55 @@ pub fn lower(
     context: &Context<'_>,
 ) -> String {
     let id = logical_id(group);
-    let capacity_type = match managed.capacity_type {
+    let ami_type = ami_type(group, managed);
+    let resource = Resource::new("AWS::EKS::Nodegroup")
+        .prop_opt("AmiType", ami_type.clone().map(Expr::from))
+        .prop("CapacityType", capacity_type(managed.capacity_type))
+        .prop("ClusterName", context.cluster.name.clone())
+        .prop_opt(
+            "ForceUpdateEnabled",
+            managed.force_update_enabled.then_some(Expr::Bool(true)),
+        )
+        .prop_opt("InstanceTypes", instance_types(group, managed))
+        .prop_opt("Labels", labels(group))
+        .prop("LaunchTemplate", launch_template(context.launch_template))
+        .prop_opt(
+            "NodeRepairConfig",
+            managed.node_repair.as_ref().map(node_repair_config),
+        )
+        .prop("NodeRole", context.role_arn.clone())
+        .prop("NodegroupName", managed.nodegroup_name.value.as_str())
+        .prop_opt("ReleaseVersion", managed.release_version.as_deref())
+        .prop("ScalingConfig", scaling_config(group))
+        .prop("Subnets", inputs::subnets(template, &group.subnets.value))
+        .prop_opt("Tags", tags(group))
+        .prop_opt("Taints", taints(group))
+        .prop_opt("UpdateConfig", update_config(managed))
+        // EKS upgrades the nodes of a group on an EKS AMI when its `Version`
+        // changes, with its update settings; a custom AMI is the launch
+        // template's, and EKS refuses a `Version` beside it.
+        .prop_opt(
+            "Version",
+            ami_type
+                .is_some()
+                .then(|| Expr::str(context.version.to_string())),
+        );
+    template.resources.insert(id.clone(), resource);
+    id
+}
+
+fn capacity_type(capacity_type: CapacityType) -> &'static str {
+    match capacity_type {
         CapacityType::OnDemand => "ON_DEMAND",
         CapacityType::Spot => "SPOT",
         CapacityType::CapacityBlock => "CAPACITY_BLOCK",
-    };
-    // On an EKS AMI the group names its AMI type; a custom AMI is in the
-    // launch template, and `AmiType` must then be left out.
-    let ami_type = match &group.ami {
+    }
+}
+
+/// On an EKS AMI the group names its AMI type; a custom AMI is in the
+/// launch template, and `AmiType` must then be left out.
+fn ami_type(group: &NodeGroup, managed: &Managed) -> Option<String> {
+    match &group.ami {
         Ami::Recommended => Some(managed.ami_type.clone().unwrap_or_else(|| {
             ami_catalogue::managed_ami_type(
                 group.ami_family,
@@ -56,7 +97,38 @@ pub fn lower(
             )
         })),
         Ami::Pinned(_) | Ami::Ssm(_) | Ami::Parameter { .. } => None,
-    };
+    }
+}
+
+/// The group's instance types. A capacity block's instance type is in the
+/// launch template, where EKS requires it, and the node group then names
+/// none.
+fn instance_types(group: &NodeGroup, managed: &Managed) -> Option<Expr> {
+    managed
+        .capacity_reservation_id
+        .is_none()
+        .then(|| Expr::list(group.instance_types.iter().map(|t| Expr::str(&t.value))))
+}
+
+/// The nodes' Kubernetes labels, when the group has some.
+fn labels(group: &NodeGroup) -> Option<Expr> {
+    (!group.labels.is_empty())
+        .then(|| Expr::map(group.labels.iter().map(|(k, v)| (k.clone(), Expr::str(v)))))
+}
+
+/// The group's launch template, at its latest version.
+fn launch_template(launch_template: &str) -> Expr {
+    Expr::map([
+        ("Id", Expr::reference(launch_template)),
+        (
+            "Version",
+            Expr::get_att(launch_template, "LatestVersionNumber"),
+        ),
+    ])
+}
+
+/// The group's sizes, the desired one when the blueprint sets it.
+fn scaling_config(group: &NodeGroup) -> Expr {
     let mut scaling = vec![
         ("MinSize", Expr::from(group.min_size)),
         ("MaxSize", Expr::from(group.max_size)),
@@ -64,9 +136,18 @@ pub fn lower(
     if let Some(desired) = group.desired_capacity {
         scaling.push(("DesiredSize", Expr::from(desired)));
     }
-    let labels = (!group.labels.is_empty())
-        .then(|| Expr::map(group.labels.iter().map(|(k, v)| (k.clone(), Expr::str(v)))));
-    let taints = (!group.taints.is_empty()).then(|| {
+    Expr::map(scaling)
+}
+
+/// The node group's own tags, when the group has some.
+fn tags(group: &NodeGroup) -> Option<Expr> {
+    (!group.tags.is_empty())
+        .then(|| Expr::map(group.tags.iter().map(|(k, v)| (k.clone(), Expr::str(v)))))
+}
+
+/// The nodes' taints, when the group has some, in the EKS API's spelling.
+fn taints(group: &NodeGroup) -> Option<Expr> {
+    (!group.taints.is_empty()).then(|| {
         Expr::list(group.taints.iter().map(|taint| {
             let mut entries = vec![("Key", Expr::str(&taint.key))];
             if let Some(value) = &taint.value {
@@ -75,7 +156,12 @@ pub fn lower(
             entries.push(("Effect", Expr::str(eks_effect(taint.effect))));
             Expr::map(entries)
         }))
-    });
+    })
+}
+
+/// How many nodes an update may take down at once, as a count or a
+/// percentage, and the update strategy, when the blueprint sets either.
+fn update_config(managed: &Managed) -> Option<Expr> {
     let mut update_config = Vec::new();
     match managed.max_unavailable {
         Some(Amount::Count(count)) => {
@@ -93,58 +179,7 @@ pub fn lower(
         };
         update_config.push(("UpdateStrategy", Expr::str(name)));
     }
-    let update_config = (!update_config.is_empty()).then(|| Expr::map(update_config));
-    let node_repair = managed.node_repair.as_ref().map(node_repair_config);
-    let tags = (!group.tags.is_empty())
-        .then(|| Expr::map(group.tags.iter().map(|(k, v)| (k.clone(), Expr::str(v)))));
-    let resource = Resource::new("AWS::EKS::Nodegroup")
-        .prop_opt("AmiType", ami_type.clone().map(Expr::from))
-        .prop("CapacityType", capacity_type)
-        .prop("ClusterName", context.cluster.name.clone())
-        .prop_opt(
-            "ForceUpdateEnabled",
-            managed.force_update_enabled.then_some(Expr::Bool(true)),
-        )
-        // A capacity block's instance type is in the launch template, where
-        // EKS requires it, and the node group then names none.
-        .prop_opt(
-            "InstanceTypes",
-            managed
-                .capacity_reservation_id
-                .is_none()
-                .then(|| Expr::list(group.instance_types.iter().map(|t| Expr::str(&t.value)))),
-        )
-        .prop_opt("Labels", labels)
-        .prop(
-            "LaunchTemplate",
-            Expr::map([
-                ("Id", Expr::reference(context.launch_template)),
-                (
-                    "Version",
-                    Expr::get_att(context.launch_template, "LatestVersionNumber"),
-                ),
-            ]),
-        )
-        .prop_opt("NodeRepairConfig", node_repair)
-        .prop("NodeRole", context.role_arn.clone())
-        .prop("NodegroupName", managed.nodegroup_name.value.as_str())
-        .prop_opt("ReleaseVersion", managed.release_version.as_deref())
-        .prop("ScalingConfig", Expr::map(scaling))
-        .prop("Subnets", inputs::subnets(template, &group.subnets.value))
-        .prop_opt("Tags", tags)
-        .prop_opt("Taints", taints)
-        .prop_opt("UpdateConfig", update_config)
-        // EKS upgrades the nodes of a group on an EKS AMI when its `Version`
-        // changes, with its update settings; a custom AMI is the launch
-        // template's, and EKS refuses a `Version` beside it.
-        .prop_opt(
-            "Version",
-            ami_type
-                .is_some()
-                .then(|| Expr::str(context.version.to_string())),
-        );
-    template.resources.insert(id.clone(), resource);
-    id
+    (!update_config.is_empty()).then(|| Expr::map(update_config))
 }
 
 /// `NodeRepairConfig`: each threshold as a count or a percentage, and the

@@ -15,7 +15,6 @@ pub mod launch_template;
 pub mod managed;
 pub mod priorities;
 pub mod security_group;
-mod settings_toml;
 pub mod stacks;
 pub mod storage;
 pub mod userdata;
@@ -81,18 +80,7 @@ pub fn lower(blueprint: &Blueprint) -> Result<Lowered, Error> {
     let mut field_origins = IndexMap::new();
     template.description = Some(description(blueprint));
     let cluster = ClusterValues::resolve(&mut template, &blueprint.cluster);
-    let shared = Shared {
-        blueprint,
-        cluster_tag_key: text(&[
-            ("kubernetes.io/cluster/", None),
-            ("ClusterName", Some(&cluster.name)),
-        ]),
-        autoscaler_tag_key: text(&[
-            ("k8s.io/cluster-autoscaler/", None),
-            ("ClusterName", Some(&cluster.name)),
-        ]),
-        cluster: &cluster,
-    };
+    let shared = Shared::new(blueprint, &cluster);
     let node_security_group = lower_node_security_group(&mut template, &shared);
     record_origins(&template, &mut origins, blueprint.cluster.name.span);
     access::lower_shared(&mut template, blueprint, &cluster.name);
@@ -154,6 +142,23 @@ struct Shared<'a> {
     cluster_tag_key: Expr,
     /// `k8s.io/cluster-autoscaler/<cluster name>`.
     autoscaler_tag_key: Expr,
+}
+
+impl<'a> Shared<'a> {
+    fn new(blueprint: &'a Blueprint, cluster: &'a ClusterValues) -> Shared<'a> {
+        Shared {
+            blueprint,
+            cluster_tag_key: text(&[
+                ("kubernetes.io/cluster/", None),
+                ("ClusterName", Some(&cluster.name)),
+            ]),
+            autoscaler_tag_key: text(&[
+                ("k8s.io/cluster-autoscaler/", None),
+                ("ClusterName", Some(&cluster.name)),
+            ]),
+            cluster,
+        }
+    }
 }
 
 /// What lowering one node group leaves for the whole template to record.
@@ -240,14 +245,7 @@ fn lower_group(
         .managed
         .is_none()
         .then(|| autoscaling::logical_id(group));
-    if group.placement_group == Some(PlacementGroup::Cluster) {
-        // EFA nodes talk over a low-latency network in one cluster
-        // placement group of their own.
-        template.resources.insert(
-            launch_template::placement_group_id(group),
-            Resource::new("AWS::EC2::PlacementGroup").prop("Strategy", "cluster"),
-        );
-    }
+    lower_placement_group(template, group);
     // The loader requires the VPC when some group has SSH sources.
     if let Some(vpc) = &cluster.vpc {
         security_group::lower_ssh(template, vpc, group);
@@ -266,29 +264,17 @@ fn lower_group(
     let mut existing_role_access = None;
     let nodes = match &group.managed {
         None => {
-            let asg = autoscaling::lower(
+            let (asg, access) = lower_self_managed(
                 template,
+                shared,
                 group,
-                &autoscaling::Context {
-                    launch_template: &launch_template,
-                    name_tag: &name_tag,
-                    cluster_tag_key: &shared.cluster_tag_key,
-                    autoscaler_tag_key: &shared.autoscaler_tag_key,
-                },
-            );
-            // Self-managed nodes join only once their role is
-            // authorized; EKS authorizes a managed group's role itself.
-            let access = access::lower(
-                template,
-                shared.blueprint,
-                &cluster.name,
-                group,
-                &identity.role_arn,
+                &identity,
+                &launch_template,
+                &name_tag,
             );
             if group.iam.existing.is_some() {
-                existing_role_access = Some(access.clone());
+                existing_role_access = Some(access);
             }
-            template.resources[&asg].depends_on.push(access);
             Nodes::AutoScalingGroup(asg)
         }
         Some(managed) => Nodes::Managed(managed::lower(
@@ -310,6 +296,51 @@ fn lower_group(
         oversized_user_data,
         existing_role_access,
     })
+}
+
+/// The cluster placement group made for a group that asks for one: EFA
+/// nodes talk over a low-latency network in one placement group of their
+/// own.
+fn lower_placement_group(template: &mut Template, group: &NodeGroup) {
+    if group.placement_group == Some(PlacementGroup::Cluster) {
+        template.resources.insert(
+            launch_template::placement_group_id(group),
+            Resource::new("AWS::EC2::PlacementGroup").prop("Strategy", "cluster"),
+        );
+    }
+}
+
+/// A self-managed group's Auto Scaling group and the access of its role,
+/// which the Auto Scaling group waits for: self-managed nodes join only
+/// once their role is authorized (EKS authorizes a managed group's role
+/// itself). Returns both logical IDs.
+fn lower_self_managed(
+    template: &mut Template,
+    shared: &Shared,
+    group: &NodeGroup,
+    identity: &iam::NodeIdentity,
+    launch_template: &str,
+    name_tag: &Expr,
+) -> (String, String) {
+    let asg = autoscaling::lower(
+        template,
+        group,
+        &autoscaling::Context {
+            launch_template,
+            name_tag,
+            cluster_tag_key: &shared.cluster_tag_key,
+            autoscaler_tag_key: &shared.autoscaler_tag_key,
+        },
+    );
+    let access = access::lower(
+        template,
+        shared.blueprint,
+        &shared.cluster.name,
+        group,
+        &identity.role_arn,
+    );
+    template.resources[&asg].depends_on.push(access.clone());
+    (asg, access)
 }
 
 /// The resource a node group's nodes are made by.

@@ -25,144 +25,174 @@ pub fn lower(
     efa: bool,
     ipv6: bool,
 ) {
-    let node = || Expr::reference(NODE_SECURITY_GROUP);
-    let control_plane = || control_plane.clone();
     template.resources.insert(
         NODE_SECURITY_GROUP.to_string(),
-        Resource::new("AWS::EC2::SecurityGroup")
-            .prop(
-                "GroupDescription",
-                "Security group for all nodes in the cluster",
-            )
-            .prop("VpcId", vpc.clone())
-            .prop(
-                "Tags",
-                Expr::list([Expr::map([
-                    ("Key", cluster_tag_key.clone()),
-                    ("Value", Expr::str("owned")),
-                ])]),
-            ),
+        node_security_group(vpc, cluster_tag_key),
     );
-    let rule = |kind: &str,
-                description: &str,
-                group: Expr,
-                peer_key: &str,
-                peer: Expr,
-                protocol: &str,
-                ports: Option<(i64, i64)>| {
-        let resource = Resource::new(kind)
-            .prop("Description", description)
-            .prop("GroupId", group)
-            .prop(peer_key, peer)
-            .prop("IpProtocol", protocol);
-        match ports {
-            Some((from, to)) => resource.prop("FromPort", from).prop("ToPort", to),
-            None => resource,
-        }
-    };
-    let ingress = "AWS::EC2::SecurityGroupIngress";
-    let egress = "AWS::EC2::SecurityGroupEgress";
-    let rules = [
-        (
-            "NodeSecurityGroupIngress",
-            rule(
-                ingress,
-                "Allow nodes to communicate with each other",
-                node(),
-                "SourceSecurityGroupId",
-                node(),
-                "-1",
-                None,
-            ),
-        ),
-        (
-            "NodeSecurityGroupFromControlPlaneIngress",
-            rule(
-                ingress,
-                "Allow kubelets and pods to receive communication from the cluster control plane",
-                node(),
-                "SourceSecurityGroupId",
-                control_plane(),
-                "tcp",
-                Some((1025, 65535)),
-            ),
-        ),
-        (
-            "NodeSecurityGroupFromControlPlaneOn443Ingress",
-            rule(
-                ingress,
-                "Allow pods running extension API servers on port 443 to receive communication from the cluster control plane",
-                node(),
-                "SourceSecurityGroupId",
-                control_plane(),
-                "tcp",
-                Some((443, 443)),
-            ),
-        ),
-        (
-            "ClusterControlPlaneSecurityGroupIngress",
-            rule(
-                ingress,
-                "Allow pods to communicate with the cluster API server",
-                control_plane(),
-                "SourceSecurityGroupId",
-                node(),
-                "tcp",
-                Some((443, 443)),
-            ),
-        ),
-        (
-            "ControlPlaneEgressToNodeSecurityGroup",
-            rule(
-                egress,
-                "Allow the cluster control plane to communicate with kubelets and pods",
-                control_plane(),
-                "DestinationSecurityGroupId",
-                node(),
-                "tcp",
-                Some((1025, 65535)),
-            ),
-        ),
-        (
-            "ControlPlaneEgressToNodeSecurityGroupOn443",
-            rule(
-                egress,
-                "Allow the cluster control plane to communicate with pods running extension API servers on port 443",
-                control_plane(),
-                "DestinationSecurityGroupId",
-                node(),
-                "tcp",
-                Some((443, 443)),
-            ),
-        ),
-    ];
-    for (id, resource) in rules {
-        template.resources.insert(id.to_string(), resource);
+    for rule in CLUSTER_RULES {
+        template
+            .resources
+            .insert(rule.id.to_string(), rule.resource(control_plane));
     }
     if ipv6 {
-        template.resources.insert(
-            "NodeSecurityGroupIpv6Egress".to_string(),
-            Resource::new(egress)
-                .prop("CidrIpv6", "::/0")
-                .prop("Description", "Allow all IPv6 traffic out of the nodes")
-                .prop("GroupId", node())
-                .prop("IpProtocol", "-1"),
-        );
+        template
+            .resources
+            .insert("NodeSecurityGroupIpv6Egress".to_string(), ipv6_egress());
     }
     if efa {
         template.resources.insert(
-            "NodeSecurityGroupEfaEgress".to_string(),
-            rule(
-                egress,
-                "Allow EFA traffic from nodes to each other",
-                node(),
-                "DestinationSecurityGroupId",
-                node(),
-                "-1",
-                None,
-            ),
+            EFA_EGRESS.id.to_string(),
+            EFA_EGRESS.resource(control_plane),
         );
     }
+}
+
+/// The nodes' security group, tagged as owned by the cluster.
+fn node_security_group(vpc: &Expr, cluster_tag_key: &Expr) -> Resource {
+    Resource::new("AWS::EC2::SecurityGroup")
+        .prop(
+            "GroupDescription",
+            "Security group for all nodes in the cluster",
+        )
+        .prop("VpcId", vpc.clone())
+        .prop(
+            "Tags",
+            Expr::list([Expr::map([
+                ("Key", cluster_tag_key.clone()),
+                ("Value", Expr::str("owned")),
+            ])]),
+        )
+}
+
+/// One of the two security groups a rule joins.
+#[derive(Clone, Copy)]
+enum Side {
+    Nodes,
+    ControlPlane,
+}
+
+/// Traffic into `group` from `peer`, or out of `group` to `peer`.
+#[derive(Clone, Copy)]
+enum Direction {
+    Ingress,
+    Egress,
+}
+
+/// A rule of one security group that lets traffic in from, or out to,
+/// another.
+struct Rule {
+    id: &'static str,
+    direction: Direction,
+    description: &'static str,
+    group: Side,
+    peer: Side,
+    protocol: &'static str,
+    /// The port range, or `None` for every port.
+    ports: Option<(i64, i64)>,
+}
+
+impl Rule {
+    fn resource(&self, control_plane: &Expr) -> Resource {
+        let side = |side| match side {
+            Side::Nodes => Expr::reference(NODE_SECURITY_GROUP),
+            Side::ControlPlane => control_plane.clone(),
+        };
+        let (kind, peer_key) = match self.direction {
+            Direction::Ingress => ("AWS::EC2::SecurityGroupIngress", "SourceSecurityGroupId"),
+            Direction::Egress => (
+                "AWS::EC2::SecurityGroupEgress",
+                "DestinationSecurityGroupId",
+            ),
+        };
+        let resource = Resource::new(kind)
+            .prop("Description", self.description)
+            .prop("GroupId", side(self.group))
+            .prop(peer_key, side(self.peer))
+            .prop("IpProtocol", self.protocol);
+        match self.ports {
+            Some((from, to)) => resource.prop("FromPort", from).prop("ToPort", to),
+            None => resource,
+        }
+    }
+}
+
+/// The rules between the nodes and the control plane every cluster gets.
+const CLUSTER_RULES: &[Rule] = &[
+    Rule {
+        id: "NodeSecurityGroupIngress",
+        direction: Direction::Ingress,
+        description: "Allow nodes to communicate with each other",
+        group: Side::Nodes,
+        peer: Side::Nodes,
+        protocol: "-1",
+        ports: None,
+    },
+    Rule {
+        id: "NodeSecurityGroupFromControlPlaneIngress",
+        direction: Direction::Ingress,
+        description: "Allow kubelets and pods to receive communication from the cluster control plane",
+        group: Side::Nodes,
+        peer: Side::ControlPlane,
+        protocol: "tcp",
+        ports: Some((1025, 65535)),
+    },
+    Rule {
+        id: "NodeSecurityGroupFromControlPlaneOn443Ingress",
+        direction: Direction::Ingress,
+        description: "Allow pods running extension API servers on port 443 to receive communication from the cluster control plane",
+        group: Side::Nodes,
+        peer: Side::ControlPlane,
+        protocol: "tcp",
+        ports: Some((443, 443)),
+    },
+    Rule {
+        id: "ClusterControlPlaneSecurityGroupIngress",
+        direction: Direction::Ingress,
+        description: "Allow pods to communicate with the cluster API server",
+        group: Side::ControlPlane,
+        peer: Side::Nodes,
+        protocol: "tcp",
+        ports: Some((443, 443)),
+    },
+    Rule {
+        id: "ControlPlaneEgressToNodeSecurityGroup",
+        direction: Direction::Egress,
+        description: "Allow the cluster control plane to communicate with kubelets and pods",
+        group: Side::ControlPlane,
+        peer: Side::Nodes,
+        protocol: "tcp",
+        ports: Some((1025, 65535)),
+    },
+    Rule {
+        id: "ControlPlaneEgressToNodeSecurityGroupOn443",
+        direction: Direction::Egress,
+        description: "Allow the cluster control plane to communicate with pods running extension API servers on port 443",
+        group: Side::ControlPlane,
+        peer: Side::Nodes,
+        protocol: "tcp",
+        ports: Some((443, 443)),
+    },
+];
+
+/// The traffic an Elastic Fabric Adapter sends between nodes.
+const EFA_EGRESS: Rule = Rule {
+    id: "NodeSecurityGroupEfaEgress",
+    direction: Direction::Egress,
+    description: "Allow EFA traffic from nodes to each other",
+    group: Side::Nodes,
+    peer: Side::Nodes,
+    protocol: "-1",
+    ports: None,
+};
+
+/// All IPv6 out of the nodes, which the default egress of a new security
+/// group does not allow.
+fn ipv6_egress() -> Resource {
+    Resource::new("AWS::EC2::SecurityGroupEgress")
+        .prop("CidrIpv6", "::/0")
+        .prop("Description", "Allow all IPv6 traffic out of the nodes")
+        .prop("GroupId", Expr::reference(NODE_SECURITY_GROUP))
+        .prop("IpProtocol", "-1")
 }
 
 /// The logical ID of the security group that lets a group's SSH sources in.

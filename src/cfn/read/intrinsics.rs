@@ -145,157 +145,70 @@ impl Reader<'_> {
             self.for_each_without_transform(at(self), written);
             return None;
         }
+        if let Some(why) = self.left_unchecked(bare, argument, form, known) {
+            return self.opaque(written, argument, form, at(self), why);
+        }
+        if !known {
+            self.unknown_intrinsic(at(self), bare, &spelled, form);
+            return None;
+        }
+        Args {
+            reader: self,
+            spelled: &spelled,
+            argument,
+            form,
+        }
+        .function(bare)
+    }
+
+    /// Why an intrinsic function is kept as written rather than read into
+    /// the model, if it is: when read leniently, a function the model
+    /// cannot hold or does not know, or a `FindInMap` with a default value
+    /// or a computed mapping name; under a transform, a `Ref` whose name
+    /// is computed.
+    fn left_unchecked(
+        &self,
+        bare: &str,
+        argument: &Node,
+        form: Form,
+        known: bool,
+    ) -> Option<&'static str> {
         if !known && self.lenient && (form == Form::Long || UNSUPPORTED.contains(&bare)) {
-            let why = if UNSUPPORTED.contains(&bare) {
+            return Some(if UNSUPPORTED.contains(&bare) {
                 "is beyond eksynth's model"
             } else {
                 "is not known to eksynth"
-            };
-            return self.opaque(written, argument, form, at(self), why);
+            });
         }
         if self.transformed && bare == "Ref" && !matches!(argument.value, Value::String(_)) {
-            return self.opaque(
-                written,
-                argument,
-                form,
-                at(self),
-                "of a computed name is left to the transform",
-            );
+            return Some("of a computed name is left to the transform");
         }
         if self.lenient
             && bare == "FindInMap"
             && let Value::Seq(items) = &argument.value
             && (items.len() == 4 || items.first().is_some_and(Self::is_intrinsic))
         {
-            return self.opaque(
-                written,
-                argument,
-                form,
-                at(self),
+            return Some(
                 "with a default value or a computed mapping name is beyond eksynth's model",
             );
         }
-        if !known {
-            let at = at(self);
-            let diagnostic = if UNSUPPORTED.contains(&bare) {
-                self.error(
-                    at,
-                    format!("the intrinsic function `{spelled}` is not supported"),
-                )
-            } else if form == Form::Short {
-                self.error(at, format!("unknown tag `{spelled}`"))
-            } else {
-                self.error(at, format!("unknown intrinsic function `{spelled}`"))
-            };
-            diagnostic.label = Some("not a known intrinsic function".to_string());
-            return None;
-        }
-        let name = bare;
-        let mut args = Args {
-            reader: self,
-            spelled: &spelled,
-            argument,
-            form,
+        None
+    }
+
+    /// Reports a function the model does not hold: a real one it does not
+    /// support, or a name that is no function at all.
+    fn unknown_intrinsic(&mut self, at: Span, bare: &str, spelled: &str, form: Form) {
+        let diagnostic = if UNSUPPORTED.contains(&bare) {
+            self.error(
+                at,
+                format!("the intrinsic function `{spelled}` is not supported"),
+            )
+        } else if form == Form::Short {
+            self.error(at, format!("unknown tag `{spelled}`"))
+        } else {
+            self.error(at, format!("unknown intrinsic function `{spelled}`"))
         };
-        match name {
-            "Ref" => args.string().map(Expr::Ref),
-            "Condition" => args.string().map(Expr::Condition),
-            "GetAtt" => args.get_att(),
-            "Sub" => args.sub(),
-            "Base64" => args.direct().map(|inner| Expr::Base64(Box::new(inner))),
-            "GetAZs" => args.direct().map(|inner| Expr::GetAZs(Box::new(inner))),
-            "ImportValue" => args
-                .direct()
-                .map(|inner| Expr::ImportValue(Box::new(inner))),
-            "Join" => {
-                let [delimiter, items] = args.list::<2>("a delimiter and a list")?;
-                let delimiter = args.item_string(delimiter, "the delimiter");
-                let items = args.item(items, Context::Value);
-                Some(Expr::Join {
-                    delimiter: delimiter?,
-                    items: Box::new(items?),
-                })
-            }
-            "If" => {
-                let [condition, then, otherwise] =
-                    args.list::<3>("a condition name and two values")?;
-                let condition = args.item_string(condition, "the condition name");
-                let then = args.item(then, Context::Value);
-                let otherwise = args.item(otherwise, Context::Value);
-                Some(Expr::If {
-                    condition: condition?,
-                    then: Box::new(then?),
-                    otherwise: Box::new(otherwise?),
-                })
-            }
-            "Select" => {
-                let [index, list] = args.list::<2>("an index and a list")?;
-                let index = args.item(index, Context::Value);
-                let list = args.item(list, Context::Value);
-                Some(Expr::Select {
-                    index: Box::new(index?),
-                    list: Box::new(list?),
-                })
-            }
-            "Split" => {
-                let [delimiter, source] = args.list::<2>("a delimiter and a string")?;
-                let delimiter = args.item_string(delimiter, "the delimiter");
-                let source = args.item(source, Context::Value);
-                Some(Expr::Split {
-                    delimiter: delimiter?,
-                    source: Box::new(source?),
-                })
-            }
-            "FindInMap" => {
-                let [map, top_key, second_key] = args.list::<3>("a mapping name and two keys")?;
-                let map = args.item_string(map, "the mapping name");
-                let top_key = args.item(top_key, Context::Value);
-                let second_key = args.item(second_key, Context::Value);
-                Some(Expr::FindInMap {
-                    map: map?,
-                    top_key: Box::new(top_key?),
-                    second_key: Box::new(second_key?),
-                })
-            }
-            "Cidr" => {
-                let [block, count, bits] =
-                    args.list::<3>("an IP block, a count and a number of bits")?;
-                let block = args.item(block, Context::Value);
-                let count = args.item(count, Context::Value);
-                let bits = args.item(bits, Context::Value);
-                Some(Expr::Cidr {
-                    block: Box::new(block?),
-                    count: Box::new(count?),
-                    bits: Box::new(bits?),
-                })
-            }
-            "Equals" => {
-                let [left, right] = args.list::<2>("two values")?;
-                let left = args.item(left, Context::Value);
-                let right = args.item(right, Context::Value);
-                Some(Expr::Equals(Box::new(left?), Box::new(right?)))
-            }
-            "And" | "Or" => {
-                let items = args.any_list("a list of conditions")?;
-                let items: Vec<Option<Expr>> = items
-                    .iter()
-                    .map(|item| args.item(item, Context::Condition))
-                    .collect();
-                let items = items.into_iter().collect::<Option<Vec<_>>>()?;
-                Some(if name == "And" {
-                    Expr::And(items)
-                } else {
-                    Expr::Or(items)
-                })
-            }
-            "Not" => {
-                let [inner] = args.list::<1>("a list of one condition")?;
-                args.item(inner, Context::Condition)
-                    .map(|inner| Expr::Not(Box::new(inner)))
-            }
-            // `known` above admits only the names matched here.
-            _ => None,
-        }
+        diagnostic.label = Some("not a known intrinsic function".to_string());
     }
 }
 
@@ -345,6 +258,34 @@ impl<'n> Args<'_, '_, 'n> {
         match self.form {
             Form::Short => None,
             Form::Long => app_tag(self.argument),
+        }
+    }
+
+    /// The known intrinsic function `name` (one of `INTRINSICS`), read from
+    /// its argument.
+    fn function(&mut self, name: &str) -> Option<Expr> {
+        match name {
+            "Ref" => self.string().map(Expr::Ref),
+            "Condition" => self.string().map(Expr::Condition),
+            "GetAtt" => self.get_att(),
+            "Sub" => self.sub(),
+            "Base64" => self.direct().map(|inner| Expr::Base64(Box::new(inner))),
+            "GetAZs" => self.direct().map(|inner| Expr::GetAZs(Box::new(inner))),
+            "ImportValue" => self
+                .direct()
+                .map(|inner| Expr::ImportValue(Box::new(inner))),
+            "Join" => self.join(),
+            "Split" => self.split(),
+            "If" => self.choice(),
+            "Select" => self.select(),
+            "FindInMap" => self.find_in_map(),
+            "Cidr" => self.cidr(),
+            "Equals" => self.equals(),
+            "And" => self.conditions().map(Expr::And),
+            "Or" => self.conditions().map(Expr::Or),
+            "Not" => self.not(),
+            // `INTRINSICS` names only the functions matched here.
+            _ => None,
         }
     }
 
@@ -471,5 +412,103 @@ impl<'n> Args<'_, '_, 'n> {
                 None
             }
         }
+    }
+
+    /// `[delimiter, items]`.
+    fn join(&mut self) -> Option<Expr> {
+        let [delimiter, items] = self.list::<2>("a delimiter and a list")?;
+        let delimiter = self.item_string(delimiter, "the delimiter");
+        let items = self.item(items, Context::Value);
+        Some(Expr::Join {
+            delimiter: delimiter?,
+            items: Box::new(items?),
+        })
+    }
+
+    /// `[delimiter, source]`.
+    fn split(&mut self) -> Option<Expr> {
+        let [delimiter, source] = self.list::<2>("a delimiter and a string")?;
+        let delimiter = self.item_string(delimiter, "the delimiter");
+        let source = self.item(source, Context::Value);
+        Some(Expr::Split {
+            delimiter: delimiter?,
+            source: Box::new(source?),
+        })
+    }
+
+    /// `If`: `[condition, then, otherwise]`.
+    fn choice(&mut self) -> Option<Expr> {
+        let [condition, then, otherwise] = self.list::<3>("a condition name and two values")?;
+        let condition = self.item_string(condition, "the condition name");
+        let then = self.item(then, Context::Value);
+        let otherwise = self.item(otherwise, Context::Value);
+        Some(Expr::If {
+            condition: condition?,
+            then: Box::new(then?),
+            otherwise: Box::new(otherwise?),
+        })
+    }
+
+    /// `[index, list]`.
+    fn select(&mut self) -> Option<Expr> {
+        let [index, list] = self.list::<2>("an index and a list")?;
+        let index = self.item(index, Context::Value);
+        let list = self.item(list, Context::Value);
+        Some(Expr::Select {
+            index: Box::new(index?),
+            list: Box::new(list?),
+        })
+    }
+
+    /// `[map, top_key, second_key]`.
+    fn find_in_map(&mut self) -> Option<Expr> {
+        let [map, top_key, second_key] = self.list::<3>("a mapping name and two keys")?;
+        let map = self.item_string(map, "the mapping name");
+        let top_key = self.item(top_key, Context::Value);
+        let second_key = self.item(second_key, Context::Value);
+        Some(Expr::FindInMap {
+            map: map?,
+            top_key: Box::new(top_key?),
+            second_key: Box::new(second_key?),
+        })
+    }
+
+    /// `[block, count, bits]`.
+    fn cidr(&mut self) -> Option<Expr> {
+        let [block, count, bits] = self.list::<3>("an IP block, a count and a number of bits")?;
+        let block = self.item(block, Context::Value);
+        let count = self.item(count, Context::Value);
+        let bits = self.item(bits, Context::Value);
+        Some(Expr::Cidr {
+            block: Box::new(block?),
+            count: Box::new(count?),
+            bits: Box::new(bits?),
+        })
+    }
+
+    /// `[left, right]`.
+    fn equals(&mut self) -> Option<Expr> {
+        let [left, right] = self.list::<2>("two values")?;
+        let left = self.item(left, Context::Value);
+        let right = self.item(right, Context::Value);
+        Some(Expr::Equals(Box::new(left?), Box::new(right?)))
+    }
+
+    /// The conditions of `And` or `Or`, every one read even after a
+    /// failure, to report them all.
+    fn conditions(&mut self) -> Option<Vec<Expr>> {
+        let items = self.any_list("a list of conditions")?;
+        let items: Vec<Option<Expr>> = items
+            .iter()
+            .map(|item| self.item(item, Context::Condition))
+            .collect();
+        items.into_iter().collect()
+    }
+
+    /// `[condition]`.
+    fn not(&mut self) -> Option<Expr> {
+        let [inner] = self.list::<1>("a list of one condition")?;
+        self.item(inner, Context::Condition)
+            .map(|inner| Expr::Not(Box::new(inner)))
     }
 }

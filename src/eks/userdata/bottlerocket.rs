@@ -2,14 +2,20 @@
 
 use serde_json::{Value, json};
 
-use super::super::settings_toml::{flatten_settings, toml_key, toml_value};
 use super::kubelet::{Prepared, renders_labels, taint_text};
+use super::settings_toml::{NullSetting, flatten_settings, toml_key, toml_value};
 use super::templates::{BOTTLEROCKET_TEMPLATE, render_template};
 use super::{
     Field, Mode, Signal, UserDataError, UserDataInput, refuse_fields, toml_quote, unsupported,
 };
 use crate::cfn::sub::is_placeholder;
 use crate::upstream::kubelet_config;
+
+impl From<NullSetting> for UserDataError {
+    fn from(_: NullSetting) -> UserDataError {
+        unsupported("a null setting", "Bottlerocket (TOML has no null)")
+    }
+}
 
 /// What a Bottlerocket kubelet setting holds.
 #[derive(Clone, Copy)]
@@ -99,6 +105,20 @@ fn toml_scalar(key: &str, value: &Value, kind: TomlKind) -> Result<String, UserD
     }
 }
 
+/// The entries of one TOML table: each key with its value written as TOML.
+type Entries = Vec<(String, String)>;
+
+/// What a Bottlerocket node's user data sets, in the order it is written.
+#[derive(Default)]
+struct Settings {
+    /// The leaves of `settings.kubernetes`.
+    kubernetes: Entries,
+    /// The tables inside `settings.kubernetes`, each by its name.
+    tables: Vec<(String, Entries)>,
+    /// Every other table, by its path under `settings`.
+    settings: Vec<(String, Entries)>,
+}
+
 pub(super) fn render(input: &UserDataInput, prepared: &Prepared) -> Result<String, UserDataError> {
     refuse_fields(
         input,
@@ -113,7 +133,28 @@ pub(super) fn render(input: &UserDataInput, prepared: &Prepared) -> Result<Strin
         ],
     )?;
     let full = input.mode != Mode::ManagedEksAmi;
-    let mut kubernetes: Vec<(String, String)> = Vec::new();
+    let mut settings = Settings {
+        kubernetes: cluster_settings(input, prepared, full),
+        ..Settings::default()
+    };
+    for (key, value) in &prepared.kubelet {
+        settings.kubelet_setting(key, value)?;
+    }
+    if renders_labels(input) {
+        settings.node_labels(input)?;
+        settings.node_taints(input);
+    }
+    settings.user_settings(&input.bottlerocket_settings)?;
+    if input.instance_store_raid0 {
+        settings.settings.push(instance_store_commands()?);
+    }
+    settings.render(full, input.signal.as_ref())
+}
+
+/// The leaves of `settings.kubernetes` that join the node to its cluster
+/// (left to EKS on its own AMI for a managed group) and cap its pods.
+fn cluster_settings(input: &UserDataInput, prepared: &Prepared, full: bool) -> Entries {
+    let mut kubernetes = Vec::new();
     if full {
         kubernetes.push(("cluster-name".into(), toml_quote(&input.cluster_name)));
         kubernetes.push(("api-server".into(), toml_quote(&input.api_server_endpoint)));
@@ -126,65 +167,60 @@ pub(super) fn render(input: &UserDataInput, prepared: &Prepared) -> Result<Strin
     if let Some(max_pods) = prepared.max_pods {
         kubernetes.push(("max-pods".into(), max_pods.to_string()));
     }
+    kubernetes
+}
 
-    // Each table: its name under settings.kubernetes and (key, TOML value).
-    let mut tables: Vec<(String, Vec<(String, String)>)> = Vec::new();
-    for (key, value) in &prepared.kubelet {
-        let Some((_, name, kind)) = BOTTLEROCKET_SETTINGS.iter().find(|(k, _, _)| k == key) else {
-            let settings = kubelet_config::bottlerocket_settings(key, value).map_err(|_| {
-                unsupported(
-                    format!("kubelet setting `{key}`"),
-                    "Bottlerocket (it has no such setting)",
-                )
-            })?;
-            for (setting, value) in settings {
-                match value {
-                    Value::Object(map) => {
-                        let entries = map
-                            .iter()
-                            .map(|(k, v)| Ok((k.clone(), toml_value(v)?)))
-                            .collect::<Result<Vec<_>, UserDataError>>()?;
-                        if !entries.is_empty() {
-                            tables.push((setting.key().to_string(), entries));
-                        }
-                    }
-                    _ => kubernetes.push((setting.key().to_string(), toml_value(value)?)),
+impl Settings {
+    /// One kubelet setting: a typed field under the name this module gives
+    /// it, any other under the names of the vendored list.
+    fn kubelet_setting(&mut self, key: &str, value: &Value) -> Result<(), UserDataError> {
+        match BOTTLEROCKET_SETTINGS.iter().find(|(k, _, _)| *k == key) {
+            Some((_, name, TomlKind::Table)) => {
+                let entries = quantity_table(key, value)?;
+                if !entries.is_empty() {
+                    self.tables.push(((*name).to_string(), entries));
                 }
             }
-            continue;
-        };
-        if let TomlKind::Table = kind {
-            let Value::Object(map) = value else {
-                return Err(UserDataError::KubeletSettingType {
-                    key: (*key).to_string(),
-                    expected: "a map",
-                });
-            };
-            let mut entries = Vec::with_capacity(map.len());
-            for (k, v) in map {
-                let text = match v {
-                    Value::String(s) => toml_quote(s),
-                    // Bottlerocket reads quantities as strings.
-                    Value::Number(n) => toml_quote(&n.to_string()),
-                    _ => {
-                        return Err(UserDataError::KubeletSettingType {
-                            key: format!("{key}.{k}"),
-                            expected: "a string",
-                        });
-                    }
-                };
-                entries.push((k.clone(), text));
+            Some((_, name, kind)) => {
+                let scalar = toml_scalar(key, value, *kind)?;
+                self.kubernetes.push(((*name).to_string(), scalar));
             }
-            if !entries.is_empty() {
-                tables.push(((*name).to_string(), entries));
-            }
-        } else {
-            kubernetes.push(((*name).to_string(), toml_scalar(key, value, *kind)?));
+            None => self.vendored_kubelet_setting(key, value)?,
         }
+        Ok(())
     }
 
-    if renders_labels(input) {
-        let mut labels: Vec<(String, String)> = Vec::new();
+    /// A kubelet setting the vendored list maps to Bottlerocket's settings:
+    /// a map becomes a table, anything else a leaf.
+    fn vendored_kubelet_setting(&mut self, key: &str, value: &Value) -> Result<(), UserDataError> {
+        let settings = kubelet_config::bottlerocket_settings(key, value).map_err(|_| {
+            unsupported(
+                format!("kubelet setting `{key}`"),
+                "Bottlerocket (it has no such setting)",
+            )
+        })?;
+        for (setting, value) in settings {
+            match value {
+                Value::Object(map) => {
+                    let entries = map
+                        .iter()
+                        .map(|(k, v)| Ok((k.clone(), toml_value(v)?)))
+                        .collect::<Result<Vec<_>, UserDataError>>()?;
+                    if !entries.is_empty() {
+                        self.tables.push((setting.key().to_string(), entries));
+                    }
+                }
+                _ => self
+                    .kubernetes
+                    .push((setting.key().to_string(), toml_value(value)?)),
+            }
+        }
+        Ok(())
+    }
+
+    /// `settings.kubernetes.node-labels`, each key once.
+    fn node_labels(&mut self, input: &UserDataInput) -> Result<(), UserDataError> {
+        let mut labels: Entries = Vec::new();
         for label in &input.labels {
             if labels.iter().any(|(k, _)| *k == label.key) {
                 return Err(UserDataError::DuplicateLabel(label.key.clone()));
@@ -192,11 +228,15 @@ pub(super) fn render(input: &UserDataInput, prepared: &Prepared) -> Result<Strin
             labels.push((label.key.clone(), toml_quote(&label.value)));
         }
         if !labels.is_empty() {
-            tables.push(("node-labels".into(), labels));
+            self.tables.push(("node-labels".into(), labels));
         }
-        // One key may carry several taints (one per effect): Bottlerocket
-        // takes a list of `value:Effect` strings for it then, and a single
-        // string otherwise.
+        Ok(())
+    }
+
+    /// `settings.kubernetes.node-taints`. One key may carry several taints
+    /// (one per effect): Bottlerocket takes a list of `value:Effect`
+    /// strings for it then, and a single string otherwise.
+    fn node_taints(&mut self, input: &UserDataInput) {
         let mut taints: Vec<(&str, Vec<String>)> = Vec::new();
         for taint in &input.taints {
             let text = taint_text(taint, "");
@@ -205,87 +245,122 @@ pub(super) fn render(input: &UserDataInput, prepared: &Prepared) -> Result<Strin
                 None => taints.push((&taint.key, vec![text])),
             }
         }
-        if !taints.is_empty() {
-            let entries = taints
-                .into_iter()
-                .map(|(key, values)| {
-                    let value = match values.as_slice() {
-                        [one] => toml_quote(one),
-                        many => {
-                            let items: Vec<String> = many.iter().map(|v| toml_quote(v)).collect();
-                            format!("[{}]", items.join(", "))
-                        }
-                    };
-                    (key.to_string(), value)
-                })
-                .collect();
-            tables.push(("node-taints".into(), entries));
+        if taints.is_empty() {
+            return;
         }
+        let entries = taints
+            .into_iter()
+            .map(|(key, values)| {
+                let value = match values.as_slice() {
+                    [one] => toml_quote(one),
+                    many => {
+                        let items: Vec<String> = many.iter().map(|v| toml_quote(v)).collect();
+                        format!("[{}]", items.join(", "))
+                    }
+                };
+                (key.to_string(), value)
+            })
+            .collect();
+        self.tables.push(("node-taints".into(), entries));
     }
 
-    // The user's settings: leaves of `kubernetes` join eksynth's table
-    // (TOML defines a table once), every other table gets its own header.
-    let mut settings: Vec<(String, Vec<(String, String)>)> = Vec::new();
-    let mut others: Vec<(String, Vec<(String, String)>)> = Vec::new();
-    for (key, value) in &input.bottlerocket_settings {
-        match (key.as_str(), value) {
-            ("kubernetes", Value::Object(table)) => {
-                for (key, value) in table {
-                    match value {
-                        Value::Object(inner) => flatten_settings(
-                            format!("kubernetes.{}", toml_key(key)),
-                            inner,
-                            &mut settings,
-                        )?,
-                        value => kubernetes.push((toml_key(key), toml_value(value)?)),
+    /// The user's settings: leaves of `kubernetes` join eksynth's table
+    /// (TOML defines a table once), every other table gets its own header,
+    /// the user's tables inside `kubernetes` first, beside eksynth's.
+    fn user_settings(
+        &mut self,
+        user: &serde_json::Map<String, Value>,
+    ) -> Result<(), UserDataError> {
+        let mut others: Vec<(String, Entries)> = Vec::new();
+        for (key, value) in user {
+            match (key.as_str(), value) {
+                ("kubernetes", Value::Object(table)) => {
+                    for (key, value) in table {
+                        match value {
+                            Value::Object(inner) => flatten_settings(
+                                format!("kubernetes.{}", toml_key(key)),
+                                inner,
+                                &mut self.settings,
+                            )?,
+                            value => self.kubernetes.push((toml_key(key), toml_value(value)?)),
+                        }
+                    }
+                }
+                (_, Value::Object(table)) => flatten_settings(toml_key(key), table, &mut others)?,
+                (_, value) => {
+                    let leaf = (toml_key(key), toml_value(value)?);
+                    match others.iter_mut().find(|(path, _)| path.is_empty()) {
+                        Some((_, entries)) => entries.push(leaf),
+                        None => others.insert(0, (String::new(), vec![leaf])),
                     }
                 }
             }
-            (_, Value::Object(table)) => flatten_settings(toml_key(key), table, &mut others)?,
-            (_, value) => {
-                let leaf = (toml_key(key), toml_value(value)?);
-                match others.iter_mut().find(|(path, _)| path.is_empty()) {
-                    Some((_, entries)) => entries.push(leaf),
-                    None => others.insert(0, (String::new(), vec![leaf])),
-                }
-            }
         }
-    }
-    // The user's tables inside `kubernetes` first, beside eksynth's.
-    settings.append(&mut others);
-    if input.instance_store_raid0 {
-        settings.push(instance_store_commands()?);
+        self.settings.append(&mut others);
+        Ok(())
     }
 
-    if kubernetes.is_empty() && tables.is_empty() && settings.is_empty() {
-        return Ok(String::new());
-    }
-    let pairs = |entries: Vec<(String, String)>| -> Vec<Value> {
-        entries
+    /// The user data: nothing when there is nothing to set, else the
+    /// settings through the template, with the signal of a group that
+    /// signals.
+    fn render(self, full: bool, signal: Option<&Signal>) -> Result<String, UserDataError> {
+        if self.kubernetes.is_empty() && self.tables.is_empty() && self.settings.is_empty() {
+            return Ok(String::new());
+        }
+        let pairs = |entries: Entries| -> Vec<Value> {
+            entries
+                .into_iter()
+                .map(|(key, value)| json!({ "key": key, "value": value }))
+                .collect()
+        };
+        let tables: Vec<Value> = self
+            .tables
             .into_iter()
-            .map(|(key, value)| json!({ "key": key, "value": value }))
-            .collect()
+            .map(|(name, entries)| json!({ "name": name, "entries": pairs(entries) }))
+            .collect();
+        let settings: Vec<Value> = self
+            .settings
+            .into_iter()
+            .map(|(path, entries)| json!({ "path": path, "entries": pairs(entries) }))
+            .collect();
+        render_template(
+            BOTTLEROCKET_TEMPLATE,
+            &json!({
+                "managedEksAmi": !full,
+                "kubernetes": pairs(self.kubernetes),
+                "tables": tables,
+                "settings": settings,
+                // `null` when the group does not signal.
+                "signal": signal.map_or(Value::Null, Signal::data),
+            }),
+        )
+    }
+}
+
+/// A kubelet setting that is a table of quantities (`evictionHard`):
+/// Bottlerocket reads each quantity as a string.
+fn quantity_table(key: &str, value: &Value) -> Result<Entries, UserDataError> {
+    let Value::Object(map) = value else {
+        return Err(UserDataError::KubeletSettingType {
+            key: key.to_string(),
+            expected: "a map",
+        });
     };
-    let tables: Vec<Value> = tables
-        .into_iter()
-        .map(|(name, entries)| json!({ "name": name, "entries": pairs(entries) }))
-        .collect();
-    let settings: Vec<Value> = settings
-        .into_iter()
-        .map(|(path, entries)| json!({ "path": path, "entries": pairs(entries) }))
-        .collect();
-    // `null` when the group does not signal.
-    let signal = input.signal.as_ref().map_or(Value::Null, Signal::data);
-    render_template(
-        BOTTLEROCKET_TEMPLATE,
-        &json!({
-            "managedEksAmi": !full,
-            "kubernetes": pairs(kubernetes),
-            "tables": tables,
-            "settings": settings,
-            "signal": signal,
-        }),
-    )
+    let mut entries = Vec::with_capacity(map.len());
+    for (k, v) in map {
+        let text = match v {
+            Value::String(s) => toml_quote(s),
+            Value::Number(n) => toml_quote(&n.to_string()),
+            _ => {
+                return Err(UserDataError::KubeletSettingType {
+                    key: format!("{key}.{k}"),
+                    expected: "a string",
+                });
+            }
+        };
+        entries.push((k.clone(), text));
+    }
+    Ok(entries)
 }
 
 #[cfg(test)]

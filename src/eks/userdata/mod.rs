@@ -15,7 +15,8 @@
 //! kubelet settings, labels and taints every family shares, `signal` the
 //! signal to CloudFormation, `mime` the multipart envelope, `shell` what
 //! the AL2023 and AL2 scripts share, `al2023`, `al2`, `bottlerocket`
-//! and `windows` each family's rendering, and `budget` the 16 KiB limit.
+//! and `windows` each family's rendering (`settings_toml` the user's
+//! Bottlerocket settings as TOML), and `budget` the 16 KiB limit.
 
 mod al2;
 mod al2023;
@@ -24,6 +25,7 @@ mod budget;
 mod kubelet;
 mod mime;
 mod quote;
+mod settings_toml;
 mod shell;
 mod signal;
 mod templates;

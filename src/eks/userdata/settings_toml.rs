@@ -4,7 +4,12 @@
 
 use serde_json::Value;
 
-use super::userdata::{UserDataError, toml_quote};
+use super::quote::toml_quote;
+
+/// A setting with no value: TOML has no null. The loader refuses one, so
+/// this is said only when that check is missed.
+#[derive(Debug)]
+pub(super) struct NullSetting;
 
 /// A TOML key: bare when it can be, quoted otherwise.
 pub(super) fn toml_key(key: &str) -> String {
@@ -20,7 +25,7 @@ pub(super) fn toml_key(key: &str) -> String {
 }
 
 /// A TOML value; tables inside lists are written inline.
-pub(super) fn toml_value(value: &Value) -> Result<String, UserDataError> {
+pub(super) fn toml_value(value: &Value) -> Result<String, NullSetting> {
     Ok(match value {
         Value::Bool(b) => b.to_string(),
         Value::Number(n) if n.is_f64() => {
@@ -36,22 +41,17 @@ pub(super) fn toml_value(value: &Value) -> Result<String, UserDataError> {
         Value::Number(n) => n.to_string(),
         Value::String(s) => toml_quote(s),
         Value::Array(items) => {
-            let items: Result<Vec<String>, UserDataError> = items.iter().map(toml_value).collect();
+            let items: Result<Vec<String>, NullSetting> = items.iter().map(toml_value).collect();
             format!("[{}]", items?.join(", "))
         }
         Value::Object(map) => {
-            let entries: Result<Vec<String>, UserDataError> = map
+            let entries: Result<Vec<String>, NullSetting> = map
                 .iter()
                 .map(|(k, v)| Ok(format!("{} = {}", toml_key(k), toml_value(v)?)))
                 .collect();
             format!("{{ {} }}", entries?.join(", "))
         }
-        Value::Null => {
-            return Err(UserDataError::Unsupported {
-                what: "a null setting".into(),
-                target: "Bottlerocket (TOML has no null)",
-            });
-        }
+        Value::Null => return Err(NullSetting),
     })
 }
 
@@ -61,7 +61,7 @@ pub(super) fn flatten_settings(
     path: String,
     table: &serde_json::Map<String, Value>,
     out: &mut Vec<(String, Vec<(String, String)>)>,
-) -> Result<(), UserDataError> {
+) -> Result<(), NullSetting> {
     let mut leaves = Vec::new();
     let mut inner = Vec::new();
     for (key, value) in table {
