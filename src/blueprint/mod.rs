@@ -108,7 +108,7 @@ fn parameter_uses<'a>(
             add(parameter(&value.value), kind, value.span);
         }
     }
-    if let NodeAccess::AwsAuth(AwsAuthProvider::Existing(token)) = &cluster.node_access {
+    if let Some(AwsAuthProvider::Existing(token)) = cluster.node_access.provider() {
         add(parameter(token), STRING, cluster.node_access_span);
     }
     if let Some(boundary) = &iam.permissions_boundary {
@@ -263,9 +263,25 @@ pub enum NodeAccess {
     AccessEntries,
     /// A `Custom::AwsAuth` per node role, served by a provider.
     AwsAuth(AwsAuthProvider),
+    /// Access entries, an existing role's a `Custom::NodeAccessEntry`
+    /// served by the provider, which keeps it while any stack that owns it
+    /// stands (API authentication modes).
+    SharedAccessEntries(AwsAuthProvider),
 }
 
-/// Who serves the `Custom::AwsAuth` resources.
+impl NodeAccess {
+    /// The provider the access resources need, if any.
+    pub fn provider(&self) -> Option<&AwsAuthProvider> {
+        match self {
+            NodeAccess::AccessEntries => None,
+            NodeAccess::AwsAuth(provider) | NodeAccess::SharedAccessEntries(provider) => {
+                Some(provider)
+            }
+        }
+    }
+}
+
+/// Who serves the `Custom::AwsAuth` and `Custom::NodeAccessEntry` resources.
 #[derive(Clone, Debug, PartialEq)]
 pub enum AwsAuthProvider {
     /// An existing provider's service token.

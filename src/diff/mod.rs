@@ -576,30 +576,35 @@ fn note_fixed_name_replacements(resources: &mut [ResourceDiff], old: &Template, 
 }
 
 /// EKS keeps one access entry per principal, and CloudFormation creates a
-/// resource the update adds before it deletes one the update removes: an
-/// access entry of an existing role (a principal no resource of the stack
-/// makes) that moves to a new logical ID within the stack cannot be
-/// created while the old one stands, so the update fails and rolls back,
-/// access untouched. Said before the deploy, with the way through, instead
-/// of the loss of access a replacement would mean.
-fn note_access_entry_collisions(resources: &mut [ResourceDiff], old: &Template, new: &Template) {
-    const KEYS: [&str; 2] = ["PrincipalArn", "ClusterName"];
-    let entry = |template: &Template, id: &str| {
-        template
-            .resources
-            .get(id)
-            .filter(|r| r.kind == "AWS::EKS::AccessEntry")
-            .cloned()
-    };
-    let mut collisions = Vec::new();
+/// resource the update adds before it deletes one the update removes. So
+/// when the access of an existing role (a principal no resource of the
+/// stack makes) moves to a new logical ID within the stack:
+///
+/// - a new `AWS::EKS::AccessEntry` cannot be created while the old entry
+///   stands: the update fails and rolls back, access untouched;
+/// - a new `Custom::NodeAccessEntry` (shared access entries) takes the
+///   entry that stands, and the old resource's deletion then decides: an
+///   old `Custom::NodeAccessEntry` only gives up its ownership, an old
+///   `AWS::EKS::AccessEntry` deletes the entry (the role's nodes lose
+///   access) unless its `DeletionPolicy` is `Retain`.
+///
+/// Said before the deploy, with the way through.
+fn note_access_entry_collisions(
+    resources: &mut [ResourceDiff],
+    old: &Template,
+    new: &Template,
+) {
+    const KINDS: [&str; 2] = ["AWS::EKS::AccessEntry", "Custom::NodeAccessEntry"];
+    let mut notes: Vec<(String, bool, String)> = Vec::new();
     for resource in resources.iter() {
-        if !matches!(
-            resource.kind,
-            ChangeKind::Added | ChangeKind::Renamed { .. }
-        ) {
+        if !matches!(resource.kind, ChangeKind::Added | ChangeKind::Renamed { .. }) {
             continue;
         }
-        let Some(added) = entry(new, &resource.logical_id) else {
+        let Some(added) = new
+            .resources
+            .get(&resource.logical_id)
+            .filter(|r| KINDS.contains(&r.kind.as_str()))
+        else {
             continue;
         };
         let Some(principal) = added.properties.get("PrincipalArn") else {
@@ -609,41 +614,57 @@ fn note_access_entry_collisions(resources: &mut [ResourceDiff], old: &Template, 
             .references()
             .iter()
             .any(|(target, _)| new.resources.contains_key(*target));
-        if made_here {
-            continue;
-        }
         let same = |other: &crate::cfn::Resource| {
-            KEYS.iter()
+            ["PrincipalArn", "ClusterName"]
+                .iter()
                 .all(|key| other.properties.get(*key) == added.properties.get(*key))
         };
         let gone = old.resources.iter().find(|(id, other)| {
             *id != &resource.logical_id
-                && other.kind == added.kind
+                && KINDS.contains(&other.kind.as_str())
                 && !new.resources.contains_key(*id)
                 && same(other)
         });
-        if let Some((gone, _)) = gone {
-            let cluster = added.properties.get("ClusterName").map(plain);
-            collisions.push((
-                resource.logical_id.clone(),
-                gone.clone(),
-                plain(principal),
-                cluster.unwrap_or_default(),
-            ));
+        let (Some((gone, before)), false) = (gone, made_here) else {
+            continue;
+        };
+        let id = &resource.logical_id;
+        let role = plain(principal);
+        let cluster = added.properties.get("ClusterName").map(plain).unwrap_or_default();
+        if added.kind == KINDS[0] {
+            let note = format!(
+                "the update fails and rolls back: EKS keeps one access entry per principal, and CloudFormation creates {id} before it deletes {gone}, whose entry for {role} still stands; delete that entry by hand just before the deploy (`aws eks delete-access-entry --cluster-name {cluster} --principal-arn ARN`): the role's nodes cannot authenticate until the deploy creates it again"
+            );
+            notes.push((id.clone(), false, note));
+            notes.push((gone.clone(), false, String::new()));
+        } else if before.kind == KINDS[1] {
+            let note = format!("the role's entry stays: {id} owns it from this update on");
+            notes.push((gone.clone(), false, note));
+        } else if before.deletion_policy.as_deref() == Some("Retain") {
+            let note = format!(
+                "the role's entry stays (DeletionPolicy Retain), and {id} shares it from this update on"
+            );
+            notes.push((gone.clone(), false, note));
+        } else {
+            let note = format!(
+                "{id} takes the role's entry, then CloudFormation deletes {gone} and the entry with it: the role's nodes lose their access; first deploy the old blueprint with an override that sets `DeletionPolicy` of {gone} to `Retain`, then this change"
+            );
+            notes.push((gone.clone(), true, note));
         }
     }
-    for (added, gone, principal, cluster) in collisions {
+    for (id, critical, note) in notes {
         for resource in resources.iter_mut() {
-            if resource.logical_id == gone && resource.kind == ChangeKind::Removed {
-                resource.critical = false;
-            }
-            if resource.logical_id != added {
+            let removed_or_added = matches!(
+                resource.kind,
+                ChangeKind::Added | ChangeKind::Removed | ChangeKind::Renamed { .. }
+            );
+            if resource.logical_id != id || !removed_or_added {
                 continue;
             }
-            resource.critical = false;
-            resource.notes.push(format!(
-                "the update fails and rolls back: EKS keeps one access entry per principal, and CloudFormation creates {added} before it deletes {gone}, whose entry for {principal} still stands; delete that entry by hand just before the deploy (`aws eks delete-access-entry --cluster-name {cluster} --principal-arn ARN`): the role's nodes cannot authenticate until the deploy creates it again"
-            ));
+            resource.critical = critical;
+            if !note.is_empty() {
+                resource.notes.push(note.clone());
+            }
         }
     }
 }

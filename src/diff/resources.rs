@@ -37,6 +37,10 @@ const CRITICAL: &[(&str, &str)] = &[
         "Custom::AwsAuth",
         "the role's aws-auth mapping is removed and its nodes lose their access to the cluster",
     ),
+    (
+        "Custom::NodeAccessEntry",
+        "the stack no longer owns the role's access entry, which goes with its last owner: then the role's nodes lose their access to the cluster",
+    ),
 ];
 
 const AUTO_SCALING_GROUP: &str = "AWS::AutoScaling::AutoScalingGroup";

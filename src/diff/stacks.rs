@@ -240,7 +240,7 @@ fn group_name_property(kind: &str) -> Option<&'static str> {
 /// access entry per role in EKS, one mapping per role in aws-auth.
 fn access_key_property(kind: &str) -> Option<&'static str> {
     match kind {
-        "AWS::EKS::AccessEntry" => Some("PrincipalArn"),
+        "AWS::EKS::AccessEntry" | "Custom::NodeAccessEntry" => Some("PrincipalArn"),
         "Custom::AwsAuth" => Some("RoleArn"),
         _ => None,
     }

@@ -1,6 +1,7 @@
 //! Cluster access for self-managed nodes: an `AWS::EKS::AccessEntry` per
-//! node role, or a `Custom::AwsAuth` per node role and, unless the
-//! blueprint names an existing one, the provider that serves them.
+//! node role, or a `Custom::AwsAuth` per node role, or (shared access
+//! entries) a `Custom::NodeAccessEntry` per existing node role and, unless
+//! the blueprint names an existing one, the provider that serves them.
 
 use super::text;
 use crate::blueprint::{AuthenticationMode, AwsAuthProvider, Blueprint, NodeAccess, NodeGroup};
@@ -36,7 +37,9 @@ pub fn lower(
     // (https://docs.aws.amazon.com/eks/latest/userguide/creating-access-entries.html:
     // "ARNs in aws-auth ConfigMap entries, can't include a path").
     let (role_property, principal) = match blueprint.cluster.node_access {
-        NodeAccess::AccessEntries => ("PrincipalArn", role_arn.clone()),
+        NodeAccess::AccessEntries | NodeAccess::SharedAccessEntries(_) => {
+            ("PrincipalArn", role_arn.clone())
+        }
         NodeAccess::AwsAuth(_) => ("RoleArn", aws_auth_arn(group, role_arn)),
     };
     if let Some(id) = existing_access(template, role_property, &principal) {
@@ -44,7 +47,17 @@ pub fn lower(
     }
     let stem = access_stem(template, blueprint, group);
     let (id, resource) = match &blueprint.cluster.node_access {
-        NodeAccess::AccessEntries => (
+        NodeAccess::SharedAccessEntries(provider) if group.iam.existing.is_some() => {
+            let entry = served(template, provider, None, "Custom::NodeAccessEntry");
+            (
+                format!("{stem}AccessEntry"),
+                entry
+                    .prop("ClusterName", cluster_name.clone())
+                    .prop("PrincipalArn", role_arn.clone())
+                    .prop("Type", access_entry_type(group)),
+            )
+        }
+        NodeAccess::AccessEntries | NodeAccess::SharedAccessEntries(_) => (
             format!("{stem}AccessEntry"),
             Resource::new("AWS::EKS::AccessEntry")
                 .prop("ClusterName", cluster_name.clone())
@@ -52,7 +65,11 @@ pub fn lower(
                 .prop("Type", access_entry_type(group)),
         ),
         NodeAccess::AwsAuth(provider) => {
-            let mapping = aws_auth_mapping(template, blueprint, provider);
+            // In the API modes, the inline provider edits aws-auth once its
+            // own access entry lets it.
+            let access = (blueprint.cluster.authentication_mode != AuthenticationMode::ConfigMap)
+                .then_some(PROVIDER_ACCESS);
+            let mapping = served(template, provider, access, "Custom::AwsAuth");
             (
                 format!("{stem}AwsAuth"),
                 mapping
@@ -75,19 +92,20 @@ fn existing_access(template: &Template, role_property: &str, principal: &Expr) -
     template.resources.iter().find_map(|(id, resource)| {
         (matches!(
             resource.kind.as_str(),
-            "AWS::EKS::AccessEntry" | "Custom::AwsAuth"
+            "AWS::EKS::AccessEntry" | "Custom::AwsAuth" | "Custom::NodeAccessEntry"
         ) && resource.properties.get(role_property) == Some(principal))
         .then(|| id.clone())
     })
 }
 
-/// A `Custom::AwsAuth` mapping with its service token: the blueprint's
-/// existing provider, or the inline one (and, in the API modes, after the
-/// access entry that lets it edit aws-auth).
-fn aws_auth_mapping(
+/// A custom resource of `kind` with its service token: the blueprint's
+/// existing provider, or the inline one (and then after `access`, the
+/// provider's own access entry, when it needs one).
+fn served(
     template: &mut Template,
-    blueprint: &Blueprint,
     provider: &AwsAuthProvider,
+    access: Option<&str>,
+    kind: &str,
 ) -> Resource {
     let (service_token, depends_on) = match provider {
         AwsAuthProvider::Existing(token) => (
@@ -99,14 +117,10 @@ fn aws_auth_mapping(
             ),
             None,
         ),
-        AwsAuthProvider::Inline { .. } => {
-            let access = (blueprint.cluster.authentication_mode != AuthenticationMode::ConfigMap)
-                .then(|| PROVIDER_ACCESS.to_string());
-            (Expr::get_att(PROVIDER, "Arn"), access)
-        }
+        AwsAuthProvider::Inline { .. } => (Expr::get_att(PROVIDER, "Arn"), access),
     };
-    let mut resource = Resource::new("Custom::AwsAuth").prop("ServiceToken", service_token);
-    resource.depends_on.extend(depends_on);
+    let mut resource = Resource::new(kind).prop("ServiceToken", service_token);
+    resource.depends_on.extend(depends_on.map(str::to_string));
     resource
 }
 
@@ -134,14 +148,19 @@ fn aws_auth_groups(group: &NodeGroup) -> Expr {
 /// `lower`'s placement) and is named after the role, not after the first
 /// group that uses it: adding, removing or moving groups then never renames
 /// it, which would replace it, and EKS refuses a second access entry for
-/// one principal while the first exists. Elsewhere it is named after the
+/// one principal while the first exists. A shared access entry is named
+/// after its role too, in every blueprint. Elsewhere it is named after the
 /// group, as it always was.
 fn access_stem(template: &Template, blueprint: &Blueprint, group: &NodeGroup) -> String {
+    let shared = matches!(
+        blueprint.cluster.node_access,
+        NodeAccess::SharedAccessEntries(_)
+    );
     let Some(existing) = group
         .iam
         .existing
         .as_ref()
-        .filter(|_| blueprint.stacks.len() > 1)
+        .filter(|_| blueprint.stacks.len() > 1 || shared)
     else {
         return group.identity.clone();
     };
@@ -185,20 +204,27 @@ fn access_entry_type(group: &NodeGroup) -> &'static str {
     }
 }
 
-/// What every node group of the blueprint shares: the inline aws-auth
-/// provider, when self-managed groups are mapped by one.
+/// What every node group of the blueprint shares: the inline provider,
+/// when self-managed groups are mapped in aws-auth by one, or have existing
+/// roles whose access entries it shares.
 pub fn lower_shared(template: &mut Template, blueprint: &Blueprint, cluster_name: &Expr) {
-    let self_managed = blueprint.node_groups.iter().any(|g| g.managed.is_none());
-    if let NodeAccess::AwsAuth(provider) = &blueprint.cluster.node_access
-        && self_managed
-    {
-        lower_provider(template, blueprint, cluster_name, provider);
+    let self_managed = blueprint.node_groups.iter().filter(|g| g.managed.is_none());
+    match &blueprint.cluster.node_access {
+        NodeAccess::AwsAuth(provider) if self_managed.clone().next().is_some() => {
+            lower_provider(template, blueprint, cluster_name, provider);
+        }
+        NodeAccess::SharedAccessEntries(provider)
+            if self_managed.clone().any(|g| g.iam.existing.is_some()) =>
+        {
+            lower_provider(template, blueprint, cluster_name, provider);
+        }
+        _ => {}
     }
 }
 
-/// The provider Lambda, its role, log group and, in the API modes, the
-/// access entry that lets it edit ConfigMaps in `kube-system` and nothing
-/// else.
+/// The provider Lambda, its role, log group and, when it maps roles in
+/// aws-auth in the API modes, the access entry that lets it edit ConfigMaps
+/// in `kube-system` and nothing else.
 fn lower_provider(
     template: &mut Template,
     blueprint: &Blueprint,
@@ -219,7 +245,11 @@ fn lower_provider(
         provider_logs(*log_retention_days),
     );
     let vpc = !subnets.is_empty();
-    let role = provider_role(template, blueprint, cluster_name, vpc);
+    let shares = matches!(
+        blueprint.cluster.node_access,
+        NodeAccess::SharedAccessEntries(_)
+    );
+    let role = provider_role(template, blueprint, cluster_name, vpc, shares);
     template.resources.insert(PROVIDER_ROLE.to_string(), role);
     let vpc_config = vpc.then(|| {
         Expr::map([
@@ -232,9 +262,9 @@ fn lower_provider(
     });
     template.resources.insert(
         PROVIDER.to_string(),
-        provider_function(*reserved_concurrency, vpc_config),
+        provider_function(*reserved_concurrency, vpc_config, shares),
     );
-    if blueprint.cluster.authentication_mode != AuthenticationMode::ConfigMap {
+    if !shares && blueprint.cluster.authentication_mode != AuthenticationMode::ConfigMap {
         template.resources.insert(
             PROVIDER_ACCESS.to_string(),
             provider_access_entry(cluster_name),
@@ -259,12 +289,14 @@ const LAMBDA_VPC_ACCESS: &str =
 
 /// The provider's role, under the blueprint's role path and permissions
 /// boundary: Lambda assumes it, and it may describe the cluster, write
-/// the provider's logs and, for a provider in a VPC, reach into it.
+/// the provider's logs, for a provider in a VPC reach into it and, for
+/// shared access entries, make and share the cluster's node roles' ones.
 fn provider_role(
     template: &mut Template,
     blueprint: &Blueprint,
     cluster_name: &Expr,
     vpc: bool,
+    shares: bool,
 ) -> Resource {
     let roles = &blueprint.iam;
     let boundary = roles
@@ -283,7 +315,7 @@ fn provider_role(
             "Policies",
             Expr::list([Expr::map([
                 ("PolicyName", Expr::str("aws-auth-provider")),
-                ("PolicyDocument", provider_policy(cluster_name)),
+                ("PolicyDocument", provider_policy(cluster_name, shares)),
             ])]),
         )
 }
@@ -306,8 +338,11 @@ fn lambda_trust_policy() -> Expr {
     ])
 }
 
-/// What the provider may do: describe this cluster, and write its logs.
-fn provider_policy(cluster_name: &Expr) -> Expr {
+/// What the provider may do: describe this cluster, and write its logs;
+/// for shared access entries, also make access entries in this cluster
+/// (the provider makes only node entries of roles) and read, tag, untag
+/// and delete those of roles.
+fn provider_policy(cluster_name: &Expr, shares: bool) -> Expr {
     let (partition, region, account) = (
         Expr::pseudo(Pseudo::Partition),
         Expr::pseudo(Pseudo::Region),
@@ -323,6 +358,17 @@ fn provider_policy(cluster_name: &Expr) -> Expr {
         (":cluster/", None),
         ("ClusterName", Some(cluster_name)),
     ]);
+    let role_entries = text(&[
+        ("arn:", None),
+        ("Partition", Some(&partition)),
+        (":eks:", None),
+        ("Region", Some(&region)),
+        (":", None),
+        ("AccountId", Some(&account)),
+        (":access-entry/", None),
+        ("ClusterName", Some(cluster_name)),
+        ("/role/*", None),
+    ]);
     let statement = |sid: &str, actions: &[&str], resource: Expr| {
         Expr::map([
             ("Sid", Expr::str(sid)),
@@ -331,29 +377,52 @@ fn provider_policy(cluster_name: &Expr) -> Expr {
             ("Resource", resource),
         ])
     };
+    let mut statements = vec![statement(
+        "DescribeThisCluster",
+        &["eks:DescribeCluster"],
+        cluster_arn.clone(),
+    )];
+    if shares {
+        statements.push(statement(
+            "MakeNodeAccessEntries",
+            &["eks:CreateAccessEntry"],
+            cluster_arn,
+        ));
+        statements.push(statement(
+            "ShareNodeAccessEntries",
+            &[
+                "eks:DeleteAccessEntry",
+                "eks:DescribeAccessEntry",
+                "eks:TagResource",
+                "eks:UntagResource",
+            ],
+            role_entries,
+        ));
+    }
+    statements.push(statement(
+        "WriteItsLogs",
+        &["logs:CreateLogStream", "logs:PutLogEvents"],
+        Expr::get_att(PROVIDER_LOGS, "Arn"),
+    ));
     Expr::map([
         ("Version", Expr::str("2012-10-17")),
-        (
-            "Statement",
-            Expr::list([
-                statement("DescribeThisCluster", &["eks:DescribeCluster"], cluster_arn),
-                statement(
-                    "WriteItsLogs",
-                    &["logs:CreateLogStream", "logs:PutLogEvents"],
-                    Expr::get_att(PROVIDER_LOGS, "Arn"),
-                ),
-            ]),
-        ),
+        ("Statement", Expr::List(statements)),
     ])
 }
 
 /// The provider's Lambda function, its source inline.
-fn provider_function(reserved_concurrency: Option<u32>, vpc_config: Option<Expr>) -> Resource {
+fn provider_function(
+    reserved_concurrency: Option<u32>,
+    vpc_config: Option<Expr>,
+    shares: bool,
+) -> Resource {
+    let description = if shares {
+        "Shares node roles' access entries between stacks, deleting one with its last owner"
+    } else {
+        "Maps node roles in the aws-auth ConfigMap, one entry per resource, never touching others"
+    };
     Resource::new("AWS::Lambda::Function")
-        .prop(
-            "Description",
-            "Maps node roles in the aws-auth ConfigMap, one entry per resource, never touching others",
-        )
+        .prop("Description", description)
         .prop("Runtime", "python3.12")
         .prop("Handler", "index.handler")
         .prop("Role", Expr::get_att(PROVIDER_ROLE, "Arn"))
@@ -401,7 +470,8 @@ fn provider_access_entry(cluster_name: &Expr) -> Resource {
 /// cluster needs before the provider can edit aws-auth.
 pub fn provider_role_arn(template: &Template, blueprint: &Blueprint) -> Option<Expr> {
     let path = blueprint.iam.role_path.as_deref().unwrap_or("/");
-    template.resources.contains_key(PROVIDER_ROLE).then(|| {
+    let maps = matches!(blueprint.cluster.node_access, NodeAccess::AwsAuth(_));
+    (maps && template.resources.contains_key(PROVIDER_ROLE)).then(|| {
         // Written as aws-auth takes it: without the role's path.
         if path == "/" {
             Expr::get_att(PROVIDER_ROLE, "Arn")

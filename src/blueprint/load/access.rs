@@ -14,9 +14,19 @@ pub(in crate::blueprint) const PROVIDER_FIELDS: &[&str] = &[
     "logRetentionDays",
 ];
 
-/// `nodeAccess`: whether nodes are mapped through aws-auth.
-pub(in crate::blueprint) const NODE_ACCESS: &[(&str, bool)] =
-    &[("accessEntries", false), ("awsAuth", true)];
+/// `nodeAccess`: how node roles get into the cluster.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(in crate::blueprint) enum AccessKind {
+    AccessEntries,
+    AwsAuth,
+    SharedAccessEntries,
+}
+
+pub(in crate::blueprint) const NODE_ACCESS: &[(&str, AccessKind)] = &[
+    ("accessEntries", AccessKind::AccessEntries),
+    ("awsAuth", AccessKind::AwsAuth),
+    ("sharedAccessEntries", AccessKind::SharedAccessEntries),
+];
 
 /// Access entries in the API modes, aws-auth in `CONFIG_MAP` mode or when
 /// asked for; the provider is inline unless a service token is given.
@@ -30,8 +40,8 @@ pub(super) fn decode_node_access(
         .and_then(|n| d.choice("cluster.nodeAccess", n, NODE_ACCESS));
     let provider_node = fields.get("awsAuthProvider");
     let mode = mode?;
-    let aws_auth = match (&asked, mode) {
-        (Some(choice), AuthenticationMode::ConfigMap) if !choice.value => {
+    let kind = match (&asked, mode) {
+        (Some(choice), AuthenticationMode::ConfigMap) if choice.value != AccessKind::AwsAuth => {
             d.error(
                 choice.span,
                 "access entries need the `API` or `API_AND_CONFIG_MAP` authentication mode",
@@ -39,7 +49,7 @@ pub(super) fn decode_node_access(
             .help = Some("use `nodeAccess: awsAuth` for a `CONFIG_MAP` cluster".into());
             return None;
         }
-        (Some(choice), AuthenticationMode::Api) if choice.value => {
+        (Some(choice), AuthenticationMode::Api) if choice.value == AccessKind::AwsAuth => {
             d.error(
                 choice.span,
                 "a cluster in `API` mode does not read the aws-auth ConfigMap",
@@ -51,20 +61,28 @@ pub(super) fn decode_node_access(
             return None;
         }
         (Some(choice), _) => choice.value,
-        (None, mode) => mode == AuthenticationMode::ConfigMap,
+        (None, AuthenticationMode::ConfigMap) => AccessKind::AwsAuth,
+        (None, _) => AccessKind::AccessEntries,
     };
-    if !aws_auth {
+    if kind == AccessKind::AccessEntries {
         if let Some(node) = provider_node {
             d.error(
                 node.span,
                 "`awsAuthProvider` is set but nodes are authorized with access entries",
             )
-            .help = Some("remove it, or set `nodeAccess: awsAuth`".into());
+            .help = Some(
+                "remove it, or set `nodeAccess: awsAuth` or `nodeAccess: sharedAccessEntries`"
+                    .into(),
+            );
         }
         return Some(NodeAccess::AccessEntries);
     }
+    let served = |provider| match kind {
+        AccessKind::SharedAccessEntries => NodeAccess::SharedAccessEntries(provider),
+        _ => NodeAccess::AwsAuth(provider),
+    };
     let Some(node) = provider_node else {
-        return Some(NodeAccess::AwsAuth(AwsAuthProvider::Inline {
+        return Some(served(AwsAuthProvider::Inline {
             subnets: Vec::new(),
             security_groups: Vec::new(),
             reserved_concurrency: None,
@@ -101,7 +119,7 @@ pub(super) fn decode_node_access(
                     Some("keep one of them".into());
             }
         }
-        return Some(NodeAccess::AwsAuth(AwsAuthProvider::Existing(token.value)));
+        return Some(served(AwsAuthProvider::Existing(token.value)));
     }
     let subnets = subnets.map(|s| s.value).unwrap_or_default();
     let security_groups = security_groups.map(|s| s.value).unwrap_or_default();
@@ -111,7 +129,7 @@ pub(super) fn decode_node_access(
             "the provider's VPC settings need both `subnets` and `securityGroups`",
         );
     }
-    Some(NodeAccess::AwsAuth(AwsAuthProvider::Inline {
+    Some(served(AwsAuthProvider::Inline {
         subnets,
         security_groups,
         reserved_concurrency: reserved.map(|r| r.value),
