@@ -148,9 +148,14 @@ impl Node {
     }
 
     /// A cluster CA, the API server's certificate from it (for 127.0.0.1),
-    /// and another CA. RSA, as EKS's are (and Mono reads no EC keys).
+    /// another CA of the same name and one of another name. RSA, as EKS's
+    /// are (and Mono reads no EC keys).
     fn certificates(&self) {
-        for ca in ["ca", "other-ca"] {
+        for (ca, name) in [
+            ("ca", "kubernetes"),
+            ("impostor-ca", "kubernetes"),
+            ("other-ca", "other"),
+        ] {
             self.openssl(&[
                 "req",
                 "-x509",
@@ -160,7 +165,7 @@ impl Node {
                 "-days",
                 "1",
                 "-subj",
-                "/CN=kubernetes",
+                &format!("/CN={name}"),
                 "-keyout",
                 &format!("{ca}.key"),
                 "-out",
@@ -369,22 +374,27 @@ fn without_kubelet_flags_it_takes_the_images_kubeconfig_and_the_host_name() {
     );
 }
 
+/// A CA of the same name but another key fails the chain's signatures; one
+/// of another name leaves the chain without it, which only the comparison
+/// of the chain's root with the CA file catches.
 #[test]
 fn a_server_certificate_from_another_ca_gets_no_token() {
     let Some(node) = Node::new("other-ca", 1) else {
         return;
     };
     let server = format!("https://127.0.0.1:{}", node.port);
-    node.write_kubeconfig("kubeconfig", "other-ca.pem", &server);
     let kubelet = node.kubelet(&format!("--kubeconfig={}", node.path("kubeconfig")));
-    let answers = node.check(&kubelet, DNS_NAME, "", 1);
-    assert_eq!(
-        answers,
-        [format!(
-            "the API server at {server} has no certificate from the cluster CA in {}",
-            node.path("other-ca.pem")
-        )]
-    );
+    for ca in ["impostor-ca.pem", "other-ca.pem"] {
+        node.write_kubeconfig("kubeconfig", ca, &server);
+        let answers = node.check(&kubelet, DNS_NAME, "", 1);
+        assert_eq!(
+            answers,
+            [format!(
+                "the API server at {server} has no certificate from the cluster CA in {}",
+                node.path(ca)
+            )]
+        );
+    }
     assert!(node.log("api").is_empty(), "the token reached the server");
 }
 
