@@ -73,12 +73,18 @@ fn check_source() -> String {
 }
 
 /// Runs each attempt of the check and prints its answer: null (registered)
-/// as `registered <name>`.
+/// as `registered <name>`, an exception as its message (the user data's
+/// `Test-EksynthRegistered` takes it as the reason).
 const DRIVER: &str = r#"
 public static class Driver {
   public static void Main(string[] a) {
     for (int i = 0; i < int.Parse(a[3]); i++) {
-      string why = EksynthNode.Why(a[0], a[1], a[2]);
+      string why;
+      try {
+        why = EksynthNode.Why(a[0], a[1], a[2]);
+      } catch (System.Exception e) {
+        why = e.Message;
+      }
       System.Console.WriteLine(why ?? ("registered " + EksynthNode.Name));
     }
   }
@@ -258,7 +264,9 @@ impl Node {
         let text = text
             .replace("@CA@", &self.path(ca))
             .replace("@SERVER@", server)
-            .replace("@BIN@", &self.path("bin"));
+            .replace("@BIN@", &self.path("bin"))
+            // Start-EKSBootstrap.ps1 writes it with Set-Content: CRLF.
+            .replace('\n', "\r\n");
         fs::write(self.dir.join(name), text).expect("write the kubeconfig");
     }
 
