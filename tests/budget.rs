@@ -75,7 +75,7 @@ fn every_familys_own_user_data_leaves_most_of_16_kb() {
         (Bootstrap::Al2023, 4_000),
         (Bootstrap::Al2, 4_000),
         (Bootstrap::Bottlerocket, 1_000),
-        (Bootstrap::Windows, 3_500),
+        (Bootstrap::Windows, 7_500),
     ] {
         let input = UserDataInput {
             bootstrap,

@@ -1444,7 +1444,7 @@ fn powershell_quote_doubles_single_quotes() {
 }
 
 #[test]
-fn windows_script_bootstraps_waits_for_kubelet_and_signals() {
+fn windows_script_bootstraps_waits_for_kubelet_and_registration_and_signals() {
     let doc = render_ok(&windows(Mode::SelfManaged));
     assert!(doc.starts_with("<powershell>\n"));
     assert!(doc.ends_with("</powershell>\n"));
@@ -1462,6 +1462,9 @@ fn windows_script_bootstraps_waits_for_kubelet_and_signals() {
         ),
         "Invoke-WebRequest -Uri 'http://127.0.0.1:10248/healthz' -UseBasicParsing",
         "$deadline = (Get-Date).AddSeconds(600)",
+        // The registration check reads kubelet's flags from its service.
+        "(Get-CimInstance Win32_Service -Filter \"Name='kubelet'\").PathName",
+        "[EksynthNode]::Why($kubelet, [System.Net.Dns]::GetHostName(), \"$env:ProgramData\\kubernetes\\kubeconfig\")",
         &format!(
             "& \"$env:ProgramFiles\\Amazon\\cfn-bootstrap\\cfn-signal.exe\" --exit-code $ExitCode \
              --stack '{STACK}' --resource '{LOGICAL_ID}' --region '{REGION}'"
@@ -1472,11 +1475,16 @@ fn windows_script_bootstraps_waits_for_kubelet_and_signals() {
     ] {
         assert!(doc.contains(needle), "missing {needle}\n{doc}");
     }
-    // Commands first, then the bootstrap, the wait and the signal.
+    // Commands first, then the bootstrap, the waits for kubelet and for the
+    // node's registration (tests/signal_windows.rs runs that check), and the
+    // signal.
     let order = [
         "Invoke-EksynthCommand 'New-Item",
         "& $EKSBootstrapScriptFile",
         "while (-not (Test-EksynthKubeletHealthy))",
+        "  Add-Type -TypeDefinition $EksynthNodeSource\n",
+        "while (-not (Test-EksynthRegistered))",
+        "throw ('not registered after 600s: ' + $EksynthWhy)",
         "  Send-EksynthSignal 0",
         "\n} catch {\n",
         "  Send-EksynthSignal 1",
