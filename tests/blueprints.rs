@@ -167,20 +167,36 @@ fn synthesized_templates_read_back_identically_in_both_formats() {
 }
 
 #[test]
-fn the_inline_aws_auth_provider_is_the_tested_file_byte_for_byte() {
-    let source =
-        std::fs::read_to_string("blueprints/aws-auth/provider.py").expect("provider source");
-    let path = Path::new("examples/aws-auth-config-map/aws-auth-config-map.yaml");
-    let text = std::fs::read_to_string(path).expect("committed template");
-    let template = cfn::read::read(&SourceFile::new("template.yaml", text)).expect("reads back");
-    let code = template.resources["AwsAuthProvider"].properties["Code"].clone();
-    let cfn::Expr::Map(code) = code else {
-        panic!("Code is not a mapping: {code:?}");
+fn the_inline_providers_are_the_tested_files_byte_for_byte() {
+    let read = |part: &str| {
+        std::fs::read_to_string(Path::new("blueprints/aws-auth").join(part))
+            .expect("provider source")
     };
-    assert_eq!(
-        code.get("ZipFile").and_then(|z| z.as_str()),
-        Some(source.as_str())
-    );
+    for (example, part) in [
+        (
+            "aws-auth-config-map/aws-auth-config-map.yaml",
+            "aws_auth.py",
+        ),
+        (
+            "shared-node-role/shared-node-role.yaml",
+            "access_entries.py",
+        ),
+    ] {
+        let source = read("common.py") + &read(part);
+        let path = Path::new("examples").join(example);
+        let text = std::fs::read_to_string(path).expect("committed template");
+        let template =
+            cfn::read::read(&SourceFile::new("template.yaml", text)).expect("reads back");
+        let code = template.resources["AwsAuthProvider"].properties["Code"].clone();
+        let cfn::Expr::Map(code) = code else {
+            panic!("Code is not a mapping: {code:?}");
+        };
+        assert_eq!(
+            code.get("ZipFile").and_then(|z| z.as_str()),
+            Some(source.as_str()),
+            "{example}"
+        );
+    }
 }
 
 #[test]

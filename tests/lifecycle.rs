@@ -406,3 +406,16 @@ fn an_existing_roles_access_entry_that_moves_within_a_stack_is_an_update_eks_ref
             .all(|n| !n.contains("one access entry per principal"))
     }));
 }
+
+#[test]
+fn moving_to_shared_access_entries_keeps_access_only_when_the_old_entry_is_retained() {
+    let critical = |name: &str| -> Vec<String> {
+        one_stack(name)
+            .critical()
+            .iter()
+            .map(|r| r.logical_id.clone())
+            .collect()
+    };
+    assert_eq!(critical("access-entries-to-shared"), ["WebAccessEntry"]);
+    assert!(critical("access-entries-to-shared-retained").is_empty());
+}

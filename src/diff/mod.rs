@@ -589,15 +589,14 @@ fn note_fixed_name_replacements(resources: &mut [ResourceDiff], old: &Template, 
 ///   access) unless its `DeletionPolicy` is `Retain`.
 ///
 /// Said before the deploy, with the way through.
-fn note_access_entry_collisions(
-    resources: &mut [ResourceDiff],
-    old: &Template,
-    new: &Template,
-) {
+fn note_access_entry_collisions(resources: &mut [ResourceDiff], old: &Template, new: &Template) {
     const KINDS: [&str; 2] = ["AWS::EKS::AccessEntry", "Custom::NodeAccessEntry"];
     let mut notes: Vec<(String, bool, String)> = Vec::new();
     for resource in resources.iter() {
-        if !matches!(resource.kind, ChangeKind::Added | ChangeKind::Renamed { .. }) {
+        if !matches!(
+            resource.kind,
+            ChangeKind::Added | ChangeKind::Renamed { .. }
+        ) {
             continue;
         }
         let Some(added) = new
@@ -630,7 +629,11 @@ fn note_access_entry_collisions(
         };
         let id = &resource.logical_id;
         let role = plain(principal);
-        let cluster = added.properties.get("ClusterName").map(plain).unwrap_or_default();
+        let cluster = added
+            .properties
+            .get("ClusterName")
+            .map(plain)
+            .unwrap_or_default();
         if added.kind == KINDS[0] {
             let note = format!(
                 "the update fails and rolls back: EKS keeps one access entry per principal, and CloudFormation creates {id} before it deletes {gone}, whose entry for {role} still stands; delete that entry by hand just before the deploy (`aws eks delete-access-entry --cluster-name {cluster} --principal-arn ARN`): the role's nodes cannot authenticate until the deploy creates it again"

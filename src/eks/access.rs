@@ -7,8 +7,20 @@ use super::text;
 use crate::blueprint::{AuthenticationMode, AwsAuthProvider, Blueprint, NodeAccess, NodeGroup};
 use crate::cfn::{Expr, Pseudo, Resource, Template};
 
-/// The provider's source, embedded byte for byte as its inline code.
-pub const PROVIDER_SOURCE: &str = include_str!("../../blueprints/aws-auth/provider.py");
+/// The providers' sources, embedded byte for byte as their inline code:
+/// what both share (SigV4, HTTP, the answer to CloudFormation), then the
+/// aws-auth mapping or the shared access entry. A template carries only
+/// the provider it needs: the aws-auth one's `mapRoles` reader is most of
+/// its bytes, and each takes a template closer to the size an inline
+/// deploy sends.
+pub const AWS_AUTH_PROVIDER_SOURCE: &str = concat!(
+    include_str!("../../blueprints/aws-auth/common.py"),
+    include_str!("../../blueprints/aws-auth/aws_auth.py")
+);
+pub const ACCESS_ENTRY_PROVIDER_SOURCE: &str = concat!(
+    include_str!("../../blueprints/aws-auth/common.py"),
+    include_str!("../../blueprints/aws-auth/access_entries.py")
+);
 
 pub const PROVIDER: &str = "AwsAuthProvider";
 const PROVIDER_ROLE: &str = "AwsAuthProviderRole";
@@ -416,10 +428,16 @@ fn provider_function(
     vpc_config: Option<Expr>,
     shares: bool,
 ) -> Resource {
-    let description = if shares {
-        "Shares node roles' access entries between stacks, deleting one with its last owner"
+    let (description, source) = if shares {
+        (
+            "Shares node roles' access entries between stacks, deleting one with its last owner",
+            ACCESS_ENTRY_PROVIDER_SOURCE,
+        )
     } else {
-        "Maps node roles in the aws-auth ConfigMap, one entry per resource, never touching others"
+        (
+            "Maps node roles in the aws-auth ConfigMap, one entry per resource, never touching others",
+            AWS_AUTH_PROVIDER_SOURCE,
+        )
     };
     Resource::new("AWS::Lambda::Function")
         .prop("Description", description)
@@ -437,7 +455,7 @@ fn provider_function(
             Expr::map([("LogGroup", Expr::reference(PROVIDER_LOGS))]),
         )
         .prop_opt("VpcConfig", vpc_config)
-        .prop("Code", Expr::map([("ZipFile", Expr::str(PROVIDER_SOURCE))]))
+        .prop("Code", Expr::map([("ZipFile", Expr::str(source))]))
 }
 
 /// The AWS access policy that lets the provider edit what it is scoped to.

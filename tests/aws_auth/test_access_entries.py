@@ -16,7 +16,8 @@ from unittest import mock
 
 import test_provider as base  # the provider, its fake servers and helpers
 
-provider, role, stack_id = base.provider, base.role, base.stack_id
+provider = base.load("access_entry_provider", "access_entries.py")
+role, stack_id = base.role, base.stack_id
 setUpModule, tearDownModule = base.setUpModule, base.tearDownModule
 
 SHARED = role("platform-eks-nodes")
@@ -39,6 +40,7 @@ def event(kind, arn=SHARED, entry_type="EC2_LINUX", stack="nodes", cluster="demo
 
 
 class AccessEntryTest(base.ProviderCase):
+    module = provider
     def setUp(self):
         super().setUp()
         self.entries = base.EKS.access

@@ -1,4 +1,5 @@
-"""Tests of the aws-auth custom resource provider (blueprints/aws-auth/provider.py).
+"""Tests of the aws-auth custom resource provider (blueprints/aws-auth/common.py
+followed by aws_auth.py, as the template embeds them).
 
 Run from the repository root:
 
@@ -36,13 +37,23 @@ except ImportError:
 
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
-PROVIDER_PATH = ROOT / "blueprints" / "aws-auth" / "provider.py"
+SOURCES = ROOT / "blueprints" / "aws-auth"
 FIXTURES = HERE / "fixtures"
 
-sys.dont_write_bytecode = True  # no __pycache__ beside the provider
-spec = importlib.util.spec_from_file_location("aws_auth_provider", PROVIDER_PATH)
-provider = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(provider)
+
+def source(part):
+    """A provider's code as the template embeds it: common.py, then its own part."""
+    return (SOURCES / "common.py").read_bytes() + (SOURCES / part).read_bytes()
+
+
+def load(name, part):
+    """A provider, as a module run from the code the template embeds."""
+    module = importlib.util.module_from_spec(importlib.util.spec_from_loader(name, loader=None))
+    exec(compile(source(part), str(SOURCES / part), "exec"), module.__dict__)
+    return module
+
+
+provider = load("aws_auth_provider", "aws_auth.py")
 
 USERNAME = "system:node:{{EC2PrivateDNSName}}"
 NODE_GROUPS = ["system:bootstrappers", "system:nodes"]
@@ -435,8 +446,10 @@ class ProviderCase(unittest.TestCase):
     def tearDown(self):
         self.redirect.__exit__(None, None, None)
 
+    module = provider  # the provider under test
+
     def invoke(self, ev, seconds=60.0):
-        provider.handler(ev, Context(seconds))
+        type(self).module.handler(ev, Context(seconds))
         got = responses(ev)
         self.assertEqual(len(got), 1, "exactly one answer to CloudFormation")
         return got[0]["body"]
@@ -945,22 +958,27 @@ PINNED_TOKEN_SHA256 = "1db29339cd670586bb1156f5eb5ad0f681431c3d926fb326b9a85d42d
 
 class SourceTest(unittest.TestCase):
     def test_provider_is_small_self_contained_standard_library_code(self):
-        source = PROVIDER_PATH.read_bytes()
         # Inline code may be 4 MB zipped; what binds is the template around
         # it (blueprints/aws-auth/README.md, "Constraints on the source").
-        self.assertLess(len(source), 44 * 1024)
-        source.decode("ascii")  # no surprises when embedded in a template
-        self.assertNotIn(b"${", source)  # safe inside Fn::Sub too
-        self.assertNotIn(b"\t", source)
-        imported = set()
-        for node in ast.walk(ast.parse(source)):
-            if isinstance(node, ast.Import):
-                imported |= {alias.name.split(".")[0] for alias in node.names}
-            elif isinstance(node, ast.ImportFrom):
-                imported.add(node.module.split(".")[0])
-        self.assertTrue(imported <= set(sys.stdlib_module_names), imported - set(sys.stdlib_module_names))
-        self.assertFalse(imported & {"boto3", "botocore"})
-        self.assertTrue(callable(provider.handler))
+        for part, budget in (("aws_auth.py", 37 * 1024), ("access_entries.py", 17 * 1024)):
+            with self.subTest(part=part):
+                code = source(part)
+                self.assertLess(len(code), budget)
+                code.decode("ascii")  # no surprises when embedded in a template
+                self.assertNotIn(b"${", code)  # safe inside Fn::Sub too
+                self.assertNotIn(b"\t", code)
+                imported, defined = set(), set()
+                for node in ast.walk(ast.parse(code)):
+                    if isinstance(node, ast.Import):
+                        imported |= {alias.name.split(".")[0] for alias in node.names}
+                    elif isinstance(node, ast.ImportFrom):
+                        imported.add(node.module.split(".")[0])
+                    elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                        defined.add(node.name)
+                self.assertTrue(imported <= set(sys.stdlib_module_names), imported - set(sys.stdlib_module_names))
+                self.assertFalse(imported & {"boto3", "botocore"})
+                # What common.py calls, the part defines.
+                self.assertTrue({"run", "handler"} <= defined)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
 """Tests of the aws-auth provider's mapRoles reader and writer
-(blueprints/aws-auth/provider.py): each YAML construct tools write, real
+(blueprints/aws-auth/aws_auth.py): each YAML construct tools write, real
 ConfigMaps (fixtures/map-roles/), and seeded differential tests against
 PyYAML and against go-yaml v2, the EKS authenticator's YAML library
 (goyaml/main.go). Run from the repository root:

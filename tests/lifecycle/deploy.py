@@ -75,7 +75,9 @@ shared-role-stack-deleted deletes a whole stack: its own test deploys the
 three stacks, deletes the group's and checks that the shared access entry
 stays. Not deployed: aws-auth-to-access-entries (the aws-auth mapping is a
 Lambda-backed custom resource, which moto runs only in Docker; the
-provider's own tests cover it) and existing-role-group-renamed (an access
+provider's own tests cover it; so are access-entries-to-shared and
+access-entries-to-shared-retained, whose shared access entry is one) and
+existing-role-group-renamed (an access
 entry that moves to a new logical ID: moto deletes the old one before it
 creates the new, where CloudFormation creates first and EKS refuses).
 
@@ -206,7 +208,8 @@ DEPLOYED = {
 # Why a scenario is not deployed; each reason is checked against the
 # scenario's templates by test_each_reason_not_to_deploy_holds.
 LAMBDA_CUSTOM_RESOURCE = (
-    "a custom resource backed by a Lambda function (the aws-auth mapping), which moto runs only in Docker"
+    "a custom resource backed by a Lambda function (an aws-auth mapping or a shared access entry), "
+    "which moto runs only in Docker"
 )
 STACK_DELETED = (
     "a whole stack is deleted, which is a delete-stack, not an update "
@@ -220,6 +223,8 @@ CREATED_BEFORE_DELETED = (
 
 NOT_DEPLOYED = {
     "aws-auth-to-access-entries": LAMBDA_CUSTOM_RESOURCE,
+    "access-entries-to-shared": LAMBDA_CUSTOM_RESOURCE,
+    "access-entries-to-shared-retained": LAMBDA_CUSTOM_RESOURCE,
     "existing-role-group-renamed": CREATED_BEFORE_DELETED,
     "shared-role-stack-deleted": STACK_DELETED,
 }
@@ -655,12 +660,15 @@ class Deploy(unittest.TestCase):
                     continue
                 ((old, new),) = templates(scenario, ("fleet",)).values()
                 if reason == LAMBDA_CUSTOM_RESOURCE:
-                    functions = {n for n, r in old["Resources"].items() if r["Type"] == "AWS::Lambda::Function"}
                     self.assertTrue(
                         any(
-                            r["Type"].startswith("Custom::") and references(r["Properties"]["ServiceToken"]) & functions
-                            for r in old["Resources"].values()
-                        )
+                            r["Type"].startswith("Custom::")
+                            and references(r["Properties"]["ServiceToken"])
+                            & {n for n, f in t["Resources"].items() if f["Type"] == "AWS::Lambda::Function"}
+                            for t in (old, new)
+                            for r in t["Resources"].values()
+                        ),
+                        scenario,
                     )
                 elif reason == CREATED_BEFORE_DELETED:
                     entries = [

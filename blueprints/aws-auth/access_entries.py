@@ -1,0 +1,154 @@
+
+
+# === Custom::NodeAccessEntry: one node role's EKS access entry, shared by
+# the stacks that own it; the last owner's Delete removes it. ===
+
+WHO = "access-entry"
+ENTRY_TYPES = ("EC2_LINUX", "EC2_WINDOWS", "EC2")  # node access entries: no groups, no policies
+OWNER_TAG = "eksynth.io/owner/"  # + a hash of StackId#LogicalResourceId: one tag per owner of an entry
+MADE_TAG = "eksynth.io/made"  # on an entry this provider created, which its last owner's Delete removes
+SETTLE = 10.0  # seconds before a Create looks again at the entry it took (a last owner's Delete may race it)
+
+
+# --- shared access entries ---
+# One EKS access entry per node role and cluster, shared by the stacks that
+# own it: each owner is a tag on the entry, and the entry goes with its last
+# owner, if this provider made it (MADE_TAG); one found without that tag,
+# made by EKS for a managed group or by hand, stays.
+
+def eks(inv, method, path, body=None):
+  """One call to EKS's API (after inv.describe): (status, the JSON answer or {})."""
+  data = json.dumps(body).encode() if body is not None else None
+  url, hdrs = sigv4(method, eks_endpoint(inv.region) + path, inv.creds, inv.region, "eks", utcnow(),
+                    {"Content-Type": "application/json"} if data else None,
+                    payload_hash=hashlib.sha256(data or b"").hexdigest())
+  status, raw = http(method, url, hdrs, data, timeout=inv.timeout())
+  log("eks %s %s -> %d" % (method, urllib.parse.unquote(path.split("?")[0]), status))
+  try:
+    return status, json.loads(raw) if raw else {}
+  except ValueError:
+    return status, {"message": raw.decode("utf-8", "replace")[:400]}
+
+
+def access_entry(props):
+  """Check the resource properties: (cluster name, role ARN, entry type)."""
+  props = props if isinstance(props, dict) else {}
+  cluster, arn, kind = props.get("ClusterName"), props.get("PrincipalArn"), props.get("Type")
+  if not isinstance(cluster, str) or not CLUSTER_RE.fullmatch(cluster):
+    raise Refused("ClusterName %r is not an EKS cluster name" % (cluster,))
+  if not isinstance(arn, str) or not ROLE_RE.fullmatch(arn):
+    raise Refused("PrincipalArn %r is not an IAM role ARN" % (arn,))
+  if kind not in ENTRY_TYPES:
+    raise Refused("Type must be %s, %s or %s: only node access entries are made" % ENTRY_TYPES)
+  return cluster, arn, kind
+
+
+def entry_path(cluster, arn):
+  return "/clusters/%s/access-entries/%s" % (cluster, urllib.parse.quote(arn, safe=""))
+
+
+def read_entry(inv, cluster, arn):
+  """The role's access entry (accessEntryArn, type, tags), or None."""
+  status, doc = eks(inv, "GET", entry_path(cluster, arn))
+  if status == 404:
+    return None
+  if status != 200:
+    raise Failure("EKS DescribeAccessEntry failed, HTTP %d: %s" % (status, doc.get("message")))
+  return doc["accessEntry"]
+
+
+def owners_of(entry):
+  return sorted(k for k in (entry.get("tags") or {}) if k.startswith(OWNER_TAG))
+
+
+def hold(inv, cluster, arn, kind, owner):
+  """Make the role's entry, or record owner on the one there; then look
+  again, since a last owner's Delete that read the tags before this one
+  was added may have removed the entry meanwhile."""
+  key = OWNER_TAG + hashlib.sha256(owner.encode()).hexdigest()[:40]
+  label = owner.replace("#", "/")[-256:]  # a tag value: no '#', at most 256 characters
+  for _ in range(3):
+    status, doc = eks(inv, "POST", "/clusters/%s/access-entries" % cluster, {
+        "principalArn": arn, "type": kind, "tags": {MADE_TAG: "true", key: label}})
+    if status not in (200, 409):
+      raise Failure("EKS CreateAccessEntry failed, HTTP %d: %s" % (status, doc.get("message")))
+    entry = doc.get("accessEntry") if status == 200 else read_entry(inv, cluster, arn)
+    if entry is None:
+      continue  # deleted between the two calls
+    if entry.get("type") != kind:
+      raise Failure("%s has an access entry of type %s already, not %s" % (arn, entry.get("type"), kind))
+    if key not in (entry.get("tags") or {}):
+      status, doc = eks(inv, "POST", "/tags/" + urllib.parse.quote(entry["accessEntryArn"], safe=""),
+                            {"tags": {key: label}})
+      if status not in (200, 404):
+        raise Failure("EKS TagResource failed, HTTP %d: %s" % (status, doc.get("message")))
+    time.sleep(max(0.0, min(SETTLE, inv.deadline - time.monotonic() - 4 * NET_TIMEOUT)))
+    entry = read_entry(inv, cluster, arn)
+    if entry is not None and key in (entry.get("tags") or {}):
+      return "%d owner(s) recorded" % len(owners_of(entry))
+    log("the entry went while it was taken: again")
+  raise Failure("the access entry of %s kept disappearing" % arn)
+
+
+def release(inv, cluster, arn, owner):
+  """Take owner off the role's entry; the entry goes with its last owner."""
+  key = OWNER_TAG + hashlib.sha256(owner.encode()).hexdigest()[:40]
+  entry = read_entry(inv, cluster, arn)
+  if entry is not None and key in (entry.get("tags") or {}):
+    path = "/tags/%s?tagKeys=%s" % (urllib.parse.quote(entry["accessEntryArn"], safe=""),
+                                    urllib.parse.quote(key, safe=""))
+    status, doc = eks(inv, "DELETE", path)
+    if status not in (200, 404):
+      raise Failure("EKS UntagResource failed, HTTP %d: %s" % (status, doc.get("message")))
+    entry = read_entry(inv, cluster, arn)
+  if entry is None:
+    return "absent"
+  owners, made = owners_of(entry), (entry.get("tags") or {}).get(MADE_TAG) == "true"
+  if owners or not made:
+    return "%d owner(s) recorded, the entry stays%s" % (len(owners), "" if made else " (not made here)")
+  status, doc = eks(inv, "DELETE", entry_path(cluster, arn))
+  if status not in (200, 404):
+    raise Failure("EKS DeleteAccessEntry failed, HTTP %d: %s" % (status, doc.get("message")))
+  return "0 owner(s) recorded, the entry goes"
+
+
+def run(inv):
+  """A Custom::NodeAccessEntry request; returns the PhysicalResourceId."""
+  event = inv.event
+  kind, old_id = event["RequestType"], event.get("PhysicalResourceId")
+  owner = "%s#%s" % (event.get("StackId"), event.get("LogicalResourceId"))
+  if kind == "Delete":
+    try:
+      cluster, arn, _ = access_entry(event.get("ResourceProperties"))
+    except Refused as err:
+      log("nothing to delete: this entry was never made (%s)" % err)
+      return old_id
+    inv.physical_id = old_id
+    if (old_id or "").startswith(REFUSED_ID):
+      return old_id
+    try:  # a Delete never blocks a stack: what it cannot do is said in the log
+      if inv.describe(cluster) is None:
+        log("cluster %s is gone: nothing to remove" % cluster)
+      else:
+        log("%s: %s" % (arn, release(inv, cluster, arn, owner)))
+    except Failure as err:
+      log("the access entry is left as it is: %s" % err)
+    return old_id
+  if kind not in ("Create", "Update"):
+    raise Failure("unknown RequestType %r" % kind)
+  cluster, arn, entry_type = access_entry(event["ResourceProperties"])
+  new_id = "access-entry/%s/%s" % (cluster, arn)
+  inv.physical_id = new_id if kind == "Create" else old_id
+  if kind == "Update":
+    try:
+      old = access_entry(event.get("OldResourceProperties"))
+    except Refused:
+      old = None
+    if old and old[:2] != (cluster, arn):
+      inv.physical_id = new_id  # another entry: CloudFormation's clean-up Deletes the old one
+    elif old and old[2] != entry_type:
+      raise Failure("an access entry's type cannot change (%s to %s): EKS keeps it" % (old[2], entry_type))
+  if inv.describe(cluster) is None:
+    raise Failure("EKS cluster %s not found in %s" % (cluster, inv.region))
+  log("%s: %s" % (arn, hold(inv, cluster, arn, entry_type, owner)))
+  return inv.physical_id
