@@ -1,8 +1,8 @@
 //! How nodes are authorized in the cluster: `authenticationMode`,
 //! `nodeAccess` (access entries or aws-auth) and `awsAuthProvider`.
 
+use super::read::{opt_strings, opt_u32};
 use super::sources::decode_source;
-use super::{opt_strings, opt_u32};
 use crate::blueprint::decode::{Decoder, Fields};
 use crate::blueprint::*;
 

@@ -48,7 +48,7 @@ pub(super) fn resolve_image_family(
     cluster: &Cluster,
     name: &Located<String>,
 ) -> (AmiFamily, KubernetesVersion) {
-    let ami_family = ami::resolve_family(d, spec);
+    let ami_family = ami::resolve_family(d, &spec.ami_family, &spec.ami);
     let version = check_version_skew(d, spec, cluster);
     if ami_family == AmiFamily::AmazonLinux2
         && version
@@ -382,7 +382,12 @@ pub(super) fn resolve_imds(d: &mut Decoder, spec: &GroupSpec, is_managed: bool) 
         tokens_required: spec.imds.tokens_required.as_ref().is_none_or(|t| t.value),
         hop_limit: spec.imds.hop_limit.as_ref().map_or(1, |h| h.value),
         block_pods: spec.imds.block_pods.as_ref().is_some_and(|b| b.value),
-        instance_tags: super::networking::check_instance_tags(d, spec, is_managed),
+        instance_tags: super::networking::check_instance_tags(
+            d,
+            &spec.imds.instance_tags,
+            &spec.tags,
+            is_managed,
+        ),
         tokens_span: spec.imds.tokens_required.as_ref().map(|t| t.span),
         hop_limit_span: spec.imds.hop_limit.as_ref().map(|h| h.span),
     }
@@ -413,7 +418,7 @@ pub(super) fn check_bootstrap(
     version: KubernetesVersion,
     is_managed: bool,
 ) -> (bool, Option<serde_json::Value>) {
-    let fips = ami::check_fips(d, spec, ami_family, accelerator, version);
+    let fips = ami::check_fips(d, &spec.fips, &spec.ami, ami_family, accelerator, version);
     check_bootstrap_limits(d, spec, ami_family, family_at, is_managed);
     let node_config = check_node_config(d, spec, ami_family, is_managed);
     check_signal_client(d, spec, ami_family);
@@ -436,7 +441,7 @@ pub(super) fn resolve_managed(
     is_managed: bool,
 ) -> Option<Managed> {
     if is_managed {
-        ami::check_ami_type(d, spec);
+        ami::check_ami_type(d, &spec.ami_type, &spec.ami, &spec.fips);
         if let Some(profile) = &spec.iam.instance_profile_arn {
             d.error(
                 profile.span,

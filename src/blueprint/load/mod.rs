@@ -4,14 +4,18 @@
 //!
 //! This module reads the document's top level and runs the sections, each
 //! decoded in a module of its own: `cluster` (with `access` and the values
-//! in `sources`), the node groups (`node_group`, their nested sections in
-//! `group_sections` and `kubelet`, the rules across fields in `group_rules`
-//! and `families`), `stacks` and `suppressions`.
+//! in `sources`), the node groups (`node_group`, their sections in
+//! `group_sections`, `scaling`, `iam`, `instances`, `networking`,
+//! `launch_options`, `storage`, `kubelet`, ..., the rules across sections
+//! in the stages that `group_rules` runs), `stacks` and `suppressions`.
+//! Sections lie below the stages that combine them, and the readers they
+//! share are in `read`, so no file here imports one that imports it back.
 
 mod access;
 mod ami;
 mod cluster;
 mod families;
+mod group_instances;
 mod group_rules;
 mod group_sections;
 mod group_stages;
@@ -24,6 +28,8 @@ mod node_config;
 mod node_group;
 mod node_repair;
 mod raw;
+mod read;
+mod scaling;
 mod security;
 mod sources;
 mod stacks;
@@ -35,7 +41,6 @@ use std::sync::Arc;
 
 use crate::blueprint::decode::{Decoder, Fields, Located};
 use crate::blueprint::limits;
-use crate::blueprint::rules;
 use crate::blueprint::*;
 use crate::diagnostic::Diagnostic;
 use crate::source::{SourceFile, Span};
@@ -44,6 +49,7 @@ use crate::syntax::Node;
 use cluster::decode_cluster;
 use group_rules::{expand_per_az, resolve_group};
 use node_group::{GroupSpec, check_group_name, decode_group_spec};
+use read::{first_column, missing};
 use sources::check_parameters;
 use stacks::{Placement, decode_main_stack, decode_placement, plan_stacks};
 use suppressions::decode_suppressions;
@@ -53,11 +59,9 @@ pub(super) use access::{NODE_ACCESS, PROVIDER_FIELDS};
 pub(super) use ami::AMI_FIELDS;
 pub(super) use cluster::{AUTHENTICATION_MODES, CLUSTER_FIELDS, IP_FAMILIES};
 pub(super) use group_sections::{
-    DISTRIBUTION_FIELDS, EFS_FIELDS, HTTP_TOKENS, IAM_FIELDS, IMDS_FIELDS, LIFECYCLE_FIELDS,
-    SPOT_ALLOCATION_STRATEGIES, TAINT_EFFECTS, TAINT_FIELDS, UPDATE_CONFIG_FIELDS, UPDATE_FIELDS,
-    UPDATE_STRATEGIES,
+    EFS_FIELDS, HTTP_TOKENS, IMDS_FIELDS, TAINT_EFFECTS, TAINT_FIELDS,
 };
-pub(super) use iam::{STATEMENT_FIELDS, TOP_IAM_FIELDS};
+pub(super) use iam::{IAM_FIELDS, STATEMENT_FIELDS, TOP_IAM_FIELDS};
 pub(super) use instances::{
     ARCHITECTURES, CAPACITY_RESERVATION_FIELDS, INSTANCE_GENERATIONS, INSTANCE_TYPE_FIELDS,
     MAX_WEIGHT, ON_DEMAND_ALLOCATION_STRATEGIES, RANGE_FIELDS, REQUIREMENTS_FIELDS,
@@ -69,6 +73,10 @@ pub(super) use node_group::{
     CAPACITY_TYPES, CLUSTER_AUTOSCALER_FIELDS, GROUP_FIELDS, SIGNAL_CLIENTS,
 };
 pub(super) use node_repair::{NODE_REPAIR_FIELDS, REPAIR_ACTIONS, REPAIR_OVERRIDE_FIELDS};
+pub(super) use scaling::{
+    DISTRIBUTION_FIELDS, LIFECYCLE_FIELDS, SPOT_ALLOCATION_STRATEGIES, UPDATE_CONFIG_FIELDS,
+    UPDATE_FIELDS, UPDATE_STRATEGIES,
+};
 pub(super) use sources::SOURCE_FIELDS;
 pub(super) use storage::{
     DATA_VOLUME_FIELDS, INSTANCE_STORE_POLICIES, VOLUME_FIELDS, VOLUME_TYPES,
@@ -132,8 +140,6 @@ pub(super) const TOP_FIELDS: &[&str] = &[
     "stacks",
     "iam",
 ];
-
-type Opt<T> = Option<Located<T>>;
 
 /// The blueprint's top level: its header, then each section in the order
 /// their findings are reported, then the node groups made whole and the
@@ -516,17 +522,6 @@ fn check_shared_node_names(d: &mut Decoder, groups: &[NodeGroup]) {
     }
 }
 
-/// The first character of a span: a mapping's own span runs to its end.
-fn first_column(span: Span) -> Span {
-    Span { len: 1, ..span }
-}
-
-fn missing(d: &mut Decoder, span: Span, field: &str, context: &str, help: &str) {
-    let message = format!("missing field `{field}` in {context}");
-    let diagnostic = d.error(span, message);
-    diagnostic.help = Some(format!("add {help}"));
-}
-
 /// Checks `apiVersion` and `kind`; false when the file is not a blueprint
 /// this version reads.
 fn check_header(d: &mut Decoder, root: &Node, top: &mut Fields<'_>) -> bool {
@@ -556,59 +551,4 @@ fn check_header(d: &mut Decoder, root: &Node, top: &mut Fields<'_>) -> bool {
         }
     }
     ok
-}
-
-fn opt_u32(
-    d: &mut Decoder,
-    fields: &mut Fields<'_>,
-    prefix: &str,
-    field: &str,
-    min: i64,
-    max: i64,
-) -> Opt<u32> {
-    let node = fields.get(field)?;
-    d.integer(&format!("{prefix}{field}"), node, min, max)
-        .map(|v| Located::new(v.value as u32, v.span))
-}
-
-fn opt_bool(d: &mut Decoder, fields: &mut Fields<'_>, prefix: &str, field: &str) -> Opt<bool> {
-    let node = fields.get(field)?;
-    d.boolean(&format!("{prefix}{field}"), node)
-}
-
-fn opt_string(d: &mut Decoder, fields: &mut Fields<'_>, prefix: &str, field: &str) -> Opt<String> {
-    let node = fields.get(field)?;
-    d.string(&format!("{prefix}{field}"), node)
-}
-
-fn opt_strings(
-    d: &mut Decoder,
-    fields: &mut Fields<'_>,
-    prefix: &str,
-    field: &str,
-) -> Opt<Vec<String>> {
-    let node = fields.get(field)?;
-    let items = d.string_list(&format!("{prefix}{field}"), node)?;
-    Some(Located::new(
-        items.into_iter().map(|s| s.value).collect(),
-        node.span,
-    ))
-}
-
-fn duration(d: &mut Decoder, field: &str, node: &Node, min: u64, max: u64) -> Opt<String> {
-    let text = d.string(field, node)?;
-    match rules::iso_duration_seconds(&text.value) {
-        Some(seconds) if (min..=max).contains(&seconds) => Some(text),
-        Some(seconds) => {
-            let message =
-                format!("`{field}` is {seconds} seconds; it must be between {min} and {max}");
-            d.error(text.span, message);
-            None
-        }
-        None => {
-            let message = format!("`{field}` `{}` is not an ISO 8601 duration", text.value);
-            d.error(text.span, message).help = Some("write it like `PT15M` or `PT1H30M`".into());
-            None
-        }
-    }
 }

@@ -3,21 +3,25 @@
 
 use super::ami::decode_ami;
 use super::group_sections::{
-    DistributionSpec, IamSpec, ImdsSpec, UpdateSpec, check_label, decode_distribution, decode_efs,
-    decode_iam, decode_imds, decode_lifecycle, decode_security_groups, decode_subnets,
-    decode_taint, decode_update, decode_update_config,
+    ImdsSpec, check_label, decode_efs, decode_imds, decode_subnets, decode_taint,
 };
+use super::iam::{IamSpec, decode_iam};
 use super::instances::{
     TypeSpec, check_placement_group_name, decode_capacity_reservation, decode_instance_types,
     decode_requirements, is_reservation_id,
 };
 use super::kubelet::decode_kubelet;
-use super::launch_options::{CPU_CREDITS, CpuOptionsSpec, decode_cpu_options};
+use super::launch_options::{LaunchOptionsSpec, decode_launch_options};
+use super::networking::decode_security_groups;
 use super::node_repair::decode_node_repair;
+use super::read::{Opt, duration, opt_bool, opt_string, opt_strings, opt_u32};
+use super::scaling::{
+    DistributionSpec, UpdateSpec, decode_distribution, decode_lifecycle, decode_update,
+    decode_update_config,
+};
 use super::storage::{
     DataVolumeSpec, INSTANCE_STORE_POLICIES, VolumeSpec, decode_volume, decode_volumes,
 };
-use super::{Opt, duration, opt_bool, opt_string, opt_strings, opt_u32};
 use crate::blueprint::compose;
 use crate::blueprint::decode::{Decoder, Fields, Located};
 use crate::blueprint::hatches::HatchSpec;
@@ -157,10 +161,7 @@ pub(super) struct GroupSpec {
     pub(super) security_groups: Opt<Vec<Located<Source>>>,
     pub(super) key_name: Opt<String>,
     pub(super) detailed_monitoring: Opt<bool>,
-    pub(super) ebs_optimized: Opt<bool>,
-    pub(super) cpu_options: Opt<CpuOptionsSpec>,
-    pub(super) cpu_credits: Opt<CpuCredits>,
-    pub(super) enclave: Opt<bool>,
+    pub(super) launch_options: LaunchOptionsSpec,
     pub(super) associate_public_ip: Opt<bool>,
     pub(super) node_security_group: Opt<NodeSecurityGroup>,
     pub(super) ssh: Opt<super::networking::SshSpec>,
@@ -280,32 +281,11 @@ impl GroupSpec {
             hatches: self.hatches.over(&d.hatches),
             efs_mounts: self.efs_mounts.or(d.efs_mounts),
             tags: merge_pairs(&d.tags, &self.tags),
-            iam: IamSpec {
-                cni_uses_irsa: self.iam.cni_uses_irsa.or(d.iam.cni_uses_irsa),
-                ssm_managed_instance: self.iam.ssm_managed_instance.or(d.iam.ssm_managed_instance),
-                extra_managed_policies: self
-                    .iam
-                    .extra_managed_policies
-                    .or(d.iam.extra_managed_policies),
-                role_name: self.iam.role_name.or(d.iam.role_name),
-                instance_profile_arn: self.iam.instance_profile_arn.or(d.iam.instance_profile_arn),
-                created_role_name: self.iam.created_role_name.or(d.iam.created_role_name),
-                role_path: self.iam.role_path.or(d.iam.role_path),
-                instance_profile_path: self
-                    .iam
-                    .instance_profile_path
-                    .or(d.iam.instance_profile_path),
-                permissions_boundary: self.iam.permissions_boundary.or(d.iam.permissions_boundary),
-                policy_statements: self.iam.policy_statements.or(d.iam.policy_statements),
-            },
+            iam: self.iam.over(d.iam),
             security_groups: self.security_groups.or(d.security_groups),
             key_name: self.key_name.or(d.key_name),
             detailed_monitoring: self.detailed_monitoring.or(d.detailed_monitoring),
-            ebs_optimized: self.ebs_optimized.or(d.ebs_optimized),
-            // Replaced whole: a core count belongs with its thread count.
-            cpu_options: self.cpu_options.or(d.cpu_options),
-            cpu_credits: self.cpu_credits.or(d.cpu_credits),
-            enclave: self.enclave.or(d.enclave),
+            launch_options: self.launch_options.over(d.launch_options),
             associate_public_ip: self.associate_public_ip.or(d.associate_public_ip),
             node_security_group: self.node_security_group.or(d.node_security_group),
             ssh: self.ssh.or(d.ssh),
@@ -505,15 +485,7 @@ fn decode_access(d: &mut Decoder, f: &mut Fields<'_>, spec: &mut GroupSpec, cont
         .get("ssh")
         .and_then(|n| super::networking::decode_ssh(d, n));
     spec.detailed_monitoring = opt_bool(d, f, "", "detailedMonitoring");
-    spec.ebs_optimized = opt_bool(d, f, "", "ebsOptimized");
-    spec.cpu_options = f.get("cpuOptions").and_then(|n| {
-        let at = f.key_span("cpuOptions").unwrap_or(n.span);
-        decode_cpu_options(d, n, at)
-    });
-    spec.cpu_credits = f
-        .get("cpuCredits")
-        .and_then(|n| d.choice("cpuCredits", n, CPU_CREDITS));
-    spec.enclave = opt_bool(d, f, "", "enclave");
+    spec.launch_options = decode_launch_options(d, f);
     spec.associate_public_ip = opt_bool(d, f, "", "associatePublicIpAddress");
     spec.node_security_group = f.get("nodeSecurityGroup").and_then(|n| {
         d.choice(

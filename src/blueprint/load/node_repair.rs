@@ -2,7 +2,7 @@
 //! its per-condition overrides, as `AWS::EKS::Nodegroup` `NodeRepairConfig`
 //! takes them.
 
-use super::{Opt, opt_bool, opt_string, opt_u32};
+use super::read::{Opt, opt_bool, opt_string, opt_u32};
 use crate::blueprint::decode::{Decoder, Located};
 use crate::blueprint::*;
 use crate::syntax::{Node, Value};

@@ -12,9 +12,9 @@
 //! The root device is `/dev/xvda` (Windows: `/dev/sda1`); Bottlerocket's
 //! data volume, which `rootVolume` sizes, is `/dev/xvdb`.
 
-use super::Opt;
+use super::read::Opt;
+use super::read::{first_column, missing, opt_bool, opt_string, opt_u32};
 use super::sources::decode_source;
-use super::{first_column, missing, opt_bool, opt_string, opt_u32};
 use crate::blueprint::decode::{Decoder, Located};
 use crate::blueprint::*;
 use crate::source::Span;

@@ -1,6 +1,6 @@
 //! `suppressions`: findings accepted with a reason.
 
-use super::{first_column, missing};
+use super::read::{first_column, missing};
 use crate::blueprint::decode::Decoder;
 use crate::blueprint::*;
 use crate::syntax::Node;
