@@ -5,12 +5,29 @@
 use super::read::Opt;
 use super::sources;
 use crate::blueprint::decode::{Decoder, Located};
+use crate::blueprint::field::{Field, Ty};
 use crate::blueprint::*;
 use crate::source::Span;
 use crate::syntax::{Node, Value};
 use crate::upstream::ami_catalogue::public_image_family;
 
-pub(in crate::blueprint) const AMI_FIELDS: &[&str] = &["ssmParameter", "parameter", "default"];
+pub(in crate::blueprint) const AMI_FIELDS: &[Field] = &[
+    Field::new(
+        "ssmParameter",
+        Ty::pattern("^(/[A-Za-z0-9._-]+)+$|^[A-Za-z0-9._-]+$", Some(1011)),
+        "An SSM parameter holding the AMI ID",
+    ),
+    Field::new(
+        "parameter",
+        Ty::pattern("^[A-Za-z0-9]+$", Some(255)),
+        "A template parameter of type AWS::EC2::Image::Id",
+    ),
+    Field::new(
+        "default",
+        Ty::pattern("^ami-[0-9a-f]{8}([0-9a-f]{9})?$", None),
+        "The template parameter's default AMI ID",
+    ),
+];
 
 /// The first Kubernetes versions with a Bottlerocket FIPS variant, plain
 /// (`aws-k8s-1.28-fips`) and NVIDIA (`aws-k8s-1.29-nvidia-fips`), from

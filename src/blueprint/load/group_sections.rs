@@ -4,14 +4,37 @@
 use super::read::{Opt, first_column, missing, opt_bool};
 use super::sources::decode_source;
 use crate::blueprint::decode::{Decoder, Located};
+use crate::blueprint::field::{Field, Ty, choices};
 use crate::blueprint::rules;
 use crate::blueprint::*;
 use crate::syntax::{Node, Value};
 
-pub(in crate::blueprint) const IMDS_FIELDS: &[&str] =
-    &["httpTokens", "hopLimit", "blockPods", "instanceTags"];
-pub(in crate::blueprint) const TAINT_FIELDS: &[&str] = &["key", "value", "effect"];
-pub(in crate::blueprint) const EFS_FIELDS: &[&str] = &["fileSystemId", "mountPoint"];
+pub(in crate::blueprint) const IMDS_FIELDS: &[Field] = &[
+    Field::new("httpTokens", Ty::OneOf(|| choices(HTTP_TOKENS)), "")
+        .default("`required`")
+        .long("whether IMDS requires session tokens (IMDSv2)"),
+    Field::new("hopLimit", Ty::integer(1, 3), "Hop limit").default("1"),
+    Field::new("blockPods", Ty::Boolean, "Drop pod traffic to IMDS"),
+    Field::new(
+        "instanceTags",
+        Ty::Boolean,
+        "Self-managed: the instance's tags in IMDS (`InstanceMetadataTags`); tag keys then hold no `/`",
+    ),
+];
+pub(in crate::blueprint) const TAINT_FIELDS: &[Field] = &[
+    Field::new("key", Ty::STRING, "The taint key"),
+    Field::new("value", Ty::STRING, "The taint value"),
+    Field::new("effect", Ty::OneOf(|| choices(TAINT_EFFECTS)), "")
+        .long("Kubernetes' spelling or the EKS API's"),
+];
+pub(in crate::blueprint) const EFS_FIELDS: &[Field] = &[
+    Field::new("fileSystemId", Ty::pattern("^fs-[0-9a-f]+$", None), "")
+        .required_when("yes")
+        .long("the EFS file system's ID (`fs-…`)"),
+    Field::new("mountPoint", Ty::pattern("^/", None), "")
+        .required_when("yes")
+        .long("where the file system is mounted on the node, an absolute path"),
+];
 
 /// Taint effects in Kubernetes' spelling and in the EKS API's.
 pub(in crate::blueprint) const TAINT_EFFECTS: &[(&str, TaintEffect)] = &[
@@ -173,8 +196,9 @@ pub(super) fn decode_imds(d: &mut Decoder, node: &Node) -> ImdsSpec {
     let tokens = f
         .get("httpTokens")
         .and_then(|n| d.choice("imds.httpTokens", n, HTTP_TOKENS));
+    let (min, max) = f.range("hopLimit");
     let hop_limit = f.get("hopLimit").and_then(|n| {
-        let value = d.integer("imds.hopLimit", n, 1, 3);
+        let value = d.integer("imds.hopLimit", n, min, max);
         if value.is_none()
             && let Some(last) = d.diagnostics.last_mut() {
                 last.help = Some("1 keeps pods away from node credentials; 2 or 3 only for agents in containers that need IMDS".into());

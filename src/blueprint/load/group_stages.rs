@@ -7,9 +7,10 @@ use super::ami;
 use super::families::{check_bootstrap_limits, check_signal_client};
 use super::kubelet::KUBELET_FIELDS;
 use super::node_config::check_node_config;
-use super::node_group::{GroupSpec, MANAGED_ONLY, SELF_MANAGED_ONLY};
+use super::node_group::{GROUP_FIELDS, GroupSpec};
 use super::storage::{check_instance_store, check_root_volume, check_volumes};
 use crate::blueprint::decode::{Decoder, Located};
+use crate::blueprint::field::{Kind, declares};
 use crate::blueprint::instances::{default_on_demand_strategy, instance_info};
 use crate::blueprint::max_pods;
 use crate::blueprint::*;
@@ -21,19 +22,20 @@ use crate::upstream::kubelet_config;
 /// written in the wrong list is not silently ignored.
 pub(super) fn check_kind_of_group(d: &mut Decoder, spec: &GroupSpec, is_managed: bool) {
     let (wrong, kind, other) = if is_managed {
-        (SELF_MANAGED_ONLY, "managed node groups", "`nodeGroups`")
+        (Kind::SelfManaged, "managed node groups", "`nodeGroups`")
     } else {
         (
-            MANAGED_ONLY,
+            Kind::Managed,
             "self-managed node groups",
             "`managedNodeGroups`",
         )
     };
-    for (field, at) in spec
-        .written
-        .iter()
-        .filter(|(field, _)| wrong.contains(field))
-    {
+    let only_other = |name: &str| {
+        GROUP_FIELDS
+            .iter()
+            .any(|field| field.name == name && field.kind == wrong)
+    };
+    for (field, at) in spec.written.iter().filter(|(field, _)| only_other(field)) {
         let message = format!("`{field}` does not apply to {kind}");
         d.error(*at, message).help = Some(format!("it belongs to groups in {other}"));
     }
@@ -643,7 +645,7 @@ fn arch_name(arch: Arch) -> &'static str {
 fn kubelet_bottlerocket_keys(spec: &GroupSpec) -> Vec<(String, String)> {
     spec.kubelet
         .iter()
-        .filter(|(key, _)| !KUBELET_FIELDS.contains(&key.value.as_str()))
+        .filter(|(key, _)| !declares(KUBELET_FIELDS, key.value.as_str()))
         .filter_map(|(key, value)| {
             let settings = kubelet_config::bottlerocket_settings(&key.value, value).ok()?;
             Some(

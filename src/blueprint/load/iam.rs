@@ -5,41 +5,124 @@
 //! (<https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_iam-quotas.html>),
 //! and every ARN is written so that it works in every partition.
 
-use serde_json::{Map, Value as Json};
+use serde_json::{Map, Value as Json, json};
 
 use super::raw::to_json;
 use super::read::{Opt, first_column, opt_bool, opt_string};
 use super::sources::decode_source;
 use crate::blueprint::Source;
 use crate::blueprint::decode::{Decoder, Fields, Located};
+use crate::blueprint::field::{Field, Ty};
 use crate::syntax::{Node, Value};
 
-pub(in crate::blueprint) const IAM_FIELDS: &[&str] = &[
-    "cniUsesIrsa",
-    "ssmManagedInstance",
-    "extraManagedPolicies",
-    "roleName",
-    "instanceProfileArn",
-    "createdRoleName",
-    "rolePath",
-    "instanceProfilePath",
-    "permissionsBoundary",
-    "policyStatements",
+pub(in crate::blueprint) const IAM_FIELDS: &[Field] = &[
+    Field::new(
+        "cniUsesIrsa",
+        Ty::Boolean,
+        "Leave the CNI policy off the node role",
+    ),
+    Field::new(
+        "ssmManagedInstance",
+        Ty::Boolean,
+        "Attach AmazonSSMManagedInstanceCore",
+    ),
+    Field::new(
+        "extraManagedPolicies",
+        Ty::STRINGS,
+        "Extra managed policy ARNs, each starting `arn:${AWS::Partition}:`",
+    ),
+    Field::new(
+        "roleName",
+        Ty::STRING,
+        "An existing role (the stack creates none)",
+    ),
+    Field::new(
+        "instanceProfileArn",
+        Ty::Source,
+        "An existing instance profile's ARN (`arn:${AWS::Partition}:iam::${AWS::AccountId}:instance-profile/NAME`), or `{parameter}` / `{import}` of one",
+    ),
+    Field::new(
+        "createdRoleName",
+        Ty::pattern("^[A-Za-z0-9+=,.@_-]+$", Some(64)),
+        "The name of the role the stack creates (needs CAPABILITY_NAMED_IAM); not in defaults",
+    ),
+    Field::new(
+        "rolePath",
+        Ty::pattern("^/([!-~]*/)?$", Some(512)),
+        "The IAM path of the role the stack creates, or with `roleName` of the existing role",
+    ),
+    Field::new(
+        "instanceProfilePath",
+        Ty::pattern("^/([!-~]*/)?$", Some(512)),
+        "Self-managed: the instance profile's IAM path (default: the role's)",
+    ),
+    Field::new(
+        "permissionsBoundary",
+        Ty::Source,
+        "A permissions boundary for the role the stack creates: a customer managed policy's name, an ARN starting `arn:${AWS::Partition}:`, or `{parameter}` / `{import}` of an ARN",
+    ),
+    Field::new(
+        "policyStatements",
+        Ty::Custom {
+            schema: statements_schema,
+            reads: "list of one or more [`policyStatement`](#policystatement)",
+        },
+        "IAM policy statements in an inline policy of the role the stack creates",
+    ),
 ];
+/// `iam.policyStatements` in the JSON Schema.
+fn statements_schema(doc: &str) -> Json {
+    json!({"type": "array", "minItems": 1, "items": {"$ref": "#/definitions/policyStatement"}, "description": doc})
+}
+
 /// The blueprint-wide `iam` section: what every role the stack creates
 /// gets, node roles (unless a group says otherwise) and the aws-auth
 /// provider's role alike.
-pub(in crate::blueprint) const TOP_IAM_FIELDS: &[&str] = &["permissionsBoundary", "rolePath"];
+pub(in crate::blueprint) const TOP_IAM_FIELDS: &[Field] = &[
+    Field::new(
+        "permissionsBoundary",
+        Ty::Source,
+        "A permissions boundary for the role the stack creates: a customer managed policy's name, an ARN starting `arn:${AWS::Partition}:`, or `{parameter}` / `{import}` of an ARN",
+    ),
+    Field::new(
+        "rolePath",
+        Ty::pattern("^/([!-~]*/)?$", Some(512)),
+        "The IAM path of the roles the stack creates",
+    ),
+];
 
 /// The keys of an IAM policy statement, in IAM's own spelling.
-pub(in crate::blueprint) const STATEMENT_FIELDS: &[&str] = &[
-    "Sid",
-    "Effect",
-    "Action",
-    "NotAction",
-    "Resource",
-    "NotResource",
-    "Condition",
+pub(in crate::blueprint) const STATEMENT_FIELDS: &[Field] = &[
+    Field::new("Sid", Ty::pattern("^[A-Za-z0-9]+$", None), "")
+        .long("the statement's ID: letters and digits"),
+    Field::new("Effect", Ty::OneOf(|| vec!["Allow", "Deny"]), "")
+        .required_when("yes")
+        .long("whether the statement allows or denies"),
+    Field::new(
+        "Action",
+        Ty::OneOrMany(&Ty::STRING),
+        "One or several; `${AWS::Partition}`, `${AWS::AccountId}`, `${AWS::Region}`, `${AWS::URLSuffix}` and `${AWS::StackName}` are resolved",
+    ),
+    Field::new(
+        "NotAction",
+        Ty::OneOrMany(&Ty::STRING),
+        "One or several; `${AWS::Partition}`, `${AWS::AccountId}`, `${AWS::Region}`, `${AWS::URLSuffix}` and `${AWS::StackName}` are resolved",
+    ),
+    Field::new(
+        "Resource",
+        Ty::OneOrMany(&Ty::STRING),
+        "One or several; `${AWS::Partition}`, `${AWS::AccountId}`, `${AWS::Region}`, `${AWS::URLSuffix}` and `${AWS::StackName}` are resolved",
+    ),
+    Field::new(
+        "NotResource",
+        Ty::OneOrMany(&Ty::STRING),
+        "One or several; `${AWS::Partition}`, `${AWS::AccountId}`, `${AWS::Region}`, `${AWS::URLSuffix}` and `${AWS::StackName}` are resolved",
+    ),
+    Field::new(
+        "Condition",
+        Ty::Mapping,
+        "Condition operators, as IAM writes them",
+    ),
 ];
 
 /// The pseudo parameters a policy statement may use: `Fn::Sub` resolves

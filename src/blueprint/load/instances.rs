@@ -5,27 +5,65 @@
 
 use super::read::Opt;
 use crate::blueprint::decode::{Decoder, Located};
+use crate::blueprint::field::{Field, Ty, choices};
 use crate::blueprint::*;
 use crate::source::Span;
 use crate::syntax::{Node, Value};
 
-pub(in crate::blueprint) const INSTANCE_TYPE_FIELDS: &[&str] = &["type", "weight"];
-pub(in crate::blueprint) const REQUIREMENTS_FIELDS: &[&str] = &[
-    "architecture",
-    "vCpuCount",
-    "memoryMiB",
-    "instanceGenerations",
-    "excludedInstanceTypes",
+pub(in crate::blueprint) const INSTANCE_TYPE_FIELDS: &[Field] = &[
+    Field::new("type", Ty::STRING, "An instance type").required(),
+    Field::new(
+        "weight",
+        Ty::integer(1, MAX_WEIGHT),
+        "Capacity units one instance of the type counts for (`WeightedCapacity`)",
+    )
+    .required(),
 ];
-pub(in crate::blueprint) const RANGE_FIELDS: &[&str] = &["min", "max"];
-pub(in crate::blueprint) const CAPACITY_RESERVATION_FIELDS: &[&str] = &["resourceGroupArn"];
+pub(in crate::blueprint) const REQUIREMENTS_FIELDS: &[Field] = &[
+    Field::new(
+        "architecture",
+        Ty::OneOf(|| choices(ARCHITECTURES)),
+        "The image's architecture (default x86_64): only matching types that run it are launched",
+    )
+    .default("`x86_64`"),
+    Field::new("vCpuCount", Ty::Object("range"), "vCPUs (required)").required(),
+    Field::new("memoryMiB", Ty::Object("range"), "Memory in MiB (required)").required(),
+    Field::new(
+        "instanceGenerations",
+        Ty::list(&Ty::OneOf(|| INSTANCE_GENERATIONS.to_vec())),
+        "Instance generations (default: both)",
+    ),
+    Field::new(
+        "excludedInstanceTypes",
+        Ty::List {
+            item: &Ty::pattern("^[a-z0-9.*-]{1,30}$", None),
+            min: None,
+            max: Some(400),
+        },
+        "Instance types or wildcard patterns (`t2.*`) never chosen",
+    ),
+];
+pub(in crate::blueprint) const RANGE_FIELDS: &[Field] = &[
+    Field::new("min", Ty::Integer { min: 1, max: None }, "The least").required(),
+    Field::new(
+        "max",
+        Ty::Integer { min: 1, max: None },
+        "The most (no upper bound when left out)",
+    ),
+];
+pub(in crate::blueprint) const CAPACITY_RESERVATION_FIELDS: &[Field] = &[Field::new(
+    "resourceGroupArn",
+    Ty::pattern("^arn:.+:resource-groups:.*:group/.+$", None),
+    "A resource group of capacity reservations",
+)
+.required()];
 pub(in crate::blueprint) const ARCHITECTURES: &[(&str, Arch)] =
     &[("x86_64", Arch::X86_64), ("arm64", Arch::Arm64)];
 pub(in crate::blueprint) const INSTANCE_GENERATIONS: &[&str] = &["current", "previous"];
 pub(in crate::blueprint) const ON_DEMAND_ALLOCATION_STRATEGIES: &[&str] =
     &["prioritized", "lowest-price"];
 /// The upper bounds EC2 Auto Scaling accepts for `WeightedCapacity`.
-pub(in crate::blueprint) const MAX_WEIGHT: i64 = 999;
+const MAX_WEIGHT: i64 = 999;
 /// `ExcludedInstanceTypes` holds at most 400 entries.
 const MAX_EXCLUDED: usize = 400;
 
@@ -90,9 +128,10 @@ fn decode_weighted(d: &mut Decoder, node: &Node) -> Option<TypeSpec> {
     let name = f
         .get("type")
         .and_then(|n| d.string("instanceTypes.type", n));
+    let (min, max) = f.range("weight");
     let weight = f
         .get("weight")
-        .and_then(|n| d.integer("instanceTypes.weight", n, 1, MAX_WEIGHT))
+        .and_then(|n| d.integer("instanceTypes.weight", n, min, max))
         .map(|w| Located::new(w.value as u32, w.span));
     let reported = f.finish(d, "an `instanceTypes` item");
     let Some(name) = name else {

@@ -7,11 +7,27 @@
 
 use super::read::{Opt, opt_bool, opt_u32};
 use crate::blueprint::decode::{Decoder, Fields, Located};
+use crate::blueprint::field::{Field, Ty};
 use crate::blueprint::{CpuCredits, CpuOptions, InstanceRequirements, LaunchOptions};
 use crate::syntax::Node;
 
-pub(in crate::blueprint) const CPU_OPTIONS_FIELDS: &[&str] =
-    &["coreCount", "threadsPerCore", "amdSevSnp"];
+pub(in crate::blueprint) const CPU_OPTIONS_FIELDS: &[Field] = &[
+    Field::new(
+        "coreCount",
+        Ty::integer(1, 448),
+        "CPU cores (needs exactly one instance type)",
+    ),
+    Field::new(
+        "threadsPerCore",
+        Ty::integer(1, 2),
+        "Threads per core: 1 turns simultaneous multithreading off",
+    ),
+    Field::new(
+        "amdSevSnp",
+        Ty::Boolean,
+        "AMD SEV-SNP (M6a, R6a and C6a types only)",
+    ),
+];
 pub(in crate::blueprint) const CPU_CREDITS: &[(&str, CpuCredits)] = &[
     ("standard", CpuCredits::Standard),
     ("unlimited", CpuCredits::Unlimited),
@@ -71,13 +87,13 @@ fn decode_cpu_options(
     let mut f = d.fields("cpuOptions", node, CPU_OPTIONS_FIELDS)?;
     let spec = CpuOptionsSpec {
         // The largest EC2 instance has 448 vCPUs (224 cores of two threads).
-        core_count: opt_u32(d, &mut f, "cpuOptions.", "coreCount", 1, 448),
-        threads_per_core: opt_u32(d, &mut f, "cpuOptions.", "threadsPerCore", 1, 2),
+        core_count: opt_u32(d, &mut f, "cpuOptions.", "coreCount"),
+        threads_per_core: opt_u32(d, &mut f, "cpuOptions.", "threadsPerCore"),
         amd_sev_snp: opt_bool(d, &mut f, "cpuOptions.", "amdSevSnp"),
     };
     f.finish(d, "`cpuOptions`");
     if spec.core_count.is_none() && spec.threads_per_core.is_none() && spec.amd_sev_snp.is_none() {
-        if CPU_OPTIONS_FIELDS.iter().any(|field| f.given(field)) {
+        if CPU_OPTIONS_FIELDS.iter().any(|field| f.given(field.name)) {
             return None;
         }
         d.error(at, "`cpuOptions` sets nothing").help =

@@ -40,6 +40,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use crate::blueprint::decode::{Decoder, Fields, Located};
+use crate::blueprint::field::{Field, Ty};
 use crate::blueprint::limits;
 use crate::blueprint::*;
 use crate::diagnostic::Diagnostic;
@@ -54,33 +55,25 @@ use sources::check_parameters;
 use stacks::{Placement, decode_main_stack, decode_placement, plan_stacks};
 use suppressions::decode_suppressions;
 
-// The field and value lists, for the JSON Schema.
-pub(super) use access::{NODE_ACCESS, PROVIDER_FIELDS};
+// The field tables, for the JSON Schema and the field reference.
+pub(super) use access::PROVIDER_FIELDS;
 pub(super) use ami::AMI_FIELDS;
-pub(super) use cluster::{AUTHENTICATION_MODES, CLUSTER_FIELDS, IP_FAMILIES};
-pub(super) use group_sections::{
-    EFS_FIELDS, HTTP_TOKENS, IMDS_FIELDS, TAINT_EFFECTS, TAINT_FIELDS,
-};
+pub(super) use cluster::CLUSTER_FIELDS;
+pub(super) use group_sections::{EFS_FIELDS, IMDS_FIELDS, TAINT_FIELDS};
 pub(super) use iam::{IAM_FIELDS, STATEMENT_FIELDS, TOP_IAM_FIELDS};
 pub(super) use instances::{
-    ARCHITECTURES, CAPACITY_RESERVATION_FIELDS, INSTANCE_GENERATIONS, INSTANCE_TYPE_FIELDS,
-    MAX_WEIGHT, ON_DEMAND_ALLOCATION_STRATEGIES, RANGE_FIELDS, REQUIREMENTS_FIELDS,
+    CAPACITY_RESERVATION_FIELDS, INSTANCE_TYPE_FIELDS, RANGE_FIELDS, REQUIREMENTS_FIELDS,
 };
-pub(super) use kubelet::{CPU_MANAGER_POLICIES, GENERATED as KUBELET_GENERATED, KUBELET_FIELDS};
-pub(super) use launch_options::{CPU_CREDITS, CPU_OPTIONS_FIELDS};
-pub(super) use networking::{NODE_SECURITY_GROUPS, SSH_FIELDS};
-pub(super) use node_group::{
-    CAPACITY_TYPES, CLUSTER_AUTOSCALER_FIELDS, GROUP_FIELDS, SIGNAL_CLIENTS,
-};
-pub(super) use node_repair::{NODE_REPAIR_FIELDS, REPAIR_ACTIONS, REPAIR_OVERRIDE_FIELDS};
+pub(super) use kubelet::{GENERATED as KUBELET_GENERATED, KUBELET_FIELDS};
+pub(super) use launch_options::CPU_OPTIONS_FIELDS;
+pub(super) use networking::SSH_FIELDS;
+pub(super) use node_group::{CLUSTER_AUTOSCALER_FIELDS, GROUP_FIELDS};
+pub(super) use node_repair::{NODE_REPAIR_FIELDS, REPAIR_OVERRIDE_FIELDS};
 pub(super) use scaling::{
-    DISTRIBUTION_FIELDS, LIFECYCLE_FIELDS, SPOT_ALLOCATION_STRATEGIES, UPDATE_CONFIG_FIELDS,
-    UPDATE_FIELDS, UPDATE_STRATEGIES,
+    DISTRIBUTION_FIELDS, LIFECYCLE_FIELDS, UPDATE_CONFIG_FIELDS, UPDATE_FIELDS,
 };
 pub(super) use sources::SOURCE_FIELDS;
-pub(super) use storage::{
-    DATA_VOLUME_FIELDS, INSTANCE_STORE_POLICIES, VOLUME_FIELDS, VOLUME_TYPES,
-};
+pub(super) use storage::{DATA_VOLUME_FIELDS, VOLUME_FIELDS};
 pub(super) use suppressions::SUPPRESSION_FIELDS;
 
 /// A loaded blueprint and the warnings found on the way.
@@ -125,20 +118,67 @@ pub fn load_with(
     }
 }
 
-pub(super) const TOP_FIELDS: &[&str] = &[
-    "extends",
-    "apiVersion",
-    "kind",
-    "description",
-    "cluster",
-    "defaults",
-    "nodeGroups",
-    "managedNodeGroups",
-    "suppressions",
-    "overrides",
-    "stack",
-    "stacks",
-    "iam",
+pub(super) const TOP_FIELDS: &[Field] = &[
+    Field::new(
+        "extends",
+        Ty::STRING,
+        "A preset name, or a base blueprint's path relative to this one",
+    ),
+    Field::new("apiVersion", Ty::Const("eksynth.io/v1"), "")
+        .long("the version of the format").required(),
+    Field::new("kind", Ty::Const("NodeBlueprint"), "")
+        .long("the kind of document").required(),
+    Field::new("description", Ty::STRING, "The template's description"),
+    Field::new(
+        "cluster",
+        Ty::Object("cluster"),
+        "The cluster the nodes join",
+    )
+        .required_when("unless the blueprint `extends` a base that has it"),
+    Field::new(
+        "defaults",
+        Ty::Object("defaults"),
+        "Node group fields shared by every group",
+    ),
+    Field::new(
+        "nodeGroups",
+        Ty::list(&Ty::Object("nodeGroup")),
+        "Self-managed node groups",
+    ),
+    Field::new(
+        "managedNodeGroups",
+        Ty::list(&Ty::Object("nodeGroup")),
+        "Managed node groups",
+    )
+        .long("Managed node groups (`AWS::EKS::Nodegroup`); a blueprint has at least one group, in either list"),
+    Field::new(
+        "suppressions",
+        Ty::list(&Ty::Object("suppression")),
+        "Validation findings accepted, with a reason",
+    ),
+    Field::new(
+        "overrides",
+        Ty::list(&Ty::Object("override")),
+        "Changes to generated resources, applied last: each sets a `value` at a `path` of a resource, or deletes it",
+    ),
+    Field::new(
+        "stack",
+        Ty::pattern("^[A-Za-z][-A-Za-z0-9]*$", Some(128)),
+        "The main stack's name, which names its template file (default: the blueprint file's name); not inherited from a base",
+    ),
+    Field::new(
+        "stacks",
+        Ty::Custom {
+            schema: stacks::stacks_schema,
+            reads: "`perGroup`, or a mapping of stack names to lists of node group names",
+        },
+        "Node groups in stacks of their own: `perGroup`, or stack names mapped to the node groups each holds",
+    ),
+    Field::new(
+        "iam",
+        Ty::Object("blueprintIam"),
+        "The permissions boundary and path of every role the stack creates, the aws-auth provider's included",
+    ),
 ];
 
 /// The blueprint's top level: its header, then each section in the order

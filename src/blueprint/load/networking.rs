@@ -5,10 +5,12 @@
 use super::read::Opt;
 use super::sources::decode_source;
 use crate::blueprint::decode::{Decoder, Located};
+use crate::blueprint::field::{Field, Ty};
 use crate::blueprint::{AmiFamily, Cluster, IpFamily, NodeSecurityGroup, Source, Ssh};
 use crate::cidr::{Cidr, Cover, Family, Problem, cover};
 use crate::source::Span;
 use crate::syntax::{Node, Value};
+use serde_json::{Value as Json, json};
 
 /// Whether the instance's tags are readable from IMDS
 /// (`imds.instanceTags`). EC2 then refuses to launch an instance with a tag
@@ -96,7 +98,38 @@ pub(super) fn check_public_ip(d: &mut Decoder, associate: &Opt<bool>, efa_cards:
     true
 }
 
-pub(in crate::blueprint) const SSH_FIELDS: &[&str] = &["sourceSecurityGroups", "sourceCidrs"];
+/// A list of security groups in the JSON Schema: IDs or value sources.
+pub(super) fn security_groups_schema(doc: &str) -> Json {
+    json!({
+        "description": doc,
+        "type": "array",
+        "items": {"anyOf": [{"type": "string", "pattern": "^sg-"}, {"$ref": "#/definitions/source"}]},
+    })
+}
+
+/// `ssh.sourceCidrs` in the JSON Schema.
+fn cidrs_schema(doc: &str) -> Json {
+    json!({"description": doc, "type": "array", "items": {"type": "string"}})
+}
+
+pub(in crate::blueprint) const SSH_FIELDS: &[Field] = &[
+    Field::new(
+        "sourceSecurityGroups",
+        Ty::Custom {
+            schema: security_groups_schema,
+            reads: "list of security group IDs (`sg-…`), `{parameter: Name}` or `{import: ExportName}`",
+        },
+        "Security groups allowed in on port 22: IDs, `{parameter: Name}` or `{import: ExportName}`",
+    ),
+    Field::new(
+        "sourceCidrs",
+        Ty::Custom {
+            schema: cidrs_schema,
+            reads: "list of IPv4 or IPv6 CIDRs",
+        },
+        "IPv4 or IPv6 CIDRs allowed in on port 22 (never the whole internet)",
+    ),
+];
 
 #[derive(Clone)]
 pub(super) struct SshSpec {

@@ -20,15 +20,15 @@ pub(super) fn missing(d: &mut Decoder, span: Span, field: &str, context: &str, h
     diagnostic.help = Some(format!("add {help}"));
 }
 
+/// An integer field, within the range its declaration gives.
 pub(super) fn opt_u32(
     d: &mut Decoder,
     fields: &mut Fields<'_>,
     prefix: &str,
     field: &str,
-    min: i64,
-    max: i64,
 ) -> Opt<u32> {
     let node = fields.get(field)?;
+    let (min, max) = fields.range(field);
     d.integer(&format!("{prefix}{field}"), node, min, max)
         .map(|v| Located::new(v.value as u32, v.span))
 }

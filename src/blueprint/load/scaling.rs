@@ -7,31 +7,83 @@ use super::instances::{
 };
 use super::read::{Opt, duration, opt_bool, opt_string, opt_u32};
 use crate::blueprint::decode::{Decoder, Located};
+use crate::blueprint::field::{Field, Text, Ty, choices};
 use crate::blueprint::*;
 use crate::syntax::Node;
 
-pub(in crate::blueprint) const DISTRIBUTION_FIELDS: &[&str] = &[
-    "onDemandBaseCapacity",
-    "onDemandPercentageAboveBaseCapacity",
-    "spotAllocationStrategy",
-    "capacityRebalance",
-    "onDemandAllocationStrategy",
-    "spotInstancePools",
-    "spotMaxPrice",
+pub(in crate::blueprint) const DISTRIBUTION_FIELDS: &[Field] = &[
+    Field::new("onDemandBaseCapacity", Ty::integer(0, 10_000), "Instances"),
+    Field::new(
+        "onDemandPercentageAboveBaseCapacity",
+        Ty::integer(0, 100),
+        "Percent",
+    ),
+    Field::new(
+        "spotAllocationStrategy",
+        Ty::OneOf(|| SPOT_ALLOCATION_STRATEGIES.to_vec()),
+        "",
+    )
+    .long("how EC2 Auto Scaling picks spot capacity"),
+    Field::new("capacityRebalance", Ty::Boolean, "Capacity rebalancing"),
+    Field::new(
+        "onDemandAllocationStrategy",
+        Ty::OneOf(|| ON_DEMAND_ALLOCATION_STRATEGIES.to_vec()),
+        "prioritized (the order of instanceTypes; the default) or lowest-price (the default with instanceRequirements)",
+    ),
+    Field::new(
+        "spotInstancePools",
+        Ty::integer(1, 20),
+        "Spot pools the lowest-price strategy spreads over",
+    ),
+    Field::new(
+        "spotMaxPrice",
+        Ty::Text(Text {
+            pattern: Some("^[0-9]+(\\.[0-9]{1,5})?$"),
+            min_length: None,
+            max_length: None,
+            numbers: true,
+        }),
+        "The most an hour of spot may cost, in US dollars (default: the on-demand price)",
+    ),
 ];
-pub(in crate::blueprint) const LIFECYCLE_FIELDS: &[&str] = &[
-    "terminationHookTimeout",
-    "warmPool",
-    "maxInstanceLifetime",
-    "metricsCollection",
-    "healthCheckGracePeriod",
-    "placementGroup",
-    "capacityReservation",
+pub(in crate::blueprint) const LIFECYCLE_FIELDS: &[Field] = &[
+    Field::new("terminationHookTimeout", Ty::integer(30, 7200), "Seconds"),
+    Field::new(
+        "warmPool",
+        Ty::Refused,
+        "Refused: a warmed instance would join the cluster and signal at first boot, then be stopped",
+    ),
+    Field::new(
+        "maxInstanceLifetime",
+        Ty::integer(86_400, 31_536_000),
+        "Seconds",
+    ),
+    Field::new("metricsCollection", Ty::Boolean, "Group metrics"),
+    Field::new("healthCheckGracePeriod", Ty::integer(0, 7200), "Seconds"),
+    Field::new(
+        "placementGroup",
+        Ty::STRING,
+        "The older spelling of the group's `placementGroup`",
+    ),
+    Field::new(
+        "capacityReservation",
+        Ty::STRING,
+        "The older spelling of the group's `capacityReservation`",
+    ),
 ];
-pub(in crate::blueprint) const UPDATE_CONFIG_FIELDS: &[&str] = &[
-    "maxUnavailable",
-    "maxUnavailablePercentage",
-    "updateStrategy",
+pub(in crate::blueprint) const UPDATE_CONFIG_FIELDS: &[Field] = &[
+    Field::new("maxUnavailable", Ty::integer(1, 100), "Nodes or percent"),
+    Field::new(
+        "maxUnavailablePercentage",
+        Ty::integer(1, 100),
+        "Nodes or percent",
+    ),
+    Field::new(
+        "updateStrategy",
+        Ty::OneOf(|| choices(UPDATE_STRATEGIES)),
+        "",
+    )
+        .long("`DEFAULT` (new nodes first) or `MINIMAL` (old nodes terminated first, for scarce capacity such as GPUs)"),
 ];
 /// `updateConfig.updateStrategy`, as `AWS::EKS::Nodegroup` spells it.
 pub(in crate::blueprint) const UPDATE_STRATEGIES: &[(&str, UpdateStrategy)] = &[
@@ -39,8 +91,19 @@ pub(in crate::blueprint) const UPDATE_STRATEGIES: &[(&str, UpdateStrategy)] = &[
     ("MINIMAL", UpdateStrategy::Minimal),
 ];
 
-pub(in crate::blueprint) const UPDATE_FIELDS: &[&str] =
-    &["maxBatchSize", "minInstancesInService", "pauseTime"];
+pub(in crate::blueprint) const UPDATE_FIELDS: &[Field] = &[
+    Field::new(
+        "maxBatchSize",
+        Ty::integer(1, 10_000),
+        "Instances per batch",
+    ),
+    Field::new(
+        "minInstancesInService",
+        Ty::integer(0, 10_000),
+        "Instances kept in service",
+    ),
+    Field::new("pauseTime", Ty::Duration, "Pause between batches"),
+];
 pub(in crate::blueprint) const SPOT_ALLOCATION_STRATEGIES: &[&str] = &[
     "price-capacity-optimized",
     "capacity-optimized",
@@ -69,15 +132,12 @@ pub(super) fn decode_distribution(d: &mut Decoder, node: &Node) -> Opt<Distribut
     let mut f = d.fields("instancesDistribution", node, DISTRIBUTION_FIELDS)?;
     let p = "instancesDistribution.";
     let spec = DistributionSpec {
-        on_demand_base_capacity: opt_u32(d, &mut f, p, "onDemandBaseCapacity", 0, 10_000)
-            .map(|v| v.value),
+        on_demand_base_capacity: opt_u32(d, &mut f, p, "onDemandBaseCapacity").map(|v| v.value),
         on_demand_percentage_above_base: opt_u32(
             d,
             &mut f,
             p,
             "onDemandPercentageAboveBaseCapacity",
-            0,
-            100,
         )
         .map(|v| v.value),
         spot_allocation_strategy: f
@@ -101,7 +161,7 @@ pub(super) fn decode_distribution(d: &mut Decoder, node: &Node) -> Opt<Distribut
                 )
             })
             .map(|c| Located::new(c.value.to_string(), c.span)),
-        spot_instance_pools: opt_u32(d, &mut f, p, "spotInstancePools", 1, 20),
+        spot_instance_pools: opt_u32(d, &mut f, p, "spotInstancePools"),
         spot_max_price: f.get("spotMaxPrice").and_then(|n| spot_max_price(d, n)),
     };
     f.finish(d, "`instancesDistribution`");
@@ -128,13 +188,10 @@ pub(super) fn decode_lifecycle(
         );
     }
     let lifecycle = Lifecycle {
-        termination_hook: opt_u32(d, &mut f, p, "terminationHookTimeout", 30, 7_200)
-            .map(|v| v.value),
-        max_instance_lifetime: opt_u32(d, &mut f, p, "maxInstanceLifetime", 86_400, 31_536_000)
-            .map(|v| v.value),
+        termination_hook: opt_u32(d, &mut f, p, "terminationHookTimeout").map(|v| v.value),
+        max_instance_lifetime: opt_u32(d, &mut f, p, "maxInstanceLifetime").map(|v| v.value),
         metrics_collection: opt_bool(d, &mut f, p, "metricsCollection").is_some_and(|v| v.value),
-        health_check_grace_period: opt_u32(d, &mut f, p, "healthCheckGracePeriod", 0, 7_200)
-            .map(|v| v.value),
+        health_check_grace_period: opt_u32(d, &mut f, p, "healthCheckGracePeriod").map(|v| v.value),
     };
     let placement_group = opt_string(d, &mut f, p, "placementGroup")
         .filter(|name| check_placement_group_name(d, name));
@@ -187,15 +244,8 @@ pub(super) fn decode_update_config(
     let strategy = f
         .get("updateStrategy")
         .and_then(|n| d.choice("updateConfig.updateStrategy", n, UPDATE_STRATEGIES));
-    let count = opt_u32(d, &mut f, "updateConfig.", "maxUnavailable", 1, 100);
-    let percentage = opt_u32(
-        d,
-        &mut f,
-        "updateConfig.",
-        "maxUnavailablePercentage",
-        1,
-        100,
-    );
+    let count = opt_u32(d, &mut f, "updateConfig.", "maxUnavailable");
+    let percentage = opt_u32(d, &mut f, "updateConfig.", "maxUnavailablePercentage");
     f.finish(d, "`updateConfig`");
     let max_unavailable = match (count, percentage) {
         (Some(count), None) => Some(Located::new(Amount::Count(count.value), count.span)),
@@ -218,15 +268,8 @@ pub(super) fn decode_update(d: &mut Decoder, node: &Node) -> UpdateSpec {
         return UpdateSpec::default();
     };
     let spec = UpdateSpec {
-        max_batch_size: opt_u32(d, &mut f, "updatePolicy.", "maxBatchSize", 1, 10_000),
-        min_instances_in_service: opt_u32(
-            d,
-            &mut f,
-            "updatePolicy.",
-            "minInstancesInService",
-            0,
-            10_000,
-        ),
+        max_batch_size: opt_u32(d, &mut f, "updatePolicy.", "maxBatchSize"),
+        min_instances_in_service: opt_u32(d, &mut f, "updatePolicy.", "minInstancesInService"),
         pause_time: f
             .get("pauseTime")
             .and_then(|n| duration(d, "updatePolicy.pauseTime", n, 0, 3_600)),
