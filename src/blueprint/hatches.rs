@@ -24,7 +24,8 @@ pub(super) const USER_DATA_PART_FIELDS: &[Field] = &[
     Field::new(
         "content",
         Ty::STRING,
-        "The part's text: a script starts with `#!`, cloud-config is a YAML mapping",
+        "The part's text: a script starts with `#!`, cloud-config is a YAML \
+        mapping",
     ),
 ];
 pub(super) const BOTTLEROCKET_FIELDS: &[Field] = &[Field::new(

@@ -29,15 +29,32 @@ fn path_schema(doc: &str) -> serde_json::Value {
 }
 
 pub(super) const OVERRIDE_FIELDS: &[Field] = &[
-    Field::new("resource", Ty::STRING, "The logical ID of a generated resource (`eksynth explain` lists them)")
-        .required(),
-    Field::new("path", Ty::Custom {
+    Field::new(
+        "resource",
+        Ty::STRING,
+        "The logical ID of a generated resource (`eksynth explain` lists them)",
+    )
+    .required(),
+    Field::new(
+        "path",
+        Ty::Custom {
             schema: path_schema,
             reads: "string: an attribute section, then mapping keys and list indexes, dotted",
-        }, "Where in the resource, dotted: an attribute section, then mapping keys and list indexes (`Properties.Tags.0.Value`)")
-        .required(),
-    Field::new("value", Ty::Anything, "The new value, intrinsic functions included"),
-    Field::new("delete", Ty::Boolean, "Delete the value at the path instead of setting one"),
+        },
+        "Where in the resource, dotted: an attribute section, then mapping keys \
+        and list indexes (`Properties.Tags.0.Value`)",
+    )
+    .required(),
+    Field::new(
+        "value",
+        Ty::Anything,
+        "The new value, intrinsic functions included",
+    ),
+    Field::new(
+        "delete",
+        Ty::Boolean,
+        "Delete the value at the path instead of setting one",
+    ),
 ];
 
 /// One entry of `overrides`.

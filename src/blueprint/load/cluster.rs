@@ -14,44 +14,139 @@ use crate::syntax::Node;
 pub(in crate::blueprint) const CLUSTER_FIELDS: &[Field] = &[
     Field::new("nodeAccess", Ty::OneOf(|| choices(NODE_ACCESS)), "")
         .default("`accessEntries` in the API modes, `awsAuth` in `CONFIG_MAP`")
-        .long("`accessEntries` (the default in the API modes, and the only choice in `API` mode) or `awsAuth` (the default, and the only choice, in `CONFIG_MAP` mode)"),
-    Field::new("awsAuthProvider", Ty::Object("awsAuthProvider"), "The aws-auth provider: an existing one, or settings of the one emitted")
-        .long("`serviceToken` of an existing provider, or settings of the one emitted: `subnets` and `securityGroups` (private endpoints), `reservedConcurrency`, `logRetentionDays` (30)"),
+        .long(
+            "`accessEntries` (the default in the API modes, and the only choice in \
+            `API` mode) or `awsAuth` (the default, and the only choice, in \
+            `CONFIG_MAP` mode)",
+        ),
+    Field::new(
+        "awsAuthProvider",
+        Ty::Object("awsAuthProvider"),
+        "The aws-auth provider: an existing one, or settings of the one emitted",
+    )
+    .long(
+        "`serviceToken` of an existing provider, or settings of the one emitted: \
+        `subnets` and `securityGroups` (private endpoints), \
+        `reservedConcurrency`, `logRetentionDays` (30)",
+    ),
     Field::new("name", Ty::Source, "The cluster name")
         .required_when("yes")
         .long("cluster name"),
-    Field::new("kubernetesVersion", Ty::STRING_OR_NUMBER, "The Kubernetes version, quoted: \"1.33\"")
-        .required_when("yes")
-        .long("`\"1.33\"` (quoted); chooses the AMI"),
-    Field::new("endpoint", Ty::Source, "The API server endpoint (required when a group bootstraps its own nodes: self-managed, or managed on a custom image)")
-        .required_when("when a group bootstraps its nodes")
-        .long("API server endpoint (`https://…`): required by self-managed groups and managed groups on a custom image; EKS joins a managed group's EKS-AMI nodes itself"),
-    Field::new("certificateAuthority", Ty::Source, "The certificate authority data (base64; required like `endpoint`)")
-        .required_when("when a group bootstraps its nodes")
-        .long("base64 CA data, required like `endpoint`"),
-    Field::new("serviceIpv4Cidr", Ty::Source, "The Kubernetes service IPv4 CIDR (required on an IPv4 cluster)")
-        .required_when("on IPv4")
-        .long("service CIDR (/12 to /24); the DNS IP is its `.10` address. An IPv6 cluster needs none (its nodes take `serviceIpv6Cidr`); one written there is unused"),
+    Field::new(
+        "kubernetesVersion",
+        Ty::STRING_OR_NUMBER,
+        "The Kubernetes version, quoted: \"1.33\"",
+    )
+    .required_when("yes")
+    .long("`\"1.33\"` (quoted); chooses the AMI"),
+    Field::new(
+        "endpoint",
+        Ty::Source,
+        "The API server endpoint (required when a group bootstraps its own nodes: \
+        self-managed, or managed on a custom image)",
+    )
+    .required_when("when a group bootstraps its nodes")
+    .long(
+        "API server endpoint (`https://…`): required by self-managed groups and \
+        managed groups on a custom image; EKS joins a managed group's EKS-AMI \
+        nodes itself",
+    ),
+    Field::new(
+        "certificateAuthority",
+        Ty::Source,
+        "The certificate authority data (base64; required like `endpoint`)",
+    )
+    .required_when("when a group bootstraps its nodes")
+    .long("base64 CA data, required like `endpoint`"),
+    Field::new(
+        "serviceIpv4Cidr",
+        Ty::Source,
+        "The Kubernetes service IPv4 CIDR (required on an IPv4 cluster)",
+    )
+    .required_when("on IPv4")
+    .long(
+        "service CIDR (/12 to /24); the DNS IP is its `.10` address. An IPv6 \
+        cluster needs none (its nodes take `serviceIpv6Cidr`); one written there \
+        is unused",
+    ),
     Field::new("ipFamily", Ty::OneOf(|| choices(IP_FAMILIES)), "")
         .default("`ipv4`")
-        .long("`ipv4` (default) or `ipv6`. With `ipv6`, nodes take the service IPv6 CIDR: AL2023 NodeConfig `cluster.cidr`, AL2 `bootstrap.sh --ip-family ipv6 --service-ipv6-cidr`, Bottlerocket `cluster-dns-ip`; the DNS IP is the CIDR's address followed by `a` (`fd00:ab12::/108` gives `fd00:ab12::a`, nodeadm's rule); the node security group also lets all IPv6 traffic out; node roles whose CNI does not use IRSA get the VPC CNI's IPv6 permissions (`ec2:AssignIpv6Addresses` and what it reads) as an inline `vpc-cni-ipv6` policy, since `AmazonEKS_CNI_Policy` covers IPv4 only. Windows groups are refused (EKS Windows nodes do not support IPv6). `serviceIpv4Cidr` is not needed"),
-    Field::new("serviceIpv6Cidr", Ty::Source, "An IPv6 cluster's service CIDR (`kubernetesNetworkConfig.serviceIpv6Cidr`); needs `ipFamily: ipv6`")
-        .required_when("with `ipv6`")
-        .long("the cluster's service IPv6 CIDR (`kubernetesNetworkConfig.serviceIpv6Cidr`), a literal, parameter or import"),
-    Field::new("controlPlaneSecurityGroup", Ty::Source, "The control plane security group (required when a group shares the node security group)")
-        .required_when("when a group shares the node security group")
-        .long("control plane security group ID, which the shared node security group's rules name; not needed when every group has `nodeSecurityGroup: cluster`"),
-    Field::new("clusterSecurityGroup", Ty::Source, "The cluster security group EKS made, for groups with `nodeSecurityGroup: cluster`")
-        .long("the cluster security group EKS made (ID, `{parameter}` or `{import}`), for groups with `nodeSecurityGroup: cluster`"),
-    Field::new("vpc", Ty::Source, "The VPC (required by the shared node security group and `ssh`)")
-        .required_when("with the node security group or `ssh`")
-        .long("VPC ID, where the shared node security group and the `ssh` security groups are made; not needed when every group has `nodeSecurityGroup: cluster` and none has `ssh`"),
-    Field::new("authenticationMode", Ty::OneOf(|| choices(AUTHENTICATION_MODES)), "")
-        .default("`API_AND_CONFIG_MAP`")
-        .long("`API`, `API_AND_CONFIG_MAP` (default) or `CONFIG_MAP`"),
-    Field::new("prefixDelegation", Ty::Boolean, "The VPC CNI assigns pods addresses from /28 prefixes: maxPods is checked against prefix capacity")
-        .default("`false`")
-        .long("`true` when the cluster's VPC CNI assigns `/28` prefixes (`ENABLE_PREFIX_DELEGATION`): `maxPods` is then checked against the prefixes a node's interfaces hold instead of their addresses. eksynth does not configure the CNI."),
+        .long(
+            "`ipv4` (default) or `ipv6`. With `ipv6`, nodes take the service IPv6 \
+            CIDR: AL2023 NodeConfig `cluster.cidr`, AL2 `bootstrap.sh --ip-family \
+            ipv6 --service-ipv6-cidr`, Bottlerocket `cluster-dns-ip`; the DNS IP is \
+            the CIDR's address followed by `a` (`fd00:ab12::/108` gives \
+            `fd00:ab12::a`, nodeadm's rule); the node security group also lets all \
+            IPv6 traffic out; node roles whose CNI does not use IRSA get the VPC \
+            CNI's IPv6 permissions (`ec2:AssignIpv6Addresses` and what it reads) as \
+            an inline `vpc-cni-ipv6` policy, since `AmazonEKS_CNI_Policy` covers \
+            IPv4 only. Windows groups are refused (EKS Windows nodes do not support \
+            IPv6). `serviceIpv4Cidr` is not needed",
+        ),
+    Field::new(
+        "serviceIpv6Cidr",
+        Ty::Source,
+        "An IPv6 cluster's service CIDR \
+        (`kubernetesNetworkConfig.serviceIpv6Cidr`); needs `ipFamily: ipv6`",
+    )
+    .required_when("with `ipv6`")
+    .long(
+        "the cluster's service IPv6 CIDR \
+        (`kubernetesNetworkConfig.serviceIpv6Cidr`), a literal, parameter or \
+        import",
+    ),
+    Field::new(
+        "controlPlaneSecurityGroup",
+        Ty::Source,
+        "The control plane security group (required when a group shares the node \
+        security group)",
+    )
+    .required_when("when a group shares the node security group")
+    .long(
+        "control plane security group ID, which the shared node security group's \
+        rules name; not needed when every group has `nodeSecurityGroup: cluster`",
+    ),
+    Field::new(
+        "clusterSecurityGroup",
+        Ty::Source,
+        "The cluster security group EKS made, for groups with `nodeSecurityGroup: \
+        cluster`",
+    )
+    .long(
+        "the cluster security group EKS made (ID, `{parameter}` or `{import}`), \
+        for groups with `nodeSecurityGroup: cluster`",
+    ),
+    Field::new(
+        "vpc",
+        Ty::Source,
+        "The VPC (required by the shared node security group and `ssh`)",
+    )
+    .required_when("with the node security group or `ssh`")
+    .long(
+        "VPC ID, where the shared node security group and the `ssh` security \
+        groups are made; not needed when every group has `nodeSecurityGroup: \
+        cluster` and none has `ssh`",
+    ),
+    Field::new(
+        "authenticationMode",
+        Ty::OneOf(|| choices(AUTHENTICATION_MODES)),
+        "",
+    )
+    .default("`API_AND_CONFIG_MAP`")
+    .long("`API`, `API_AND_CONFIG_MAP` (default) or `CONFIG_MAP`"),
+    Field::new(
+        "prefixDelegation",
+        Ty::Boolean,
+        "The VPC CNI assigns pods addresses from /28 prefixes: maxPods is checked \
+        against prefix capacity",
+    )
+    .default("`false`")
+    .long(
+        "`true` when the cluster's VPC CNI assigns `/28` prefixes \
+        (`ENABLE_PREFIX_DELEGATION`): `maxPods` is then checked against the \
+        prefixes a node's interfaces hold instead of their addresses. eksynth \
+        does not configure the CNI.",
+    ),
 ];
 
 /// The values a field may take, shared by the loader and the JSON Schema.

@@ -18,7 +18,8 @@ pub(in crate::blueprint) const IMDS_FIELDS: &[Field] = &[
     Field::new(
         "instanceTags",
         Ty::Boolean,
-        "Self-managed: the instance's tags in IMDS (`InstanceMetadataTags`); tag keys then hold no `/`",
+        "Self-managed: the instance's tags in IMDS (`InstanceMetadataTags`); tag \
+        keys then hold no `/`",
     ),
 ];
 pub(in crate::blueprint) const TAINT_FIELDS: &[Field] = &[

@@ -5,9 +5,10 @@
 
 use super::ami;
 use super::families::{check_bootstrap_limits, check_signal_client};
+use super::group_fields::GROUP_FIELDS;
 use super::kubelet::KUBELET_FIELDS;
 use super::node_config::check_node_config;
-use super::node_group::{GROUP_FIELDS, GroupSpec};
+use super::node_group::GroupSpec;
 use super::storage::{check_instance_store, check_root_volume, check_volumes};
 use crate::blueprint::decode::{Decoder, Located};
 use crate::blueprint::field::{Kind, declares};

@@ -39,17 +39,21 @@ pub(in crate::blueprint) const IAM_FIELDS: &[Field] = &[
     Field::new(
         "instanceProfileArn",
         Ty::Source,
-        "An existing instance profile's ARN (`arn:${AWS::Partition}:iam::${AWS::AccountId}:instance-profile/NAME`), or `{parameter}` / `{import}` of one",
+        "An existing instance profile's ARN \
+        (`arn:${AWS::Partition}:iam::${AWS::AccountId}:instance-profile/NAME`), \
+        or `{parameter}` / `{import}` of one",
     ),
     Field::new(
         "createdRoleName",
         Ty::pattern("^[A-Za-z0-9+=,.@_-]+$", Some(64)),
-        "The name of the role the stack creates (needs CAPABILITY_NAMED_IAM); not in defaults",
+        "The name of the role the stack creates (needs CAPABILITY_NAMED_IAM); not \
+        in defaults",
     ),
     Field::new(
         "rolePath",
         Ty::pattern("^/([!-~]*/)?$", Some(512)),
-        "The IAM path of the role the stack creates, or with `roleName` of the existing role",
+        "The IAM path of the role the stack creates, or with `roleName` of the \
+        existing role",
     ),
     Field::new(
         "instanceProfilePath",
@@ -59,7 +63,9 @@ pub(in crate::blueprint) const IAM_FIELDS: &[Field] = &[
     Field::new(
         "permissionsBoundary",
         Ty::Source,
-        "A permissions boundary for the role the stack creates: a customer managed policy's name, an ARN starting `arn:${AWS::Partition}:`, or `{parameter}` / `{import}` of an ARN",
+        "A permissions boundary for the role the stack creates: a customer \
+        managed policy's name, an ARN starting `arn:${AWS::Partition}:`, or \
+        `{parameter}` / `{import}` of an ARN",
     ),
     Field::new(
         "policyStatements",
@@ -82,7 +88,9 @@ pub(in crate::blueprint) const TOP_IAM_FIELDS: &[Field] = &[
     Field::new(
         "permissionsBoundary",
         Ty::Source,
-        "A permissions boundary for the role the stack creates: a customer managed policy's name, an ARN starting `arn:${AWS::Partition}:`, or `{parameter}` / `{import}` of an ARN",
+        "A permissions boundary for the role the stack creates: a customer \
+        managed policy's name, an ARN starting `arn:${AWS::Partition}:`, or \
+        `{parameter}` / `{import}` of an ARN",
     ),
     Field::new(
         "rolePath",
@@ -95,28 +103,36 @@ pub(in crate::blueprint) const TOP_IAM_FIELDS: &[Field] = &[
 pub(in crate::blueprint) const STATEMENT_FIELDS: &[Field] = &[
     Field::new("Sid", Ty::pattern("^[A-Za-z0-9]+$", None), "")
         .long("the statement's ID: letters and digits"),
-    Field::new("Effect", Ty::OneOf(|| vec!["Allow", "Deny"]), "")
+    Field::new("Effect", Ty::OneOf(|| EFFECTS.to_vec()), "")
         .required_when("yes")
         .long("whether the statement allows or denies"),
     Field::new(
         "Action",
         Ty::OneOrMany(&Ty::STRING),
-        "One or several; `${AWS::Partition}`, `${AWS::AccountId}`, `${AWS::Region}`, `${AWS::URLSuffix}` and `${AWS::StackName}` are resolved",
+        "One or several; `${AWS::Partition}`, `${AWS::AccountId}`, \
+        `${AWS::Region}`, `${AWS::URLSuffix}` and `${AWS::StackName}` are \
+        resolved",
     ),
     Field::new(
         "NotAction",
         Ty::OneOrMany(&Ty::STRING),
-        "One or several; `${AWS::Partition}`, `${AWS::AccountId}`, `${AWS::Region}`, `${AWS::URLSuffix}` and `${AWS::StackName}` are resolved",
+        "One or several; `${AWS::Partition}`, `${AWS::AccountId}`, \
+        `${AWS::Region}`, `${AWS::URLSuffix}` and `${AWS::StackName}` are \
+        resolved",
     ),
     Field::new(
         "Resource",
         Ty::OneOrMany(&Ty::STRING),
-        "One or several; `${AWS::Partition}`, `${AWS::AccountId}`, `${AWS::Region}`, `${AWS::URLSuffix}` and `${AWS::StackName}` are resolved",
+        "One or several; `${AWS::Partition}`, `${AWS::AccountId}`, \
+        `${AWS::Region}`, `${AWS::URLSuffix}` and `${AWS::StackName}` are \
+        resolved",
     ),
     Field::new(
         "NotResource",
         Ty::OneOrMany(&Ty::STRING),
-        "One or several; `${AWS::Partition}`, `${AWS::AccountId}`, `${AWS::Region}`, `${AWS::URLSuffix}` and `${AWS::StackName}` are resolved",
+        "One or several; `${AWS::Partition}`, `${AWS::AccountId}`, \
+        `${AWS::Region}`, `${AWS::URLSuffix}` and `${AWS::StackName}` are \
+        resolved",
     ),
     Field::new(
         "Condition",
@@ -125,6 +141,8 @@ pub(in crate::blueprint) const STATEMENT_FIELDS: &[Field] = &[
     ),
 ];
 
+/// What a policy statement's `Effect` may be.
+const EFFECTS: &[&str] = &["Allow", "Deny"];
 /// The pseudo parameters a policy statement may use: `Fn::Sub` resolves
 /// them; any other `${...}` would be taken for a template reference.
 const STATEMENT_VARIABLES: &[&str] = &[
@@ -421,7 +439,7 @@ fn statement(d: &mut Decoder, node: &Node) -> Option<Json> {
     match f.get("Effect") {
         Some(n) => {
             if let Some(effect) = d.string("Effect", n) {
-                if effect.value != "Allow" && effect.value != "Deny" {
+                if !EFFECTS.contains(&effect.value.as_str()) {
                     d.error(
                         effect.span,
                         format!(

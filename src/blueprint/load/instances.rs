@@ -23,7 +23,8 @@ pub(in crate::blueprint) const REQUIREMENTS_FIELDS: &[Field] = &[
     Field::new(
         "architecture",
         Ty::OneOf(|| choices(ARCHITECTURES)),
-        "The image's architecture (default x86_64): only matching types that run it are launched",
+        "The image's architecture (default x86_64): only matching types that run \
+        it are launched",
     )
     .default("`x86_64`"),
     Field::new("vCpuCount", Ty::Object("range"), "vCPUs (required)").required(),

@@ -15,6 +15,7 @@ mod access;
 mod ami;
 mod cluster;
 mod families;
+mod group_fields;
 mod group_instances;
 mod group_rules;
 mod group_sections;
@@ -59,6 +60,7 @@ use suppressions::decode_suppressions;
 pub(super) use access::PROVIDER_FIELDS;
 pub(super) use ami::AMI_FIELDS;
 pub(super) use cluster::CLUSTER_FIELDS;
+pub(super) use group_fields::{CLUSTER_AUTOSCALER_FIELDS, GROUP_FIELDS};
 pub(super) use group_sections::{EFS_FIELDS, IMDS_FIELDS, TAINT_FIELDS};
 pub(super) use iam::{IAM_FIELDS, STATEMENT_FIELDS, TOP_IAM_FIELDS};
 pub(super) use instances::{
@@ -67,7 +69,6 @@ pub(super) use instances::{
 pub(super) use kubelet::{GENERATED as KUBELET_GENERATED, KUBELET_FIELDS};
 pub(super) use launch_options::CPU_OPTIONS_FIELDS;
 pub(super) use networking::SSH_FIELDS;
-pub(super) use node_group::{CLUSTER_AUTOSCALER_FIELDS, GROUP_FIELDS};
 pub(super) use node_repair::{NODE_REPAIR_FIELDS, REPAIR_OVERRIDE_FIELDS};
 pub(super) use scaling::{
     DISTRIBUTION_FIELDS, LIFECYCLE_FIELDS, UPDATE_CONFIG_FIELDS, UPDATE_FIELDS,
@@ -125,16 +126,18 @@ pub(super) const TOP_FIELDS: &[Field] = &[
         "A preset name, or a base blueprint's path relative to this one",
     ),
     Field::new("apiVersion", Ty::Const("eksynth.io/v1"), "")
-        .long("the version of the format").required(),
+        .long("the version of the format")
+        .required(),
     Field::new("kind", Ty::Const("NodeBlueprint"), "")
-        .long("the kind of document").required(),
+        .long("the kind of document")
+        .required(),
     Field::new("description", Ty::STRING, "The template's description"),
     Field::new(
         "cluster",
         Ty::Object("cluster"),
         "The cluster the nodes join",
     )
-        .required_when("unless the blueprint `extends` a base that has it"),
+    .required_when("unless the blueprint `extends` a base that has it"),
     Field::new(
         "defaults",
         Ty::Object("defaults"),
@@ -150,7 +153,10 @@ pub(super) const TOP_FIELDS: &[Field] = &[
         Ty::list(&Ty::Object("nodeGroup")),
         "Managed node groups",
     )
-        .long("Managed node groups (`AWS::EKS::Nodegroup`); a blueprint has at least one group, in either list"),
+    .long(
+        "Managed node groups (`AWS::EKS::Nodegroup`); a blueprint has at least \
+        one group, in either list",
+    ),
     Field::new(
         "suppressions",
         Ty::list(&Ty::Object("suppression")),
@@ -159,12 +165,14 @@ pub(super) const TOP_FIELDS: &[Field] = &[
     Field::new(
         "overrides",
         Ty::list(&Ty::Object("override")),
-        "Changes to generated resources, applied last: each sets a `value` at a `path` of a resource, or deletes it",
+        "Changes to generated resources, applied last: each sets a `value` at a \
+        `path` of a resource, or deletes it",
     ),
     Field::new(
         "stack",
         Ty::pattern("^[A-Za-z][-A-Za-z0-9]*$", Some(128)),
-        "The main stack's name, which names its template file (default: the blueprint file's name); not inherited from a base",
+        "The main stack's name, which names its template file (default: the \
+        blueprint file's name); not inherited from a base",
     ),
     Field::new(
         "stacks",
@@ -172,12 +180,14 @@ pub(super) const TOP_FIELDS: &[Field] = &[
             schema: stacks::stacks_schema,
             reads: "`perGroup`, or a mapping of stack names to lists of node group names",
         },
-        "Node groups in stacks of their own: `perGroup`, or stack names mapped to the node groups each holds",
+        "Node groups in stacks of their own: `perGroup`, or stack names mapped to \
+        the node groups each holds",
     ),
     Field::new(
         "iam",
         Ty::Object("blueprintIam"),
-        "The permissions boundary and path of every role the stack creates, the aws-auth provider's included",
+        "The permissions boundary and path of every role the stack creates, the \
+        aws-auth provider's included",
     ),
 ];
 

@@ -117,9 +117,11 @@ pub(in crate::blueprint) const SSH_FIELDS: &[Field] = &[
         "sourceSecurityGroups",
         Ty::Custom {
             schema: security_groups_schema,
-            reads: "list of security group IDs (`sg-…`), `{parameter: Name}` or `{import: ExportName}`",
+            reads: "list of security group IDs (`sg-…`), `{parameter: Name}` or `{import: \
+                ExportName}`",
         },
-        "Security groups allowed in on port 22: IDs, `{parameter: Name}` or `{import: ExportName}`",
+        "Security groups allowed in on port 22: IDs, `{parameter: Name}` or \
+        `{import: ExportName}`",
     ),
     Field::new(
         "sourceCidrs",

@@ -45,7 +45,8 @@ pub(in crate::blueprint) const REPAIR_OVERRIDE_FIELDS: &[Field] = &[
     Field::new(
         "nodeMonitoringCondition",
         Ty::STRING,
-        "A condition the node monitoring agent reports, e.g. AcceleratedHardwareReady",
+        "A condition the node monitoring agent reports, e.g. \
+        AcceleratedHardwareReady",
     ),
     Field::new(
         "nodeUnhealthyReason",

@@ -28,7 +28,8 @@ pub(in crate::blueprint) const DISTRIBUTION_FIELDS: &[Field] = &[
     Field::new(
         "onDemandAllocationStrategy",
         Ty::OneOf(|| ON_DEMAND_ALLOCATION_STRATEGIES.to_vec()),
-        "prioritized (the order of instanceTypes; the default) or lowest-price (the default with instanceRequirements)",
+        "prioritized (the order of instanceTypes; the default) or lowest-price \
+        (the default with instanceRequirements)",
     ),
     Field::new(
         "spotInstancePools",
@@ -43,7 +44,8 @@ pub(in crate::blueprint) const DISTRIBUTION_FIELDS: &[Field] = &[
             max_length: None,
             numbers: true,
         }),
-        "The most an hour of spot may cost, in US dollars (default: the on-demand price)",
+        "The most an hour of spot may cost, in US dollars (default: the on-demand \
+        price)",
     ),
 ];
 pub(in crate::blueprint) const LIFECYCLE_FIELDS: &[Field] = &[
@@ -51,7 +53,8 @@ pub(in crate::blueprint) const LIFECYCLE_FIELDS: &[Field] = &[
     Field::new(
         "warmPool",
         Ty::Refused,
-        "Refused: a warmed instance would join the cluster and signal at first boot, then be stopped",
+        "Refused: a warmed instance would join the cluster and signal at first \
+        boot, then be stopped",
     ),
     Field::new(
         "maxInstanceLifetime",
@@ -83,7 +86,10 @@ pub(in crate::blueprint) const UPDATE_CONFIG_FIELDS: &[Field] = &[
         Ty::OneOf(|| choices(UPDATE_STRATEGIES)),
         "",
     )
-        .long("`DEFAULT` (new nodes first) or `MINIMAL` (old nodes terminated first, for scarce capacity such as GPUs)"),
+    .long(
+        "`DEFAULT` (new nodes first) or `MINIMAL` (old nodes terminated first, \
+        for scarce capacity such as GPUs)",
+    ),
 ];
 /// `updateConfig.updateStrategy`, as `AWS::EKS::Nodegroup` spells it.
 pub(in crate::blueprint) const UPDATE_STRATEGIES: &[(&str, UpdateStrategy)] = &[

@@ -44,7 +44,8 @@ pub(in crate::blueprint) const DATA_VOLUME_FIELDS: &[Field] = &[
     Field::new(
         "deviceName",
         Ty::pattern("^(/dev/(xvd|sd)[b-z]|xvd[b-z])$", None),
-        "`/dev/xvd[b-z]` or `/dev/sd[b-z]` (Bottlerocket: from `c`); Windows: `xvd[b-z]`",
+        "`/dev/xvd[b-z]` or `/dev/sd[b-z]` (Bottlerocket: from `c`); Windows: \
+        `xvd[b-z]`",
     )
     .required(),
     Field::new(
