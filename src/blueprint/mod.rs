@@ -6,7 +6,7 @@
 
 pub mod compose;
 mod decode;
-pub mod field;
+mod field;
 mod hatches;
 pub mod instances;
 pub mod limits;
