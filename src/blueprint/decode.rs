@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use super::field::{Field, names, range};
+use super::field::{Field, declares, names, range};
 use crate::diagnostic::Diagnostic;
 use crate::source::{SourceFile, Span};
 use crate::suggest::{closest, did_you_mean_or_list, listed};
@@ -273,10 +273,7 @@ pub struct Fields<'n> {
 impl<'n> Fields<'n> {
     /// The node for `name`, if present.
     pub fn get(&mut self, name: &str) -> Option<&'n Node> {
-        debug_assert!(
-            self.known.iter().any(|field| field.name == name),
-            "field {name} is not declared"
-        );
+        debug_assert!(declares(self.known, name), "field {name} is not declared");
         let index = self.entries.iter().position(|(key, _)| key.name == name)?;
         self.taken[index] = true;
         let node = &self.entries[index].1;
@@ -311,11 +308,11 @@ impl<'n> Fields<'n> {
     /// reported as missing.
     pub fn finish(&self, decoder: &mut Decoder, context: &str) -> Vec<&'static str> {
         let mut suggested = Vec::new();
-        let known = names(self.known);
         for ((key, _), taken) in self.entries.iter().zip(&self.taken) {
-            if *taken || known.contains(&key.name.as_str()) {
+            if *taken || declares(self.known, &key.name) {
                 continue;
             }
+            let known = names(self.known);
             let message = format!("unknown field `{}` in {context}", key.name);
             let diagnostic = decoder.error(key.span, message);
             diagnostic.label = Some("unknown field".to_string());
