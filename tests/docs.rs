@@ -139,3 +139,22 @@ fn the_schema_rejects_what_the_loader_rejects_by_name() {
     let value: serde_json::Value = serde_saphyr::from_str(&text).expect("YAML");
     assert!(!validator.is_valid(&value));
 }
+
+/// The field reference in docs/ is what the field tables the loader
+/// decodes with generate. `INSTA_UPDATE=always` (as for the snapshots)
+/// writes it anew instead of comparing.
+#[test]
+fn the_committed_field_reference_is_the_generated_one() {
+    let path = "docs/blueprint-reference.md";
+    let generated = eksynth::blueprint::schema::reference();
+    if std::env::var("INSTA_UPDATE").is_ok_and(|update| update == "always") {
+        std::fs::write(path, &generated).expect("writes the field reference");
+        return;
+    }
+    let committed = std::fs::read_to_string(path).unwrap_or_default();
+    assert!(
+        committed == generated,
+        "{path} differs from what the field tables in src/blueprint/ generate; \
+         regenerate it with `INSTA_UPDATE=always cargo test --test docs`"
+    );
+}

@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use super::field::{Field, declares, names, range};
 use crate::diagnostic::Diagnostic;
 use crate::source::{SourceFile, Span};
 use crate::suggest::{closest, did_you_mean_or_list, listed};
@@ -68,12 +69,13 @@ impl Decoder {
         diagnostic
     }
 
-    /// Opens a mapping whose keys must all be in `known`.
+    /// Opens a mapping whose keys must all be fields of `known`, the
+    /// table of its object.
     pub fn fields<'n>(
         &mut self,
         field: &str,
         node: &'n Node,
-        known: &'static [&'static str],
+        known: &'static [Field],
     ) -> Option<Fields<'n>> {
         match &node.value {
             Value::Map(entries) => Some(Fields {
@@ -261,22 +263,27 @@ impl Decoder {
     }
 }
 
-/// The entries of one mapping, with the fields the schema knows.
+/// The entries of one mapping, with the fields its table declares.
 pub struct Fields<'n> {
     entries: &'n [(Key, Node)],
-    known: &'static [&'static str],
+    known: &'static [Field],
     taken: Vec<bool>,
 }
 
 impl<'n> Fields<'n> {
     /// The node for `name`, if present.
     pub fn get(&mut self, name: &str) -> Option<&'n Node> {
-        debug_assert!(self.known.contains(&name), "field {name} is not declared");
+        debug_assert!(declares(self.known, name), "field {name} is not declared");
         let index = self.entries.iter().position(|(key, _)| key.name == name)?;
         self.taken[index] = true;
         let node = &self.entries[index].1;
         // `field:` with no value means "not set", as in most YAML tools.
         (!matches!(node.value, Value::Null)).then_some(node)
+    }
+
+    /// The range the table declares for the integer field `name`.
+    pub fn range(&self, name: &str) -> (i64, i64) {
+        range(self.known, name)
     }
 
     /// Whether `name` is written with a value (`name:` alone is not). A
@@ -302,16 +309,17 @@ impl<'n> Fields<'n> {
     pub fn finish(&self, decoder: &mut Decoder, context: &str) -> Vec<&'static str> {
         let mut suggested = Vec::new();
         for ((key, _), taken) in self.entries.iter().zip(&self.taken) {
-            if *taken || self.known.contains(&key.name.as_str()) {
+            if *taken || declares(self.known, &key.name) {
                 continue;
             }
+            let known = names(self.known);
             let message = format!("unknown field `{}` in {context}", key.name);
             let diagnostic = decoder.error(key.span, message);
             diagnostic.label = Some("unknown field".to_string());
-            suggested.extend(closest(&key.name, self.known));
+            suggested.extend(closest(&key.name, &known));
             diagnostic.help = Some(did_you_mean_or_list(
                 &key.name,
-                self.known,
+                &known,
                 &format!("the fields of {context} are"),
             ));
         }

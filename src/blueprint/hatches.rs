@@ -5,16 +5,47 @@
 //! `defaults` like the other fields, and checked against what the group's
 //! AMI family and kind can carry.
 
-use serde_json::{Map, Value as Json};
+use serde_json::{Map, Value as Json, json};
 
 use super::decode::{Decoder, Fields, Located};
+use super::field::{Field, Ty, choices};
 use super::{AmiFamily, PartType, UserDataPart};
 use crate::source::SourceFile;
 use crate::suggest::closest;
 use crate::syntax::{Node, Value};
 
-pub(super) const USER_DATA_PART_FIELDS: &[&str] = &["contentType", "content"];
-pub(super) const BOTTLEROCKET_FIELDS: &[&str] = &["settings"];
+pub(super) const USER_DATA_PART_FIELDS: &[Field] = &[
+    Field::new(
+        "contentType",
+        Ty::OneOf(|| choices(USER_DATA_CONTENT_TYPES)),
+        "",
+    )
+    .long("the part's content type"),
+    Field::new(
+        "content",
+        Ty::STRING,
+        "The part's text: a script starts with `#!`, cloud-config is a YAML \
+        mapping",
+    ),
+];
+pub(super) const BOTTLEROCKET_FIELDS: &[Field] = &[Field::new(
+    "settings",
+    Ty::Custom {
+        schema: settings_schema,
+        reads: "mapping of Bottlerocket settings",
+    },
+    "Settings under Bottlerocket's `settings`, merged into the TOML eksynth writes; the ones eksynth writes itself are refused",
+)];
+
+/// `bottlerocket.settings` in the JSON Schema: any mapping, with an
+/// example editors can offer.
+fn settings_schema(doc: &str) -> Json {
+    json!({
+        "type": "object",
+        "description": doc,
+        "examples": [{"host-containers": {"admin": {"enabled": true}}}],
+    })
+}
 
 /// The cloud-init content types a part may have. Shell scripts, boothooks
 /// and cloud-config are what cloud-init on the AL2023 and AL2 images runs

@@ -6,6 +6,7 @@
 
 pub mod compose;
 mod decode;
+mod field;
 mod hatches;
 pub mod instances;
 pub mod limits;

@@ -13,6 +13,7 @@
 use std::sync::Arc;
 
 use super::decode::{Decoder, Located};
+use super::field::{Field, Ty};
 use crate::cfn::patch::{self, Change, PatchError};
 use crate::cfn::{Template, read};
 use crate::diagnostic::Diagnostic;
@@ -20,7 +21,41 @@ use crate::source::{SourceFile, Span};
 use crate::suggest::{closest, did_you_mean_or_list, listed};
 use crate::syntax::Node;
 
-pub(super) const OVERRIDE_FIELDS: &[&str] = &["resource", "path", "value", "delete"];
+/// `path` in the JSON Schema: an attribute section the patch knows, then
+/// dotted keys.
+fn path_schema(doc: &str) -> serde_json::Value {
+    let sections = patch::SECTIONS.join("|");
+    serde_json::json!({"type": "string", "pattern": format!("^({sections})(\\.[^.]+)*$"), "description": doc})
+}
+
+pub(super) const OVERRIDE_FIELDS: &[Field] = &[
+    Field::new(
+        "resource",
+        Ty::STRING,
+        "The logical ID of a generated resource (`eksynth explain` lists them)",
+    )
+    .required(),
+    Field::new(
+        "path",
+        Ty::Custom {
+            schema: path_schema,
+            reads: "string: an attribute section, then mapping keys and list indexes, dotted",
+        },
+        "Where in the resource, dotted: an attribute section, then mapping keys \
+        and list indexes (`Properties.Tags.0.Value`)",
+    )
+    .required(),
+    Field::new(
+        "value",
+        Ty::Anything,
+        "The new value, intrinsic functions included",
+    ),
+    Field::new(
+        "delete",
+        Ty::Boolean,
+        "Delete the value at the path instead of setting one",
+    ),
+];
 
 /// One entry of `overrides`.
 #[derive(Clone, Debug, PartialEq)]

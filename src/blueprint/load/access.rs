@@ -1,17 +1,39 @@
 //! How nodes are authorized in the cluster: `authenticationMode`,
 //! `nodeAccess` (access entries or aws-auth) and `awsAuthProvider`.
 
+use super::read::{opt_strings, opt_u32};
 use super::sources::decode_source;
-use super::{opt_strings, opt_u32};
 use crate::blueprint::decode::{Decoder, Fields};
+use crate::blueprint::field::{Field, Ty};
 use crate::blueprint::*;
 
-pub(in crate::blueprint) const PROVIDER_FIELDS: &[&str] = &[
-    "serviceToken",
-    "subnets",
-    "securityGroups",
-    "reservedConcurrency",
-    "logRetentionDays",
+pub(in crate::blueprint) const PROVIDER_FIELDS: &[Field] = &[
+    Field::new(
+        "serviceToken",
+        Ty::Source,
+        "An existing provider's service token",
+    ),
+    Field::new(
+        "subnets",
+        Ty::STRINGS,
+        "Subnets for a provider that reaches a private endpoint",
+    ),
+    Field::new(
+        "securityGroups",
+        Ty::STRINGS,
+        "Security groups for the provider in the VPC",
+    ),
+    Field::new(
+        "reservedConcurrency",
+        Ty::integer(1, 1000),
+        "Reserved concurrency",
+    ),
+    Field::new(
+        "logRetentionDays",
+        Ty::integer(1, 3653),
+        "Log retention in days",
+    )
+    .default("30"),
 ];
 
 /// `nodeAccess`: how node roles get into the cluster.
@@ -96,9 +118,10 @@ pub(super) fn decode_node_access(
     let p = "cluster.awsAuthProvider.";
     let subnets = opt_strings(d, &mut f, p, "subnets");
     let security_groups = opt_strings(d, &mut f, p, "securityGroups");
-    let reserved = opt_u32(d, &mut f, p, "reservedConcurrency", 1, 1000);
+    let reserved = opt_u32(d, &mut f, p, "reservedConcurrency");
+    let (min, max) = f.range("logRetentionDays");
     let retention = f.get("logRetentionDays").and_then(|n| {
-        let days = d.integer("cluster.awsAuthProvider.logRetentionDays", n, 1, 3653)?;
+        let days = d.integer("cluster.awsAuthProvider.logRetentionDays", n, min, max)?;
         const ALLOWED: &[i64] = &[1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653];
         if !ALLOWED.contains(&days.value) {
             d.error(days.span, format!("CloudWatch Logs cannot keep logs for {} days", days.value)).help =

@@ -2,15 +2,32 @@
 //! pinned ID, an SSM parameter path or a template parameter), the family an
 //! SSM path names, and Bottlerocket's FIPS variant (`fips`).
 
-use super::node_group::GroupSpec;
-use super::{Opt, sources};
+use super::read::Opt;
+use super::sources;
 use crate::blueprint::decode::{Decoder, Located};
+use crate::blueprint::field::{Field, Ty};
 use crate::blueprint::*;
 use crate::source::Span;
 use crate::syntax::{Node, Value};
 use crate::upstream::ami_catalogue::public_image_family;
 
-pub(in crate::blueprint) const AMI_FIELDS: &[&str] = &["ssmParameter", "parameter", "default"];
+pub(in crate::blueprint) const AMI_FIELDS: &[Field] = &[
+    Field::new(
+        "ssmParameter",
+        Ty::pattern("^(/[A-Za-z0-9._-]+)+$|^[A-Za-z0-9._-]+$", Some(1011)),
+        "An SSM parameter holding the AMI ID",
+    ),
+    Field::new(
+        "parameter",
+        Ty::pattern("^[A-Za-z0-9]+$", Some(255)),
+        "A template parameter of type AWS::EC2::Image::Id",
+    ),
+    Field::new(
+        "default",
+        Ty::pattern("^ami-[0-9a-f]{8}([0-9a-f]{9})?$", None),
+        "The template parameter's default AMI ID",
+    ),
+];
 
 /// The first Kubernetes versions with a Bottlerocket FIPS variant, plain
 /// (`aws-k8s-1.28-fips`) and NVIDIA (`aws-k8s-1.29-nvidia-fips`), from
@@ -146,9 +163,13 @@ fn check_ssm_path(d: &mut Decoder, path: &Located<String>) -> bool {
 /// The group's AMI family: `amiFamily`, else the family the public SSM path
 /// of `ami.ssmParameter` names, else AL2023. A path of another family than
 /// the one written is an error at the path.
-pub(super) fn resolve_family(d: &mut Decoder, spec: &GroupSpec) -> AmiFamily {
-    let written = spec.ami_family.as_ref();
-    let inferred = spec.ami.as_ref().and_then(|ami| match &ami.value {
+pub(super) fn resolve_family(
+    d: &mut Decoder,
+    ami_family: &Opt<AmiFamily>,
+    ami: &Opt<Ami>,
+) -> AmiFamily {
+    let written = ami_family.as_ref();
+    let inferred = ami.as_ref().and_then(|ami| match &ami.value {
         Ami::Ssm(path) => public_image_family(path).map(|family| (family, ami.span)),
         _ => None,
     });
@@ -179,12 +200,13 @@ pub(super) fn resolve_family(d: &mut Decoder, spec: &GroupSpec) -> AmiFamily {
 /// exists for.
 pub(super) fn check_fips(
     d: &mut Decoder,
-    spec: &GroupSpec,
+    fips: &Opt<bool>,
+    ami: &Opt<Ami>,
     family: AmiFamily,
     accelerator: Accelerator,
     version: KubernetesVersion,
 ) -> bool {
-    let Some(fips) = spec.fips.as_ref().filter(|f| f.value) else {
+    let Some(fips) = fips.as_ref().filter(|f| f.value) else {
         return false;
     };
     let refuse = |d: &mut Decoder, at: Span, message: String, help: &str| {
@@ -197,7 +219,7 @@ pub(super) fn check_fips(
             format!("`fips` is not supported on `{}`", family.name()),
             "EKS publishes FIPS images for Bottlerocket only; use `amiFamily: Bottlerocket` or a custom `ami`",
         );
-    } else if let Some(ami) = spec.ami.as_ref().filter(|a| a.value.is_custom()) {
+    } else if let Some(ami) = ami.as_ref().filter(|a| a.value.is_custom()) {
         refuse(
             d,
             fips.span,
@@ -232,8 +254,13 @@ pub(super) fn check_fips(
 
 /// `ami.default` and `amiType` on a group's image: `amiType` names an EKS
 /// image and so cannot go with a custom one.
-pub(super) fn check_ami_type(d: &mut Decoder, spec: &GroupSpec) {
-    if let (Some(ami_type), Some(ami)) = (&spec.ami_type, &spec.ami)
+pub(super) fn check_ami_type(
+    d: &mut Decoder,
+    ami_type: &Opt<String>,
+    ami: &Opt<Ami>,
+    fips: &Opt<bool>,
+) {
+    if let (Some(ami_type), Some(ami)) = (ami_type, ami)
         && ami.value.is_custom()
     {
         d.error(
@@ -242,7 +269,7 @@ pub(super) fn check_ami_type(d: &mut Decoder, spec: &GroupSpec) {
         )
         .help = Some("EKS takes the AMI from the launch template then; remove `amiType`".into());
     }
-    if let (Some(ami_type), Some(fips)) = (&spec.ami_type, &spec.fips)
+    if let (Some(ami_type), Some(fips)) = (ami_type, fips)
         && fips.value
         && !ami_type.value.ends_with("_FIPS")
     {

@@ -4,6 +4,7 @@
 use super::kubelet::KUBELET_FIELDS;
 use super::node_group::GroupSpec;
 use crate::blueprint::decode::{Decoder, Located};
+use crate::blueprint::field::declares;
 use crate::blueprint::hatches::refuse_non_ascii_windows_commands;
 use crate::blueprint::*;
 use crate::source::Span;
@@ -197,7 +198,7 @@ pub(super) fn check_bootstrap_limits(
 /// or a kubelet flag (the typed ones have theirs in the lowering).
 fn check_kubelet_targets(d: &mut Decoder, spec: &GroupSpec, family: AmiFamily) {
     for (key, value) in &spec.kubelet {
-        if KUBELET_FIELDS.contains(&key.value.as_str()) {
+        if declares(KUBELET_FIELDS, key.value.as_str()) {
             continue;
         }
         let missing = match family {

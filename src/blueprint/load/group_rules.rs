@@ -3,8 +3,8 @@
 //! `perAz` groups expanded into one group per subnet.
 
 use super::families::check_family;
+use super::group_instances::check_instances;
 use super::group_stages::*;
-use super::instances::check_instances;
 use super::node_group::{GroupSpec, check_asg_name, check_group_name, check_nodegroup_name};
 use crate::blueprint::decode::{Decoder, Located};
 use crate::blueprint::*;
@@ -21,7 +21,7 @@ struct Checked {
     min_size: u32,
     max_size: u32,
     subnets: Located<Subnets>,
-    instances: super::instances::Resolved,
+    instances: super::group_instances::Resolved,
     root_volume: Volume,
     volumes: Vec<DataVolume>,
     signal_timeout: String,
@@ -77,16 +77,18 @@ pub(super) fn resolve_group(
         resolve_rolling_update(d, &spec, min_size, max_size, &instances.weights);
     let existing = resolve_iam(d, &spec, is_managed);
     check_autoscaler(d, &spec, is_managed);
-    let associate_public_ip = super::networking::check_public_ip(d, &spec, instances.efa_cards);
+    let associate_public_ip =
+        super::networking::check_public_ip(d, &spec.associate_public_ip, instances.efa_cards);
     let launch_options = super::launch_options::check_launch_options(
         d,
-        &spec,
+        &spec.launch_options,
         &instance_types,
         requirements.map(|r| &r.value),
     );
-    let ssh = super::networking::check_ssh(d, &spec, ami_family);
+    let ssh = super::networking::check_ssh(d, &spec.ssh, &spec.key_name, ami_family);
     super::networking::check_ip_family(d, cluster, ami_family, family_at);
-    let node_security_group = super::networking::check_node_security_group(d, &spec, cluster);
+    let node_security_group =
+        super::networking::check_node_security_group(d, &spec.node_security_group, cluster);
     let imds = resolve_imds(d, &spec, is_managed);
     let autoscaler = spec.cluster_autoscaler.as_ref().is_none_or(|v| v.value);
     check_max_pods(d, &spec, cluster, &instance_types);

@@ -5,11 +5,13 @@
 
 use super::ami;
 use super::families::{check_bootstrap_limits, check_signal_client};
+use super::group_fields::GROUP_FIELDS;
 use super::kubelet::KUBELET_FIELDS;
 use super::node_config::check_node_config;
-use super::node_group::{GroupSpec, MANAGED_ONLY, SELF_MANAGED_ONLY};
+use super::node_group::GroupSpec;
 use super::storage::{check_instance_store, check_root_volume, check_volumes};
 use crate::blueprint::decode::{Decoder, Located};
+use crate::blueprint::field::{Kind, declares};
 use crate::blueprint::instances::{default_on_demand_strategy, instance_info};
 use crate::blueprint::max_pods;
 use crate::blueprint::*;
@@ -21,19 +23,20 @@ use crate::upstream::kubelet_config;
 /// written in the wrong list is not silently ignored.
 pub(super) fn check_kind_of_group(d: &mut Decoder, spec: &GroupSpec, is_managed: bool) {
     let (wrong, kind, other) = if is_managed {
-        (SELF_MANAGED_ONLY, "managed node groups", "`nodeGroups`")
+        (Kind::SelfManaged, "managed node groups", "`nodeGroups`")
     } else {
         (
-            MANAGED_ONLY,
+            Kind::Managed,
             "self-managed node groups",
             "`managedNodeGroups`",
         )
     };
-    for (field, at) in spec
-        .written
-        .iter()
-        .filter(|(field, _)| wrong.contains(field))
-    {
+    let only_other = |name: &str| {
+        GROUP_FIELDS
+            .iter()
+            .any(|field| field.name == name && field.kind == wrong)
+    };
+    for (field, at) in spec.written.iter().filter(|(field, _)| only_other(field)) {
         let message = format!("`{field}` does not apply to {kind}");
         d.error(*at, message).help = Some(format!("it belongs to groups in {other}"));
     }
@@ -48,7 +51,7 @@ pub(super) fn resolve_image_family(
     cluster: &Cluster,
     name: &Located<String>,
 ) -> (AmiFamily, KubernetesVersion) {
-    let ami_family = ami::resolve_family(d, spec);
+    let ami_family = ami::resolve_family(d, &spec.ami_family, &spec.ami);
     let version = check_version_skew(d, spec, cluster);
     if ami_family == AmiFamily::AmazonLinux2
         && version
@@ -382,7 +385,12 @@ pub(super) fn resolve_imds(d: &mut Decoder, spec: &GroupSpec, is_managed: bool) 
         tokens_required: spec.imds.tokens_required.as_ref().is_none_or(|t| t.value),
         hop_limit: spec.imds.hop_limit.as_ref().map_or(1, |h| h.value),
         block_pods: spec.imds.block_pods.as_ref().is_some_and(|b| b.value),
-        instance_tags: super::networking::check_instance_tags(d, spec, is_managed),
+        instance_tags: super::networking::check_instance_tags(
+            d,
+            &spec.imds.instance_tags,
+            &spec.tags,
+            is_managed,
+        ),
         tokens_span: spec.imds.tokens_required.as_ref().map(|t| t.span),
         hop_limit_span: spec.imds.hop_limit.as_ref().map(|h| h.span),
     }
@@ -413,7 +421,7 @@ pub(super) fn check_bootstrap(
     version: KubernetesVersion,
     is_managed: bool,
 ) -> (bool, Option<serde_json::Value>) {
-    let fips = ami::check_fips(d, spec, ami_family, accelerator, version);
+    let fips = ami::check_fips(d, &spec.fips, &spec.ami, ami_family, accelerator, version);
     check_bootstrap_limits(d, spec, ami_family, family_at, is_managed);
     let node_config = check_node_config(d, spec, ami_family, is_managed);
     check_signal_client(d, spec, ami_family);
@@ -436,7 +444,7 @@ pub(super) fn resolve_managed(
     is_managed: bool,
 ) -> Option<Managed> {
     if is_managed {
-        ami::check_ami_type(d, spec);
+        ami::check_ami_type(d, &spec.ami_type, &spec.ami, &spec.fips);
         if let Some(profile) = &spec.iam.instance_profile_arn {
             d.error(
                 profile.span,
@@ -638,7 +646,7 @@ fn arch_name(arch: Arch) -> &'static str {
 fn kubelet_bottlerocket_keys(spec: &GroupSpec) -> Vec<(String, String)> {
     spec.kubelet
         .iter()
-        .filter(|(key, _)| !KUBELET_FIELDS.contains(&key.value.as_str()))
+        .filter(|(key, _)| !declares(KUBELET_FIELDS, key.value.as_str()))
         .filter_map(|(key, value)| {
             let settings = kubelet_config::bottlerocket_settings(&key.value, value).ok()?;
             Some(

@@ -5,31 +5,144 @@
 //! (<https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_iam-quotas.html>),
 //! and every ARN is written so that it works in every partition.
 
-use serde_json::{Map, Value as Json};
+use serde_json::{Map, Value as Json, json};
 
 use super::raw::to_json;
+use super::read::{Opt, first_column, opt_bool, opt_string};
 use super::sources::decode_source;
-use super::{Opt, first_column};
 use crate::blueprint::Source;
 use crate::blueprint::decode::{Decoder, Fields, Located};
+use crate::blueprint::field::{Field, Ty};
 use crate::syntax::{Node, Value};
+
+pub(in crate::blueprint) const IAM_FIELDS: &[Field] = &[
+    Field::new(
+        "cniUsesIrsa",
+        Ty::Boolean,
+        "Leave the CNI policy off the node role",
+    ),
+    Field::new(
+        "ssmManagedInstance",
+        Ty::Boolean,
+        "Attach AmazonSSMManagedInstanceCore",
+    ),
+    Field::new(
+        "extraManagedPolicies",
+        Ty::STRINGS,
+        "Extra managed policy ARNs, each starting `arn:${AWS::Partition}:`",
+    ),
+    Field::new(
+        "roleName",
+        Ty::STRING,
+        "An existing role (the stack creates none)",
+    ),
+    Field::new(
+        "instanceProfileArn",
+        Ty::Source,
+        "An existing instance profile's ARN \
+        (`arn:${AWS::Partition}:iam::${AWS::AccountId}:instance-profile/NAME`), \
+        or `{parameter}` / `{import}` of one",
+    ),
+    Field::new(
+        "createdRoleName",
+        Ty::pattern("^[A-Za-z0-9+=,.@_-]+$", Some(64)),
+        "The name of the role the stack creates (needs CAPABILITY_NAMED_IAM); not \
+        in defaults",
+    ),
+    Field::new(
+        "rolePath",
+        Ty::pattern("^/([!-~]*/)?$", Some(512)),
+        "The IAM path of the role the stack creates, or with `roleName` of the \
+        existing role",
+    ),
+    Field::new(
+        "instanceProfilePath",
+        Ty::pattern("^/([!-~]*/)?$", Some(512)),
+        "Self-managed: the instance profile's IAM path (default: the role's)",
+    ),
+    Field::new(
+        "permissionsBoundary",
+        Ty::Source,
+        "A permissions boundary for the role the stack creates: a customer \
+        managed policy's name, an ARN starting `arn:${AWS::Partition}:`, or \
+        `{parameter}` / `{import}` of an ARN",
+    ),
+    Field::new(
+        "policyStatements",
+        Ty::Custom {
+            schema: statements_schema,
+            reads: "list of one or more [`policyStatement`](#policystatement)",
+        },
+        "IAM policy statements in an inline policy of the role the stack creates",
+    ),
+];
+/// `iam.policyStatements` in the JSON Schema.
+fn statements_schema(doc: &str) -> Json {
+    json!({"type": "array", "minItems": 1, "items": {"$ref": "#/definitions/policyStatement"}, "description": doc})
+}
 
 /// The blueprint-wide `iam` section: what every role the stack creates
 /// gets, node roles (unless a group says otherwise) and the aws-auth
 /// provider's role alike.
-pub(in crate::blueprint) const TOP_IAM_FIELDS: &[&str] = &["permissionsBoundary", "rolePath"];
-
-/// The keys of an IAM policy statement, in IAM's own spelling.
-pub(in crate::blueprint) const STATEMENT_FIELDS: &[&str] = &[
-    "Sid",
-    "Effect",
-    "Action",
-    "NotAction",
-    "Resource",
-    "NotResource",
-    "Condition",
+pub(in crate::blueprint) const TOP_IAM_FIELDS: &[Field] = &[
+    Field::new(
+        "permissionsBoundary",
+        Ty::Source,
+        "A permissions boundary for the role the stack creates: a customer \
+        managed policy's name, an ARN starting `arn:${AWS::Partition}:`, or \
+        `{parameter}` / `{import}` of an ARN",
+    ),
+    Field::new(
+        "rolePath",
+        Ty::pattern("^/([!-~]*/)?$", Some(512)),
+        "The IAM path of the roles the stack creates",
+    ),
 ];
 
+/// The keys of an IAM policy statement, in IAM's own spelling.
+pub(in crate::blueprint) const STATEMENT_FIELDS: &[Field] = &[
+    Field::new("Sid", Ty::pattern("^[A-Za-z0-9]+$", None), "")
+        .long("the statement's ID: letters and digits"),
+    Field::new("Effect", Ty::OneOf(|| EFFECTS.to_vec()), "")
+        .required_when("yes")
+        .long("whether the statement allows or denies"),
+    Field::new(
+        "Action",
+        Ty::OneOrMany(&Ty::STRING),
+        "One or several; `${AWS::Partition}`, `${AWS::AccountId}`, \
+        `${AWS::Region}`, `${AWS::URLSuffix}` and `${AWS::StackName}` are \
+        resolved",
+    ),
+    Field::new(
+        "NotAction",
+        Ty::OneOrMany(&Ty::STRING),
+        "One or several; `${AWS::Partition}`, `${AWS::AccountId}`, \
+        `${AWS::Region}`, `${AWS::URLSuffix}` and `${AWS::StackName}` are \
+        resolved",
+    ),
+    Field::new(
+        "Resource",
+        Ty::OneOrMany(&Ty::STRING),
+        "One or several; `${AWS::Partition}`, `${AWS::AccountId}`, \
+        `${AWS::Region}`, `${AWS::URLSuffix}` and `${AWS::StackName}` are \
+        resolved",
+    ),
+    Field::new(
+        "NotResource",
+        Ty::OneOrMany(&Ty::STRING),
+        "One or several; `${AWS::Partition}`, `${AWS::AccountId}`, \
+        `${AWS::Region}`, `${AWS::URLSuffix}` and `${AWS::StackName}` are \
+        resolved",
+    ),
+    Field::new(
+        "Condition",
+        Ty::Mapping,
+        "Condition operators, as IAM writes them",
+    ),
+];
+
+/// What a policy statement's `Effect` may be.
+const EFFECTS: &[&str] = &["Allow", "Deny"];
 /// The pseudo parameters a policy statement may use: `Fn::Sub` resolves
 /// them; any other `${...}` would be taken for a template reference.
 const STATEMENT_VARIABLES: &[&str] = &[
@@ -39,6 +152,86 @@ const STATEMENT_VARIABLES: &[&str] = &[
     "${AWS::URLSuffix}",
     "${AWS::StackName}",
 ];
+
+#[derive(Clone, Default)]
+pub(super) struct IamSpec {
+    pub(super) cni_uses_irsa: Opt<bool>,
+    pub(super) ssm_managed_instance: Opt<bool>,
+    pub(super) extra_managed_policies: Opt<Vec<String>>,
+    pub(super) role_name: Opt<String>,
+    pub(super) instance_profile_arn: Opt<Source>,
+    pub(super) created_role_name: Opt<String>,
+    pub(super) role_path: Opt<String>,
+    pub(super) instance_profile_path: Opt<String>,
+    /// The boundary's ARN text (a policy name already made an ARN).
+    pub(super) permissions_boundary: Opt<Source>,
+    pub(super) policy_statements: Opt<Vec<serde_json::Value>>,
+}
+
+impl IamSpec {
+    /// A group's `iam` over the one of `defaults`, field by field.
+    pub(super) fn over(self, d: IamSpec) -> IamSpec {
+        IamSpec {
+            cni_uses_irsa: self.cni_uses_irsa.or(d.cni_uses_irsa),
+            ssm_managed_instance: self.ssm_managed_instance.or(d.ssm_managed_instance),
+            extra_managed_policies: self.extra_managed_policies.or(d.extra_managed_policies),
+            role_name: self.role_name.or(d.role_name),
+            instance_profile_arn: self.instance_profile_arn.or(d.instance_profile_arn),
+            created_role_name: self.created_role_name.or(d.created_role_name),
+            role_path: self.role_path.or(d.role_path),
+            instance_profile_path: self.instance_profile_path.or(d.instance_profile_path),
+            permissions_boundary: self.permissions_boundary.or(d.permissions_boundary),
+            policy_statements: self.policy_statements.or(d.policy_statements),
+        }
+    }
+}
+
+pub(super) fn decode_iam(d: &mut Decoder, node: &Node) -> IamSpec {
+    let Some(mut f) = d.fields("iam", node, IAM_FIELDS) else {
+        return IamSpec::default();
+    };
+    let spec = IamSpec {
+        cni_uses_irsa: opt_bool(d, &mut f, "iam.", "cniUsesIrsa"),
+        ssm_managed_instance: opt_bool(d, &mut f, "iam.", "ssmManagedInstance"),
+        extra_managed_policies: f
+            .get("extraManagedPolicies")
+            .and_then(|n| extra_managed_policies(d, n)),
+        role_name: opt_string(d, &mut f, "iam.", "roleName"),
+        instance_profile_arn: instance_profile_arn(d, &mut f),
+        created_role_name: role_name(d, &mut f),
+        role_path: path(d, &mut f, "rolePath", "iam.rolePath"),
+        instance_profile_path: path(d, &mut f, "instanceProfilePath", "iam.instanceProfilePath"),
+        permissions_boundary: permissions_boundary(d, &mut f, "iam.permissionsBoundary"),
+        policy_statements: f.get("policyStatements").and_then(|n| statements(d, n)),
+    };
+    f.finish(d, "`iam`");
+    spec
+}
+
+/// `iam.extraManagedPolicies`: policy ARNs, each written with
+/// `${AWS::Partition}` (a literal partition is an error at that item, as
+/// in every IAM field: the template must deploy in every partition).
+fn extra_managed_policies(d: &mut Decoder, node: &Node) -> Opt<Vec<String>> {
+    let items = d.string_list("iam.extraManagedPolicies", node)?;
+    let mut ok = true;
+    for policy in &items {
+        if !policy.value.starts_with("arn:") {
+            ok = false;
+            d.error(policy.span, format!("`{}` is not a policy ARN", policy.value))
+                .help = Some(
+                "write the full ARN, `arn:${AWS::Partition}:iam::aws:policy/NAME` for an AWS managed policy".into(),
+            );
+        } else if partition_problem(d, policy, "iam.extraManagedPolicies") {
+            ok = false;
+        }
+    }
+    ok.then(|| {
+        Located::new(
+            items.into_iter().map(|policy| policy.value).collect(),
+            node.span,
+        )
+    })
+}
 
 #[derive(Clone, Default)]
 pub(in crate::blueprint) struct TopIam {
@@ -246,7 +439,7 @@ fn statement(d: &mut Decoder, node: &Node) -> Option<Json> {
     match f.get("Effect") {
         Some(n) => {
             if let Some(effect) = d.string("Effect", n) {
-                if effect.value != "Allow" && effect.value != "Deny" {
+                if !EFFECTS.contains(&effect.value.as_str()) {
                     d.error(
                         effect.span,
                         format!(
@@ -384,12 +577,7 @@ fn check_text(d: &mut Decoder, field: &str, text: &Located<String>) {
 /// The fields that shape the role and profile the stack creates mean
 /// nothing for an existing role, and a managed group's instance profile
 /// is made by EKS.
-pub(super) fn check_created_role(
-    d: &mut Decoder,
-    iam: &super::group_sections::IamSpec,
-    existing: bool,
-    managed: bool,
-) {
+pub(super) fn check_created_role(d: &mut Decoder, iam: &IamSpec, existing: bool, managed: bool) {
     if existing {
         let fields = [
             (

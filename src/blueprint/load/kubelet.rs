@@ -5,6 +5,7 @@
 //! key or value.
 
 use crate::blueprint::decode::{Decoder, Located};
+use crate::blueprint::field::{Field, Ty, declares, range};
 use crate::syntax::{Node, Value};
 use crate::upstream::kubelet_config::{self, ProblemKind};
 
@@ -21,17 +22,30 @@ pub(in crate::blueprint) const GENERATED: &[(&str, &str)] = &[
 
 /// The fields with rules of their own (the JSON Schema lists them with
 /// those rules); every other `KubeletConfiguration` field is accepted too.
-pub(in crate::blueprint) const KUBELET_FIELDS: &[&str] = &[
-    "imageGCHighThresholdPercent",
-    "imageGCLowThresholdPercent",
-    "evictionHard",
-    "kubeReserved",
-    "systemReserved",
-    "podPidsLimit",
-    "cpuManagerPolicy",
-    "containerLogMaxSize",
-    "containerLogMaxFiles",
-    "serializeImagePulls",
+pub(in crate::blueprint) const KUBELET_FIELDS: &[Field] = &[
+    Field::new(
+        "imageGCHighThresholdPercent",
+        Ty::integer(0, 100),
+        "Percent",
+    ),
+    Field::new("imageGCLowThresholdPercent", Ty::integer(0, 100), "Percent"),
+    Field::new("evictionHard", Ty::StringMap, "Kubelet resource map"),
+    Field::new("kubeReserved", Ty::StringMap, "Kubelet resource map"),
+    Field::new("systemReserved", Ty::StringMap, "Kubelet resource map"),
+    Field::new("podPidsLimit", Ty::integer(-1, 4_194_304), "PIDs per pod"),
+    Field::new(
+        "cpuManagerPolicy",
+        Ty::OneOf(|| CPU_MANAGER_POLICIES.to_vec()),
+        "",
+    )
+    .long("the kubelet's CPU manager policy"),
+    Field::new("containerLogMaxSize", Ty::STRING, "e.g. 10Mi"),
+    Field::new("containerLogMaxFiles", Ty::integer(2, 1000), "Files"),
+    Field::new(
+        "serializeImagePulls",
+        Ty::Boolean,
+        "Pull one image at a time",
+    ),
 ];
 
 pub(in crate::blueprint) const CPU_MANAGER_POLICIES: &[&str] = &["none", "static"];
@@ -52,20 +66,20 @@ pub(super) fn decode_kubelet(
         }
         let field = key.name.as_str();
         let path = format!("kubelet.{field}");
-        if !KUBELET_FIELDS.contains(&field) {
+        if !declares(KUBELET_FIELDS, field) {
             if let Some(json) = decode_other(d, key, value) {
                 out.push((Located::new(field.to_string(), key.span), json));
             }
             continue;
         }
         let json = match field {
-            "imageGCHighThresholdPercent" | "imageGCLowThresholdPercent" => {
-                d.integer(&path, value, 0, 100).map(|v| v.value.into())
+            "imageGCHighThresholdPercent"
+            | "imageGCLowThresholdPercent"
+            | "podPidsLimit"
+            | "containerLogMaxFiles" => {
+                let (min, max) = range(KUBELET_FIELDS, field);
+                d.integer(&path, value, min, max).map(|v| v.value.into())
             }
-            "podPidsLimit" => d
-                .integer(&path, value, -1, 4_194_304)
-                .map(|v| v.value.into()),
-            "containerLogMaxFiles" => d.integer(&path, value, 2, 1000).map(|v| v.value.into()),
             "serializeImagePulls" => d.boolean(&path, value).map(|v| v.value.into()),
             "cpuManagerPolicy" => d
                 .name_choice(&path, value, CPU_MANAGER_POLICIES)
@@ -150,8 +164,12 @@ mod tests {
     /// fields of the kubelet's own `KubeletConfiguration`.
     #[test]
     fn every_typed_and_generated_field_is_a_kubelet_field() {
-        let generated = GENERATED.iter().map(|(name, _)| name);
-        for name in KUBELET_FIELDS.iter().chain(generated) {
+        let generated = GENERATED.iter().map(|(name, _)| *name);
+        for name in KUBELET_FIELDS
+            .iter()
+            .map(|field| field.name)
+            .chain(generated)
+        {
             assert!(kubelet_config::field(name).is_some(), "{name}");
         }
     }

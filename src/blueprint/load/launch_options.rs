@@ -5,18 +5,70 @@
 //! nodes with launch templates" in the EKS User Guide), so they apply to
 //! both kinds of group and every family.
 
-use super::node_group::GroupSpec;
-use super::{Opt, opt_bool, opt_u32};
-use crate::blueprint::decode::{Decoder, Located};
+use super::read::{Opt, opt_bool, opt_u32};
+use crate::blueprint::decode::{Decoder, Fields, Located};
+use crate::blueprint::field::{Field, Ty};
 use crate::blueprint::{CpuCredits, CpuOptions, InstanceRequirements, LaunchOptions};
 use crate::syntax::Node;
 
-pub(in crate::blueprint) const CPU_OPTIONS_FIELDS: &[&str] =
-    &["coreCount", "threadsPerCore", "amdSevSnp"];
+pub(in crate::blueprint) const CPU_OPTIONS_FIELDS: &[Field] = &[
+    Field::new(
+        "coreCount",
+        Ty::integer(1, 448),
+        "CPU cores (needs exactly one instance type)",
+    ),
+    Field::new(
+        "threadsPerCore",
+        Ty::integer(1, 2),
+        "Threads per core: 1 turns simultaneous multithreading off",
+    ),
+    Field::new(
+        "amdSevSnp",
+        Ty::Boolean,
+        "AMD SEV-SNP (M6a, R6a and C6a types only)",
+    ),
+];
 pub(in crate::blueprint) const CPU_CREDITS: &[(&str, CpuCredits)] = &[
     ("standard", CpuCredits::Standard),
     ("unlimited", CpuCredits::Unlimited),
 ];
+
+/// The launch template settings of a group as written.
+#[derive(Clone, Default)]
+pub(super) struct LaunchOptionsSpec {
+    pub(super) ebs_optimized: Opt<bool>,
+    pub(super) cpu_options: Opt<CpuOptionsSpec>,
+    pub(super) cpu_credits: Opt<CpuCredits>,
+    pub(super) enclave: Opt<bool>,
+}
+
+impl LaunchOptionsSpec {
+    /// A group's settings over those of `defaults`, each replaced whole: a
+    /// core count belongs with its thread count.
+    pub(super) fn over(self, d: LaunchOptionsSpec) -> LaunchOptionsSpec {
+        LaunchOptionsSpec {
+            ebs_optimized: self.ebs_optimized.or(d.ebs_optimized),
+            cpu_options: self.cpu_options.or(d.cpu_options),
+            cpu_credits: self.cpu_credits.or(d.cpu_credits),
+            enclave: self.enclave.or(d.enclave),
+        }
+    }
+}
+
+/// `ebsOptimized`, `cpuOptions`, `cpuCredits` and `enclave` of a group.
+pub(super) fn decode_launch_options(d: &mut Decoder, f: &mut Fields<'_>) -> LaunchOptionsSpec {
+    LaunchOptionsSpec {
+        ebs_optimized: opt_bool(d, f, "", "ebsOptimized"),
+        cpu_options: f.get("cpuOptions").and_then(|n| {
+            let at = f.key_span("cpuOptions").unwrap_or(n.span);
+            decode_cpu_options(d, n, at)
+        }),
+        cpu_credits: f
+            .get("cpuCredits")
+            .and_then(|n| d.choice("cpuCredits", n, CPU_CREDITS)),
+        enclave: opt_bool(d, f, "", "enclave"),
+    }
+}
 
 /// `cpuOptions` as written.
 #[derive(Clone, Default)]
@@ -27,7 +79,7 @@ pub(super) struct CpuOptionsSpec {
 }
 
 /// `cpuOptions: {coreCount, threadsPerCore, amdSevSnp}`, located at its key.
-pub(super) fn decode_cpu_options(
+fn decode_cpu_options(
     d: &mut Decoder,
     node: &Node,
     at: crate::source::Span,
@@ -35,13 +87,13 @@ pub(super) fn decode_cpu_options(
     let mut f = d.fields("cpuOptions", node, CPU_OPTIONS_FIELDS)?;
     let spec = CpuOptionsSpec {
         // The largest EC2 instance has 448 vCPUs (224 cores of two threads).
-        core_count: opt_u32(d, &mut f, "cpuOptions.", "coreCount", 1, 448),
-        threads_per_core: opt_u32(d, &mut f, "cpuOptions.", "threadsPerCore", 1, 2),
+        core_count: opt_u32(d, &mut f, "cpuOptions.", "coreCount"),
+        threads_per_core: opt_u32(d, &mut f, "cpuOptions.", "threadsPerCore"),
         amd_sev_snp: opt_bool(d, &mut f, "cpuOptions.", "amdSevSnp"),
     };
     f.finish(d, "`cpuOptions`");
     if spec.core_count.is_none() && spec.threads_per_core.is_none() && spec.amd_sev_snp.is_none() {
-        if CPU_OPTIONS_FIELDS.iter().any(|field| f.given(field)) {
+        if CPU_OPTIONS_FIELDS.iter().any(|field| f.given(field.name)) {
             return None;
         }
         d.error(at, "`cpuOptions` sets nothing").help =
@@ -80,7 +132,7 @@ fn too_small_for_enclave(instance_type: &str) -> bool {
 /// chosen by `instanceRequirements`).
 pub(super) fn check_launch_options(
     d: &mut Decoder,
-    spec: &GroupSpec,
+    spec: &LaunchOptionsSpec,
     instance_types: &[Located<String>],
     requirements: Option<&InstanceRequirements>,
 ) -> LaunchOptions {

@@ -4,14 +4,19 @@
 //!
 //! This module reads the document's top level and runs the sections, each
 //! decoded in a module of its own: `cluster` (with `access` and the values
-//! in `sources`), the node groups (`node_group`, their nested sections in
-//! `group_sections` and `kubelet`, the rules across fields in `group_rules`
-//! and `families`), `stacks` and `suppressions`.
+//! in `sources`), the node groups (`node_group`, their sections in
+//! `group_sections`, `scaling`, `iam`, `instances`, `networking`,
+//! `launch_options`, `storage`, `kubelet`, ..., the rules across sections
+//! in the stages that `group_rules` runs), `stacks` and `suppressions`.
+//! Sections lie below the stages that combine them, and the readers they
+//! share are in `read`, so no file here imports one that imports it back.
 
 mod access;
 mod ami;
 mod cluster;
 mod families;
+mod group_fields;
+mod group_instances;
 mod group_rules;
 mod group_sections;
 mod group_stages;
@@ -24,6 +29,8 @@ mod node_config;
 mod node_group;
 mod node_repair;
 mod raw;
+mod read;
+mod scaling;
 mod security;
 mod sources;
 mod stacks;
@@ -34,8 +41,8 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use crate::blueprint::decode::{Decoder, Fields, Located};
+use crate::blueprint::field::{Field, Ty};
 use crate::blueprint::limits;
-use crate::blueprint::rules;
 use crate::blueprint::*;
 use crate::diagnostic::Diagnostic;
 use crate::source::{SourceFile, Span};
@@ -44,35 +51,30 @@ use crate::syntax::Node;
 use cluster::decode_cluster;
 use group_rules::{expand_per_az, resolve_group};
 use node_group::{GroupSpec, check_group_name, decode_group_spec};
+use read::{first_column, missing};
 use sources::check_parameters;
 use stacks::{Placement, decode_main_stack, decode_placement, plan_stacks};
 use suppressions::decode_suppressions;
 
-// The field and value lists, for the JSON Schema.
-pub(super) use access::{NODE_ACCESS, PROVIDER_FIELDS};
+// The field tables, for the JSON Schema and the field reference.
+pub(super) use access::PROVIDER_FIELDS;
 pub(super) use ami::AMI_FIELDS;
-pub(super) use cluster::{AUTHENTICATION_MODES, CLUSTER_FIELDS, IP_FAMILIES};
-pub(super) use group_sections::{
-    DISTRIBUTION_FIELDS, EFS_FIELDS, HTTP_TOKENS, IAM_FIELDS, IMDS_FIELDS, LIFECYCLE_FIELDS,
-    SPOT_ALLOCATION_STRATEGIES, TAINT_EFFECTS, TAINT_FIELDS, UPDATE_CONFIG_FIELDS, UPDATE_FIELDS,
-    UPDATE_STRATEGIES,
-};
-pub(super) use iam::{STATEMENT_FIELDS, TOP_IAM_FIELDS};
+pub(super) use cluster::CLUSTER_FIELDS;
+pub(super) use group_fields::{CLUSTER_AUTOSCALER_FIELDS, GROUP_FIELDS};
+pub(super) use group_sections::{EFS_FIELDS, IMDS_FIELDS, TAINT_FIELDS};
+pub(super) use iam::{IAM_FIELDS, STATEMENT_FIELDS, TOP_IAM_FIELDS};
 pub(super) use instances::{
-    ARCHITECTURES, CAPACITY_RESERVATION_FIELDS, INSTANCE_GENERATIONS, INSTANCE_TYPE_FIELDS,
-    MAX_WEIGHT, ON_DEMAND_ALLOCATION_STRATEGIES, RANGE_FIELDS, REQUIREMENTS_FIELDS,
+    CAPACITY_RESERVATION_FIELDS, INSTANCE_TYPE_FIELDS, RANGE_FIELDS, REQUIREMENTS_FIELDS,
 };
-pub(super) use kubelet::{CPU_MANAGER_POLICIES, GENERATED as KUBELET_GENERATED, KUBELET_FIELDS};
-pub(super) use launch_options::{CPU_CREDITS, CPU_OPTIONS_FIELDS};
-pub(super) use networking::{NODE_SECURITY_GROUPS, SSH_FIELDS};
-pub(super) use node_group::{
-    CAPACITY_TYPES, CLUSTER_AUTOSCALER_FIELDS, GROUP_FIELDS, SIGNAL_CLIENTS,
+pub(super) use kubelet::{GENERATED as KUBELET_GENERATED, KUBELET_FIELDS};
+pub(super) use launch_options::CPU_OPTIONS_FIELDS;
+pub(super) use networking::SSH_FIELDS;
+pub(super) use node_repair::{NODE_REPAIR_FIELDS, REPAIR_OVERRIDE_FIELDS};
+pub(super) use scaling::{
+    DISTRIBUTION_FIELDS, LIFECYCLE_FIELDS, UPDATE_CONFIG_FIELDS, UPDATE_FIELDS,
 };
-pub(super) use node_repair::{NODE_REPAIR_FIELDS, REPAIR_ACTIONS, REPAIR_OVERRIDE_FIELDS};
 pub(super) use sources::SOURCE_FIELDS;
-pub(super) use storage::{
-    DATA_VOLUME_FIELDS, INSTANCE_STORE_POLICIES, VOLUME_FIELDS, VOLUME_TYPES,
-};
+pub(super) use storage::{DATA_VOLUME_FIELDS, VOLUME_FIELDS};
 pub(super) use suppressions::SUPPRESSION_FIELDS;
 
 /// A loaded blueprint and the warnings found on the way.
@@ -117,23 +119,77 @@ pub fn load_with(
     }
 }
 
-pub(super) const TOP_FIELDS: &[&str] = &[
-    "extends",
-    "apiVersion",
-    "kind",
-    "description",
-    "cluster",
-    "defaults",
-    "nodeGroups",
-    "managedNodeGroups",
-    "suppressions",
-    "overrides",
-    "stack",
-    "stacks",
-    "iam",
+pub(super) const TOP_FIELDS: &[Field] = &[
+    Field::new(
+        "extends",
+        Ty::STRING,
+        "A preset name, or a base blueprint's path relative to this one",
+    ),
+    Field::new("apiVersion", Ty::Const("eksynth.io/v1"), "")
+        .long("the version of the format")
+        .required(),
+    Field::new("kind", Ty::Const("NodeBlueprint"), "")
+        .long("the kind of document")
+        .required(),
+    Field::new("description", Ty::STRING, "The template's description"),
+    Field::new(
+        "cluster",
+        Ty::Object("cluster"),
+        "The cluster the nodes join",
+    )
+    .required_when("unless the blueprint `extends` a base that has it"),
+    Field::new(
+        "defaults",
+        Ty::Object("defaults"),
+        "Node group fields shared by every group",
+    ),
+    Field::new(
+        "nodeGroups",
+        Ty::list(&Ty::Object("nodeGroup")),
+        "Self-managed node groups",
+    ),
+    Field::new(
+        "managedNodeGroups",
+        Ty::list(&Ty::Object("nodeGroup")),
+        "Managed node groups",
+    )
+    .long(
+        "Managed node groups (`AWS::EKS::Nodegroup`); a blueprint has at least \
+        one group, in either list",
+    ),
+    Field::new(
+        "suppressions",
+        Ty::list(&Ty::Object("suppression")),
+        "Validation findings accepted, with a reason",
+    ),
+    Field::new(
+        "overrides",
+        Ty::list(&Ty::Object("override")),
+        "Changes to generated resources, applied last: each sets a `value` at a \
+        `path` of a resource, or deletes it",
+    ),
+    Field::new(
+        "stack",
+        Ty::pattern("^[A-Za-z][-A-Za-z0-9]*$", Some(128)),
+        "The main stack's name, which names its template file (default: the \
+        blueprint file's name); not inherited from a base",
+    ),
+    Field::new(
+        "stacks",
+        Ty::Custom {
+            schema: stacks::stacks_schema,
+            reads: "`perGroup`, or a mapping of stack names to lists of node group names",
+        },
+        "Node groups in stacks of their own: `perGroup`, or stack names mapped to \
+        the node groups each holds",
+    ),
+    Field::new(
+        "iam",
+        Ty::Object("blueprintIam"),
+        "The permissions boundary and path of every role the stack creates, the \
+        aws-auth provider's included",
+    ),
 ];
-
-type Opt<T> = Option<Located<T>>;
 
 /// The blueprint's top level: its header, then each section in the order
 /// their findings are reported, then the node groups made whole and the
@@ -516,17 +572,6 @@ fn check_shared_node_names(d: &mut Decoder, groups: &[NodeGroup]) {
     }
 }
 
-/// The first character of a span: a mapping's own span runs to its end.
-fn first_column(span: Span) -> Span {
-    Span { len: 1, ..span }
-}
-
-fn missing(d: &mut Decoder, span: Span, field: &str, context: &str, help: &str) {
-    let message = format!("missing field `{field}` in {context}");
-    let diagnostic = d.error(span, message);
-    diagnostic.help = Some(format!("add {help}"));
-}
-
 /// Checks `apiVersion` and `kind`; false when the file is not a blueprint
 /// this version reads.
 fn check_header(d: &mut Decoder, root: &Node, top: &mut Fields<'_>) -> bool {
@@ -556,59 +601,4 @@ fn check_header(d: &mut Decoder, root: &Node, top: &mut Fields<'_>) -> bool {
         }
     }
     ok
-}
-
-fn opt_u32(
-    d: &mut Decoder,
-    fields: &mut Fields<'_>,
-    prefix: &str,
-    field: &str,
-    min: i64,
-    max: i64,
-) -> Opt<u32> {
-    let node = fields.get(field)?;
-    d.integer(&format!("{prefix}{field}"), node, min, max)
-        .map(|v| Located::new(v.value as u32, v.span))
-}
-
-fn opt_bool(d: &mut Decoder, fields: &mut Fields<'_>, prefix: &str, field: &str) -> Opt<bool> {
-    let node = fields.get(field)?;
-    d.boolean(&format!("{prefix}{field}"), node)
-}
-
-fn opt_string(d: &mut Decoder, fields: &mut Fields<'_>, prefix: &str, field: &str) -> Opt<String> {
-    let node = fields.get(field)?;
-    d.string(&format!("{prefix}{field}"), node)
-}
-
-fn opt_strings(
-    d: &mut Decoder,
-    fields: &mut Fields<'_>,
-    prefix: &str,
-    field: &str,
-) -> Opt<Vec<String>> {
-    let node = fields.get(field)?;
-    let items = d.string_list(&format!("{prefix}{field}"), node)?;
-    Some(Located::new(
-        items.into_iter().map(|s| s.value).collect(),
-        node.span,
-    ))
-}
-
-fn duration(d: &mut Decoder, field: &str, node: &Node, min: u64, max: u64) -> Opt<String> {
-    let text = d.string(field, node)?;
-    match rules::iso_duration_seconds(&text.value) {
-        Some(seconds) if (min..=max).contains(&seconds) => Some(text),
-        Some(seconds) => {
-            let message =
-                format!("`{field}` is {seconds} seconds; it must be between {min} and {max}");
-            d.error(text.span, message);
-            None
-        }
-        None => {
-            let message = format!("`{field}` `{}` is not an ISO 8601 duration", text.value);
-            d.error(text.span, message).help = Some("write it like `PT15M` or `PT1H30M`".into());
-            None
-        }
-    }
 }

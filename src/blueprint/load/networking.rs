@@ -2,21 +2,27 @@
 //! fields: instance tags in IMDS, public addresses, SSH sources, the
 //! shared security group and the cluster's IP family.
 
-use super::Opt;
-use super::group_sections::decode_security_group_list;
-use super::node_group::GroupSpec;
+use super::read::Opt;
+use super::sources::decode_source;
 use crate::blueprint::decode::{Decoder, Located};
+use crate::blueprint::field::{Field, Ty};
 use crate::blueprint::{AmiFamily, Cluster, IpFamily, NodeSecurityGroup, Source, Ssh};
 use crate::cidr::{Cidr, Cover, Family, Problem, cover};
 use crate::source::Span;
-use crate::syntax::Node;
+use crate::syntax::{Node, Value};
+use serde_json::{Value as Json, json};
 
 /// Whether the instance's tags are readable from IMDS
 /// (`imds.instanceTags`). EC2 then refuses to launch an instance with a tag
 /// key outside `[0-9a-zA-Z\-_+=,.@:]{1,255}` or named `.`, `..` or `_index`
 /// (the key is a path segment of `/latest/meta-data/tags/instance/`).
-pub(super) fn check_instance_tags(d: &mut Decoder, spec: &GroupSpec, is_managed: bool) -> bool {
-    let Some(flag) = spec.imds.instance_tags.as_ref().filter(|f| f.value) else {
+pub(super) fn check_instance_tags(
+    d: &mut Decoder,
+    instance_tags: &Opt<bool>,
+    tags: &[(Located<String>, Located<String>)],
+    is_managed: bool,
+) -> bool {
+    let Some(flag) = instance_tags.as_ref().filter(|f| f.value) else {
         return false;
     };
     if is_managed {
@@ -29,7 +35,7 @@ pub(super) fn check_instance_tags(d: &mut Decoder, spec: &GroupSpec, is_managed:
         return false;
     }
     let mut ok = true;
-    for (key, _) in &spec.tags {
+    for (key, _) in tags {
         if !imds_tag_key_ok(&key.value) {
             ok = false;
             let message = format!(
@@ -67,8 +73,8 @@ fn imds_tag_key_ok(key: &str) -> bool {
 /// assigns a public address only to an instance launched with one network
 /// interface, so an EFA group with several network cards (one interface
 /// each) cannot have one.
-pub(super) fn check_public_ip(d: &mut Decoder, spec: &GroupSpec, efa_cards: u32) -> bool {
-    let Some(flag) = spec.associate_public_ip.as_ref().filter(|f| f.value) else {
+pub(super) fn check_public_ip(d: &mut Decoder, associate: &Opt<bool>, efa_cards: u32) -> bool {
+    let Some(flag) = associate.as_ref().filter(|f| f.value) else {
         return false;
     };
     if efa_cards > 1 {
@@ -92,7 +98,40 @@ pub(super) fn check_public_ip(d: &mut Decoder, spec: &GroupSpec, efa_cards: u32)
     true
 }
 
-pub(in crate::blueprint) const SSH_FIELDS: &[&str] = &["sourceSecurityGroups", "sourceCidrs"];
+/// A list of security groups in the JSON Schema: IDs or value sources.
+pub(super) fn security_groups_schema(doc: &str) -> Json {
+    json!({
+        "description": doc,
+        "type": "array",
+        "items": {"anyOf": [{"type": "string", "pattern": "^sg-"}, {"$ref": "#/definitions/source"}]},
+    })
+}
+
+/// `ssh.sourceCidrs` in the JSON Schema.
+fn cidrs_schema(doc: &str) -> Json {
+    json!({"description": doc, "type": "array", "items": {"type": "string"}})
+}
+
+pub(in crate::blueprint) const SSH_FIELDS: &[Field] = &[
+    Field::new(
+        "sourceSecurityGroups",
+        Ty::Custom {
+            schema: security_groups_schema,
+            reads: "list of security group IDs (`sg-…`), `{parameter: Name}` or `{import: \
+                ExportName}`",
+        },
+        "Security groups allowed in on port 22: IDs, `{parameter: Name}` or \
+        `{import: ExportName}`",
+    ),
+    Field::new(
+        "sourceCidrs",
+        Ty::Custom {
+            schema: cidrs_schema,
+            reads: "list of IPv4 or IPv6 CIDRs",
+        },
+        "IPv4 or IPv6 CIDRs allowed in on port 22 (never the whole internet)",
+    ),
+];
 
 #[derive(Clone)]
 pub(super) struct SshSpec {
@@ -195,11 +234,60 @@ fn check_source_cidrs(d: &mut Decoder, cidrs: &[Located<String>]) -> bool {
     ok
 }
 
+/// Extra security groups: each an ID, `{parameter: Name}` (an
+/// `AWS::EC2::SecurityGroup::Id` parameter) or `{import: ExportName}` (an
+/// export holding one ID).
+pub(super) fn decode_security_groups(d: &mut Decoder, node: &Node) -> Opt<Vec<Located<Source>>> {
+    decode_security_group_list(d, "securityGroups", node)
+}
+
+/// A list of security groups, each an ID or a value source.
+pub(super) fn decode_security_group_list(
+    d: &mut Decoder,
+    field: &str,
+    node: &Node,
+) -> Opt<Vec<Located<Source>>> {
+    let Value::Seq(items) = &node.value else {
+        d.wrong_type(
+            field,
+            node,
+            "a list of security group IDs, `{parameter: Name}` or `{import: ExportName}`",
+        );
+        return None;
+    };
+    let mut groups = Vec::new();
+    for item in items {
+        let source = match &item.value {
+            Value::Map(_) => decode_source(d, field, item),
+            _ => d
+                .string(field, item)
+                .map(|s| Located::new(Source::Literal(s.value), s.span)),
+        };
+        let Some(source) = source else { continue };
+        if let Source::Literal(id) = &source.value
+            && !crate::blueprint::rules::is_ec2_id("sg", id)
+        {
+            d.error(source.span, format!("`{id}` is not a security group ID"))
+                .help = Some(
+                "security group IDs look like `sg-0123456789abcdef0`; or write `{parameter: Name}` or `{import: ExportName}`".into(),
+            );
+            continue;
+        }
+        groups.push(source);
+    }
+    Some(Located::new(groups, node.span))
+}
+
 /// The SSH sources of a group, which need `keyName` (the only way in), and
 /// an SSH server: EKS Windows images run none.
-pub(super) fn check_ssh(d: &mut Decoder, spec: &GroupSpec, family: AmiFamily) -> Option<Ssh> {
-    let ssh = spec.ssh.as_ref()?;
-    if spec.key_name.is_none() {
+pub(super) fn check_ssh(
+    d: &mut Decoder,
+    ssh: &Opt<SshSpec>,
+    key_name: &Opt<String>,
+    family: AmiFamily,
+) -> Option<Ssh> {
+    let ssh = ssh.as_ref()?;
+    if key_name.is_none() {
         d.error(ssh.span, "`ssh` needs `keyName`").help =
             Some("set `keyName` to the EC2 key pair the nodes accept".into());
         return None;
@@ -230,10 +318,10 @@ pub(in crate::blueprint) const NODE_SECURITY_GROUPS: &[(&str, NodeSecurityGroup)
 /// `nodeSecurityGroup: cluster` needs the cluster security group's ID.
 pub(super) fn check_node_security_group(
     d: &mut Decoder,
-    spec: &GroupSpec,
+    choice: &Opt<NodeSecurityGroup>,
     cluster: &Cluster,
 ) -> NodeSecurityGroup {
-    let Some(choice) = &spec.node_security_group else {
+    let Some(choice) = choice else {
         return NodeSecurityGroup::Shared;
     };
     if choice.value == NodeSecurityGroup::Cluster && cluster.cluster_security_group.is_none() {

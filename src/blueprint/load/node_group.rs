@@ -2,22 +2,29 @@
 //! `GroupSpec`, `defaults` merged under it, and the rules for its names.
 
 use super::ami::decode_ami;
-use super::group_sections::{
-    DistributionSpec, IamSpec, ImdsSpec, UpdateSpec, check_label, decode_distribution, decode_efs,
-    decode_iam, decode_imds, decode_lifecycle, decode_security_groups, decode_subnets,
-    decode_taint, decode_update, decode_update_config,
+use super::group_fields::{
+    CAPACITY_TYPES, CLUSTER_AUTOSCALER_FIELDS, GROUP_FIELDS, SIGNAL_CLIENTS,
 };
+use super::group_sections::{
+    ImdsSpec, check_label, decode_efs, decode_imds, decode_subnets, decode_taint,
+};
+use super::iam::{IamSpec, decode_iam};
 use super::instances::{
     TypeSpec, check_placement_group_name, decode_capacity_reservation, decode_instance_types,
     decode_requirements, is_reservation_id,
 };
 use super::kubelet::decode_kubelet;
-use super::launch_options::{CPU_CREDITS, CpuOptionsSpec, decode_cpu_options};
+use super::launch_options::{LaunchOptionsSpec, decode_launch_options};
+use super::networking::{NODE_SECURITY_GROUPS, decode_security_groups};
 use super::node_repair::decode_node_repair;
+use super::read::{Opt, duration, opt_bool, opt_string, opt_strings, opt_u32};
+use super::scaling::{
+    DistributionSpec, UpdateSpec, decode_distribution, decode_lifecycle, decode_update,
+    decode_update_config,
+};
 use super::storage::{
     DataVolumeSpec, INSTANCE_STORE_POLICIES, VolumeSpec, decode_volume, decode_volumes,
 };
-use super::{Opt, duration, opt_bool, opt_string, opt_strings, opt_u32};
 use crate::blueprint::compose;
 use crate::blueprint::decode::{Decoder, Fields, Located};
 use crate::blueprint::hatches::HatchSpec;
@@ -25,98 +32,6 @@ use crate::blueprint::limits;
 use crate::blueprint::*;
 use crate::source::Span;
 use crate::syntax::{Node, Value};
-
-pub(in crate::blueprint) const GROUP_FIELDS: &[&str] = &[
-    "name",
-    "amiFamily",
-    "ami",
-    "kubernetesVersion",
-    "fips",
-    "instanceType",
-    "instanceTypes",
-    "minSize",
-    "maxSize",
-    "desiredCapacity",
-    "subnets",
-    "labels",
-    "taints",
-    "maxPods",
-    "kubelet",
-    "nodeConfig",
-    "rootVolume",
-    "volumes",
-    "instanceStore",
-    "imds",
-    "preBootstrapCommands",
-    "postBootstrapCommands",
-    "userDataParts",
-    "bottlerocket",
-    "efsMounts",
-    "tags",
-    "iam",
-    "securityGroups",
-    "nodeSecurityGroup",
-    "associatePublicIpAddress",
-    "keyName",
-    "ssh",
-    "detailedMonitoring",
-    "ebsOptimized",
-    "cpuOptions",
-    "cpuCredits",
-    "enclave",
-    "clusterAutoscaler",
-    "updatePolicy",
-    "signalTimeout",
-    "signalClient",
-    "perAz",
-    "capacityType",
-    "instancesDistribution",
-    "bootstrapArguments",
-    "lifecycle",
-    "updateConfig",
-    "forceUpdateEnabled",
-    "releaseVersion",
-    "amiType",
-    "nodegroupName",
-    "capacityReservationId",
-    "nodeRepair",
-    "autoScalingGroupName",
-    "instanceRequirements",
-    "placementGroup",
-    "capacityReservation",
-    "efa",
-];
-/// `clusterAutoscaler` written as a mapping.
-pub(in crate::blueprint) const CLUSTER_AUTOSCALER_FIELDS: &[&str] = &["enabled", "priority"];
-/// Fields only a managed node group has, and only a self-managed one has.
-pub(super) const MANAGED_ONLY: &[&str] = &[
-    "nodegroupName",
-    "capacityReservationId",
-    "updateConfig",
-    "forceUpdateEnabled",
-    "releaseVersion",
-    "amiType",
-    "nodeRepair",
-];
-pub(super) const SELF_MANAGED_ONLY: &[&str] = &[
-    "instancesDistribution",
-    "updatePolicy",
-    "signalTimeout",
-    "signalClient",
-    "lifecycle",
-    "autoScalingGroupName",
-];
-
-/// `signalClient`: what sends an AL2023 or AL2 node's signal.
-pub(in crate::blueprint) const SIGNAL_CLIENTS: &[(&str, SignalClient)] = &[
-    ("image", SignalClient::Image),
-    ("embedded", SignalClient::Embedded),
-];
-pub(in crate::blueprint) const CAPACITY_TYPES: &[(&str, CapacityType)] = &[
-    ("ON_DEMAND", CapacityType::OnDemand),
-    ("SPOT", CapacityType::Spot),
-    ("CAPACITY_BLOCK", CapacityType::CapacityBlock),
-];
 
 /// Node group settings as written, before defaults are merged in.
 #[derive(Clone, Default)]
@@ -157,10 +72,7 @@ pub(super) struct GroupSpec {
     pub(super) security_groups: Opt<Vec<Located<Source>>>,
     pub(super) key_name: Opt<String>,
     pub(super) detailed_monitoring: Opt<bool>,
-    pub(super) ebs_optimized: Opt<bool>,
-    pub(super) cpu_options: Opt<CpuOptionsSpec>,
-    pub(super) cpu_credits: Opt<CpuCredits>,
-    pub(super) enclave: Opt<bool>,
+    pub(super) launch_options: LaunchOptionsSpec,
     pub(super) associate_public_ip: Opt<bool>,
     pub(super) node_security_group: Opt<NodeSecurityGroup>,
     pub(super) ssh: Opt<super::networking::SshSpec>,
@@ -280,32 +192,11 @@ impl GroupSpec {
             hatches: self.hatches.over(&d.hatches),
             efs_mounts: self.efs_mounts.or(d.efs_mounts),
             tags: merge_pairs(&d.tags, &self.tags),
-            iam: IamSpec {
-                cni_uses_irsa: self.iam.cni_uses_irsa.or(d.iam.cni_uses_irsa),
-                ssm_managed_instance: self.iam.ssm_managed_instance.or(d.iam.ssm_managed_instance),
-                extra_managed_policies: self
-                    .iam
-                    .extra_managed_policies
-                    .or(d.iam.extra_managed_policies),
-                role_name: self.iam.role_name.or(d.iam.role_name),
-                instance_profile_arn: self.iam.instance_profile_arn.or(d.iam.instance_profile_arn),
-                created_role_name: self.iam.created_role_name.or(d.iam.created_role_name),
-                role_path: self.iam.role_path.or(d.iam.role_path),
-                instance_profile_path: self
-                    .iam
-                    .instance_profile_path
-                    .or(d.iam.instance_profile_path),
-                permissions_boundary: self.iam.permissions_boundary.or(d.iam.permissions_boundary),
-                policy_statements: self.iam.policy_statements.or(d.iam.policy_statements),
-            },
+            iam: self.iam.over(d.iam),
             security_groups: self.security_groups.or(d.security_groups),
             key_name: self.key_name.or(d.key_name),
             detailed_monitoring: self.detailed_monitoring.or(d.detailed_monitoring),
-            ebs_optimized: self.ebs_optimized.or(d.ebs_optimized),
-            // Replaced whole: a core count belongs with its thread count.
-            cpu_options: self.cpu_options.or(d.cpu_options),
-            cpu_credits: self.cpu_credits.or(d.cpu_credits),
-            enclave: self.enclave.or(d.enclave),
+            launch_options: self.launch_options.over(d.launch_options),
             associate_public_ip: self.associate_public_ip.or(d.associate_public_ip),
             node_security_group: self.node_security_group.or(d.node_security_group),
             ssh: self.ssh.or(d.ssh),
@@ -376,15 +267,20 @@ pub(super) fn decode_group_spec(d: &mut Decoder, node: &Node, context: &str) -> 
     decode_managed(d, &mut f, &mut spec, context);
     spec.written = GROUP_FIELDS
         .iter()
-        .filter_map(|field| f.key_span(field).map(|span| (*field, span)))
+        .map(|field| field.name)
+        .filter_map(|field| f.key_span(field).map(|span| (field, span)))
         // A name `defaults` cannot set is reported once, as such.
         .filter(|(field, _)| {
             context != "defaults" || !matches!(*field, "nodegroupName" | "autoScalingGroupName")
         })
         .collect();
     spec.reported = f.finish(d, &context_name);
-    spec.reported
-        .extend(GROUP_FIELDS.iter().filter(|field| f.given(field)));
+    spec.reported.extend(
+        GROUP_FIELDS
+            .iter()
+            .map(|field| field.name)
+            .filter(|field| f.given(field)),
+    );
     spec
 }
 
@@ -413,9 +309,9 @@ fn decode_instances(d: &mut Decoder, f: &mut Fields<'_>, spec: &mut GroupSpec) {
         .get("capacityReservation")
         .and_then(|n| decode_capacity_reservation(d, "capacityReservation", n));
     spec.efa = opt_bool(d, f, "", "efa");
-    spec.min_size = opt_u32(d, f, "", "minSize", 0, 10_000);
-    spec.max_size = opt_u32(d, f, "", "maxSize", 1, 10_000);
-    spec.desired_capacity = opt_u32(d, f, "", "desiredCapacity", 0, 10_000);
+    spec.min_size = opt_u32(d, f, "", "minSize");
+    spec.max_size = opt_u32(d, f, "", "maxSize");
+    spec.desired_capacity = opt_u32(d, f, "", "desiredCapacity");
 }
 
 /// What the nodes are as Kubernetes nodes and as machines: subnets,
@@ -443,7 +339,7 @@ fn decode_nodes(d: &mut Decoder, f: &mut Fields<'_>, spec: &mut GroupSpec) {
             .collect();
         Some(Located::new(taints, n.span))
     });
-    spec.max_pods = opt_u32(d, f, "", "maxPods", 1, 737);
+    spec.max_pods = opt_u32(d, f, "", "maxPods");
     if let Some(n) = f.get("kubelet") {
         spec.kubelet = decode_kubelet(d, n);
     }
@@ -505,23 +401,11 @@ fn decode_access(d: &mut Decoder, f: &mut Fields<'_>, spec: &mut GroupSpec, cont
         .get("ssh")
         .and_then(|n| super::networking::decode_ssh(d, n));
     spec.detailed_monitoring = opt_bool(d, f, "", "detailedMonitoring");
-    spec.ebs_optimized = opt_bool(d, f, "", "ebsOptimized");
-    spec.cpu_options = f.get("cpuOptions").and_then(|n| {
-        let at = f.key_span("cpuOptions").unwrap_or(n.span);
-        decode_cpu_options(d, n, at)
-    });
-    spec.cpu_credits = f
-        .get("cpuCredits")
-        .and_then(|n| d.choice("cpuCredits", n, CPU_CREDITS));
-    spec.enclave = opt_bool(d, f, "", "enclave");
+    spec.launch_options = decode_launch_options(d, f);
     spec.associate_public_ip = opt_bool(d, f, "", "associatePublicIpAddress");
-    spec.node_security_group = f.get("nodeSecurityGroup").and_then(|n| {
-        d.choice(
-            "nodeSecurityGroup",
-            n,
-            super::networking::NODE_SECURITY_GROUPS,
-        )
-    });
+    spec.node_security_group = f
+        .get("nodeSecurityGroup")
+        .and_then(|n| d.choice("nodeSecurityGroup", n, NODE_SECURITY_GROUPS));
     if let Some(n) = f.get("clusterAutoscaler") {
         (spec.cluster_autoscaler, spec.autoscaler_priority) = decode_cluster_autoscaler(d, n);
     }
@@ -648,7 +532,7 @@ fn decode_cluster_autoscaler(d: &mut Decoder, node: &Node) -> (Opt<bool>, Opt<u3
                 return (None, None);
             };
             let enabled = opt_bool(d, &mut f, "clusterAutoscaler.", "enabled");
-            let priority = opt_u32(d, &mut f, "clusterAutoscaler.", "priority", 0, 1_000_000);
+            let priority = opt_u32(d, &mut f, "clusterAutoscaler.", "priority");
             f.finish(d, "`clusterAutoscaler`");
             (enabled, priority)
         }
@@ -749,6 +633,7 @@ mod tests {
 
     #[test]
     fn the_closest_field_is_suggested() {
-        assert_eq!(closest("instanceTyp", GROUP_FIELDS), Some("instanceType"));
+        let names = crate::blueprint::field::names(GROUP_FIELDS);
+        assert_eq!(closest("instanceTyp", &names), Some("instanceType"));
     }
 }

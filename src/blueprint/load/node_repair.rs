@@ -2,24 +2,64 @@
 //! its per-condition overrides, as `AWS::EKS::Nodegroup` `NodeRepairConfig`
 //! takes them.
 
-use super::{Opt, opt_bool, opt_string, opt_u32};
+use super::read::{Opt, opt_bool, opt_string, opt_u32};
 use crate::blueprint::decode::{Decoder, Located};
+use crate::blueprint::field::{Field, Ty, choices};
 use crate::blueprint::*;
 use crate::syntax::{Node, Value};
 
-pub(in crate::blueprint) const NODE_REPAIR_FIELDS: &[&str] = &[
-    "enabled",
-    "maxUnhealthyNodeThresholdCount",
-    "maxUnhealthyNodeThresholdPercentage",
-    "maxParallelNodesRepairedCount",
-    "maxParallelNodesRepairedPercentage",
-    "overrides",
+pub(in crate::blueprint) const NODE_REPAIR_FIELDS: &[Field] = &[
+    Field::new(
+        "enabled",
+        Ty::Boolean,
+        "Node auto repair (true once the section is written)",
+    )
+    .default("`true`"),
+    Field::new(
+        "maxUnhealthyNodeThresholdCount",
+        Ty::integer(1, MAX_NODES),
+        "Unhealthy nodes above which repair stops",
+    ),
+    Field::new(
+        "maxUnhealthyNodeThresholdPercentage",
+        Ty::integer(1, 100),
+        "Percent of unhealthy nodes above which repair stops",
+    ),
+    Field::new(
+        "maxParallelNodesRepairedCount",
+        Ty::integer(1, MAX_NODES),
+        "Nodes repaired at once",
+    ),
+    Field::new(
+        "maxParallelNodesRepairedPercentage",
+        Ty::integer(1, 100),
+        "Percent of unhealthy nodes repaired at once",
+    ),
+    Field::new(
+        "overrides",
+        Ty::list(&Ty::Object("repairOverride")),
+        "Repair actions per condition and reason",
+    ),
 ];
-pub(in crate::blueprint) const REPAIR_OVERRIDE_FIELDS: &[&str] = &[
-    "nodeMonitoringCondition",
-    "nodeUnhealthyReason",
-    "minRepairWaitTimeMins",
-    "repairAction",
+pub(in crate::blueprint) const REPAIR_OVERRIDE_FIELDS: &[Field] = &[
+    Field::new(
+        "nodeMonitoringCondition",
+        Ty::STRING,
+        "A condition the node monitoring agent reports, e.g. \
+        AcceleratedHardwareReady",
+    ),
+    Field::new(
+        "nodeUnhealthyReason",
+        Ty::STRING,
+        "A reason the node monitoring agent reports, e.g. NvidiaXID31Error",
+    ),
+    Field::new(
+        "minRepairWaitTimeMins",
+        Ty::integer(1, MAX_WAIT_MINUTES),
+        "Minutes before a node is repaired",
+    ),
+    Field::new("repairAction", Ty::OneOf(|| choices(REPAIR_ACTIONS)), "")
+        .long("what EKS does with such a node"),
 ];
 pub(in crate::blueprint) const REPAIR_ACTIONS: &[(&str, RepairAction)] = &[
     ("Replace", RepairAction::Replace),
@@ -96,8 +136,8 @@ fn amount(
     count_field: &str,
     percentage_field: &str,
 ) -> Opt<Amount> {
-    let count = opt_u32(d, f, "nodeRepair.", count_field, 1, MAX_NODES);
-    let percentage = opt_u32(d, f, "nodeRepair.", percentage_field, 1, 100);
+    let count = opt_u32(d, f, "nodeRepair.", count_field);
+    let percentage = opt_u32(d, f, "nodeRepair.", percentage_field);
     match (count, percentage) {
         (Some(count), None) => Some(Located::new(Amount::Count(count.value), count.span)),
         (None, Some(pct)) => Some(Located::new(Amount::Percentage(pct.value), pct.span)),
@@ -125,21 +165,14 @@ fn decode_override(d: &mut Decoder, node: &Node) -> Option<RepairOverride> {
     let prefix = "nodeRepair.overrides.";
     let condition = opt_string(d, &mut f, prefix, "nodeMonitoringCondition");
     let reason = opt_string(d, &mut f, prefix, "nodeUnhealthyReason");
-    let wait = opt_u32(
-        d,
-        &mut f,
-        prefix,
-        "minRepairWaitTimeMins",
-        1,
-        MAX_WAIT_MINUTES,
-    );
+    let wait = opt_u32(d, &mut f, prefix, "minRepairWaitTimeMins");
     let action = f
         .get("repairAction")
         .and_then(|n| d.choice("nodeRepair.overrides.repairAction", n, REPAIR_ACTIONS));
     // EKS takes an override only with all four values.
     let missing: Vec<&str> = REPAIR_OVERRIDE_FIELDS
         .iter()
-        .copied()
+        .map(|field| field.name)
         .filter(|field| !f.given(field))
         .collect();
     f.finish(d, "a `nodeRepair` override");

@@ -4,11 +4,18 @@
 use std::collections::HashMap;
 
 use crate::blueprint::decode::{Decoder, Located};
+use crate::blueprint::field::{Field, Ty};
 use crate::blueprint::*;
 use crate::source::Span;
 use crate::syntax::{Node, Value};
 
-pub(in crate::blueprint) const SOURCE_FIELDS: &[&str] = &["parameter", "default", "import"];
+pub(in crate::blueprint) const SOURCE_FIELDS: &[Field] = &[
+    Field::new("parameter", Ty::STRING_OR_NUMBER, "")
+        .long("a template parameter's name: the stack takes the value at deploy time"),
+    Field::new("default", Ty::STRING_OR_NUMBER, "").long("the parameter's default"),
+    Field::new("import", Ty::STRING_OR_NUMBER, "")
+        .long("an export's name: the value another stack exports (`Fn::ImportValue`)"),
+];
 
 pub(super) fn decode_source(d: &mut Decoder, field: &str, node: &Node) -> Option<Located<Source>> {
     if let Value::Map(_) = node.value {

@@ -9,6 +9,22 @@ use crate::source::Span;
 use crate::syntax::{Node, Value};
 
 /// The main stack: named by `stack`, or after the blueprint file.
+/// `stacks` in the JSON Schema: `perGroup`, or stack names mapped to
+/// lists of group names.
+pub(super) fn stacks_schema(doc: &str) -> serde_json::Value {
+    serde_json::json!({
+        "description": doc,
+        "oneOf": [
+            {"const": "perGroup"},
+            {
+                "type": "object",
+                "propertyNames": {"pattern": "^[A-Za-z][-A-Za-z0-9]*$", "maxLength": 128},
+                "additionalProperties": {"type": "array", "items": {"type": "string"}, "minItems": 1}
+            }
+        ]
+    })
+}
+
 pub(super) fn decode_main_stack(
     d: &mut Decoder,
     node: Option<&Node>,

@@ -12,32 +12,67 @@
 //! The root device is `/dev/xvda` (Windows: `/dev/sda1`); Bottlerocket's
 //! data volume, which `rootVolume` sizes, is `/dev/xvdb`.
 
-use super::Opt;
+use super::read::Opt;
+use super::read::{first_column, missing, opt_bool, opt_string, opt_u32};
 use super::sources::decode_source;
-use super::{first_column, missing, opt_bool, opt_string, opt_u32};
 use crate::blueprint::decode::{Decoder, Located};
+use crate::blueprint::field::{Field, Ty};
 use crate::blueprint::*;
 use crate::source::Span;
 use crate::syntax::{Node, Value};
 
-pub(in crate::blueprint) const VOLUME_FIELDS: &[&str] = &[
-    "size",
-    "type",
-    "iops",
-    "throughput",
-    "encrypted",
-    "kmsKeyId",
+pub(in crate::blueprint) const VOLUME_FIELDS: &[Field] = &[
+    Field::new(
+        "size",
+        Ty::integer(1, 65_536),
+        "GiB (the range depends on the type)",
+    )
+    .default("20"),
+    Field::new("type", Ty::OneOf(|| VOLUME_TYPES.to_vec()), "")
+        .default("`gp3`")
+        .long("the EBS volume type"),
+    Field::new("iops", Ty::integer(100, 256_000), "IOPS"),
+    Field::new("throughput", Ty::integer(125, 2000), "MiB/s (gp3)"),
+    Field::new("encrypted", Ty::Boolean, "Encrypted (the default)").default("`true`"),
+    Field::new(
+        "kmsKeyId",
+        Ty::Source,
+        "A KMS key ID, ARN or alias: a literal, a parameter or an import",
+    ),
 ];
-pub(in crate::blueprint) const DATA_VOLUME_FIELDS: &[&str] = &[
-    "deviceName",
-    "size",
-    "type",
-    "iops",
-    "throughput",
-    "encrypted",
-    "kmsKeyId",
-    "snapshotId",
-    "deleteOnTermination",
+pub(in crate::blueprint) const DATA_VOLUME_FIELDS: &[Field] = &[
+    Field::new(
+        "deviceName",
+        Ty::pattern("^(/dev/(xvd|sd)[b-z]|xvd[b-z])$", None),
+        "`/dev/xvd[b-z]` or `/dev/sd[b-z]` (Bottlerocket: from `c`); Windows: \
+        `xvd[b-z]`",
+    )
+    .required(),
+    Field::new(
+        "size",
+        Ty::integer(1, 65_536),
+        "GiB (the range depends on the type); default: the snapshot's",
+    ),
+    Field::new("type", Ty::OneOf(|| VOLUME_TYPES.to_vec()), "Default gp3").default("`gp3`"),
+    Field::new("iops", Ty::integer(100, 256_000), "IOPS"),
+    Field::new("throughput", Ty::integer(125, 2000), "MiB/s (gp3)"),
+    Field::new("encrypted", Ty::Boolean, "Encrypted (the default)").default("`true`"),
+    Field::new(
+        "kmsKeyId",
+        Ty::Source,
+        "A KMS key ID, ARN or alias: a literal, a parameter or an import",
+    ),
+    Field::new(
+        "snapshotId",
+        Ty::pattern("^snap-([0-9a-f]{8}|[0-9a-f]{17})$", None),
+        "The snapshot the volume starts from",
+    ),
+    Field::new(
+        "deleteOnTermination",
+        Ty::Boolean,
+        "Deleted with the instance (the default)",
+    )
+    .default("`true`"),
 ];
 pub(in crate::blueprint) const VOLUME_TYPES: &[&str] =
     &["gp3", "gp2", "io1", "io2", "st1", "sc1", "standard"];
@@ -93,13 +128,13 @@ fn decode_settings(
 ) -> VolumeSpec {
     let prefix = format!("{what}.");
     VolumeSpec {
-        size: opt_u32(d, f, &prefix, "size", 1, 65_536),
+        size: opt_u32(d, f, &prefix, "size"),
         volume_type: f.get("type").and_then(|n| {
             d.name_choice(&format!("{what}.type"), n, VOLUME_TYPES)
                 .map(|c| Located::new(c.value.to_string(), c.span))
         }),
-        iops: opt_u32(d, f, &prefix, "iops", 100, 256_000),
-        throughput: opt_u32(d, f, &prefix, "throughput", 125, 2_000),
+        iops: opt_u32(d, f, &prefix, "iops"),
+        throughput: opt_u32(d, f, &prefix, "throughput"),
         encrypted: opt_bool(d, f, &prefix, "encrypted"),
         kms_key_id: f
             .get("kmsKeyId")

@@ -1,11 +1,15 @@
 //! `suppressions`: findings accepted with a reason.
 
-use super::{first_column, missing};
+use super::read::{first_column, missing};
 use crate::blueprint::decode::Decoder;
+use crate::blueprint::field::{Field, Ty};
 use crate::blueprint::*;
 use crate::syntax::Node;
 
-pub(in crate::blueprint) const SUPPRESSION_FIELDS: &[&str] = &["id", "reason"];
+pub(in crate::blueprint) const SUPPRESSION_FIELDS: &[Field] = &[
+    Field::new("id", Ty::STRING, "A finding ID, e.g. W5002"),
+    Field::new("reason", Ty::STRING, "Why the finding is accepted"),
+];
 
 pub(super) fn decode_suppressions(d: &mut Decoder, node: &Node) -> Vec<Suppression> {
     let mut out = Vec::new();

@@ -4,7 +4,7 @@
 //! The settings reference of the Bottlerocket documentation
 //! (bottlerocket.dev, `settings.host-containers` and `settings.kernel`).
 
-use super::{Hit, get};
+use super::hit::{Hit, get};
 use crate::syntax::{Node, Value};
 
 const SUPERPOWERED: &str = "W5025";

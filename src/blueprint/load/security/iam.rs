@@ -6,7 +6,7 @@
 //! any AWS principal may assume. Whoever runs a pod on the node reaches
 //! its role's credentials through the instance metadata service.
 
-use super::{Hit, get};
+use super::hit::{Hit, get, text};
 use crate::syntax::{Node, Value};
 
 const FULL_ACCESS: &str = "W5027";
@@ -141,9 +141,9 @@ fn strings(node: &Node) -> Vec<(String, &Node)> {
     match &node.value {
         Value::Seq(items) => items
             .iter()
-            .filter_map(|item| Some((super::text(item)?.to_string(), item)))
+            .filter_map(|item| Some((text(item)?.to_string(), item)))
             .collect(),
-        _ => super::text(node)
+        _ => text(node)
             .map(|s| vec![(s.to_string(), node)])
             .unwrap_or_default(),
     }

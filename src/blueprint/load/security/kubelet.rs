@@ -5,7 +5,7 @@
 //! read-only port and `protectKernelDefaults`. The EKS AMIs ship the safe
 //! value of each; these are the ways a blueprint turns one off.
 
-use super::{Hit, get};
+use super::hit::{Hit, get, text};
 use crate::syntax::{Node, Value};
 
 const ANONYMOUS: &str = "W5020";
@@ -80,7 +80,7 @@ pub(super) fn field(name: &str, value: &Node) -> Vec<Hit> {
 pub(super) fn flags(items: &[Node]) -> Vec<Hit> {
     let arguments: Vec<(String, &Node, &str, usize)> = items
         .iter()
-        .filter_map(|item| Some((super::text(item)?, item)))
+        .filter_map(|item| Some((text(item)?, item)))
         .flat_map(|(text, item)| {
             words(text).into_iter().flat_map(move |(word, start)| {
                 word.split_whitespace()

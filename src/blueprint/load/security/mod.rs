@@ -14,58 +14,16 @@
 //! origin is lost.
 
 mod bottlerocket;
+mod hit;
 mod iam;
 mod kubelet;
 mod user_data;
 
+use hit::{Hit, get};
+
 use crate::blueprint::decode::Decoder;
 use crate::source::Span;
 use crate::syntax::{Node, Value};
-
-/// An insecure setting: its finding ID, where it is written, what it does.
-pub(super) struct Hit {
-    id: &'static str,
-    span: Span,
-    message: String,
-    help: &'static str,
-    /// The path of the setting below the node its check was given, which
-    /// says whether a group replaces a setting of `defaults`.
-    path: Vec<String>,
-    /// The line of the node's text the setting is on (counted from 0),
-    /// and that line, for a hit inside a string of several lines.
-    line: Option<(usize, String)>,
-}
-
-impl Hit {
-    fn new(id: &'static str, node: &Node, message: String, help: &'static str) -> Hit {
-        Hit {
-            id,
-            span: node.span,
-            message,
-            help,
-            path: Vec::new(),
-            line: None,
-        }
-    }
-
-    /// The hit, found at byte `offset` of `text`, the node's text.
-    fn at(mut self, text: &str, offset: usize) -> Hit {
-        let index = text
-            .get(..offset)
-            .map_or(0, |before| before.matches('\n').count());
-        self.line = text
-            .split('\n')
-            .nth(index)
-            .map(|line| (index, line.to_string()));
-        self
-    }
-
-    /// The hit, found below `key` of the node its check was given.
-    fn under(mut self, key: &str) -> Hit {
-        self.path.insert(0, key.to_string());
-        self
-    }
-}
 
 /// Reports every insecure setting of the composed blueprint as a warning.
 pub(super) fn check(d: &mut Decoder, root: &Node) {
@@ -293,23 +251,4 @@ fn line_in_block(d: &Decoder, block: Span, index: usize, line: &str) -> Option<S
         len: line.chars().count(),
         file: block.file,
     })
-}
-
-/// The node at `path` (mapping keys) below `node`.
-fn get<'a>(node: &'a Node, path: &[&str]) -> Option<&'a Node> {
-    path.iter().try_fold(node, |here, key| {
-        here.as_map()?
-            .iter()
-            .find(|(k, _)| k.name == *key)
-            .map(|(_, value)| value)
-    })
-}
-
-/// The node's text when it is a plain string (untagged, or `!Sub` of a
-/// string, whose `${...}` stay as written).
-fn text(node: &Node) -> Option<&str> {
-    match node.tag.as_deref() {
-        None | Some("!Sub") => node.as_str(),
-        _ => None,
-    }
 }

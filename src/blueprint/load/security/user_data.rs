@@ -4,7 +4,7 @@
 //! from the user data undoes the launch template's `HttpTokens: required`
 //! on the running instance, where no review of the template sees it.
 
-use super::Hit;
+use super::hit::Hit;
 use crate::syntax::{Node, Value};
 
 const IMDSV1: &str = "W5030";

@@ -1,0 +1,285 @@
+//! How a group's instances are mixed and replaced: the self-managed
+//! `updatePolicy`, `instancesDistribution` and `lifecycle`, and the managed
+//! `updateConfig`.
+
+use super::instances::{
+    ON_DEMAND_ALLOCATION_STRATEGIES, check_placement_group_name, decode_capacity_reservation,
+};
+use super::read::{Opt, duration, opt_bool, opt_string, opt_u32};
+use crate::blueprint::decode::{Decoder, Located};
+use crate::blueprint::field::{Field, Text, Ty, choices};
+use crate::blueprint::*;
+use crate::syntax::Node;
+
+pub(in crate::blueprint) const DISTRIBUTION_FIELDS: &[Field] = &[
+    Field::new("onDemandBaseCapacity", Ty::integer(0, 10_000), "Instances"),
+    Field::new(
+        "onDemandPercentageAboveBaseCapacity",
+        Ty::integer(0, 100),
+        "Percent",
+    ),
+    Field::new(
+        "spotAllocationStrategy",
+        Ty::OneOf(|| SPOT_ALLOCATION_STRATEGIES.to_vec()),
+        "",
+    )
+    .long("how EC2 Auto Scaling picks spot capacity"),
+    Field::new("capacityRebalance", Ty::Boolean, "Capacity rebalancing"),
+    Field::new(
+        "onDemandAllocationStrategy",
+        Ty::OneOf(|| ON_DEMAND_ALLOCATION_STRATEGIES.to_vec()),
+        "prioritized (the order of instanceTypes; the default) or lowest-price \
+        (the default with instanceRequirements)",
+    ),
+    Field::new(
+        "spotInstancePools",
+        Ty::integer(1, 20),
+        "Spot pools the lowest-price strategy spreads over",
+    ),
+    Field::new(
+        "spotMaxPrice",
+        Ty::Text(Text {
+            pattern: Some("^[0-9]+(\\.[0-9]{1,5})?$"),
+            min_length: None,
+            max_length: None,
+            numbers: true,
+        }),
+        "The most an hour of spot may cost, in US dollars (default: the on-demand \
+        price)",
+    ),
+];
+pub(in crate::blueprint) const LIFECYCLE_FIELDS: &[Field] = &[
+    Field::new("terminationHookTimeout", Ty::integer(30, 7200), "Seconds"),
+    Field::new(
+        "warmPool",
+        Ty::Refused,
+        "Refused: a warmed instance would join the cluster and signal at first \
+        boot, then be stopped",
+    ),
+    Field::new(
+        "maxInstanceLifetime",
+        Ty::integer(86_400, 31_536_000),
+        "Seconds",
+    ),
+    Field::new("metricsCollection", Ty::Boolean, "Group metrics"),
+    Field::new("healthCheckGracePeriod", Ty::integer(0, 7200), "Seconds"),
+    Field::new(
+        "placementGroup",
+        Ty::STRING,
+        "The older spelling of the group's `placementGroup`",
+    ),
+    Field::new(
+        "capacityReservation",
+        Ty::STRING,
+        "The older spelling of the group's `capacityReservation`",
+    ),
+];
+pub(in crate::blueprint) const UPDATE_CONFIG_FIELDS: &[Field] = &[
+    Field::new("maxUnavailable", Ty::integer(1, 100), "Nodes or percent"),
+    Field::new(
+        "maxUnavailablePercentage",
+        Ty::integer(1, 100),
+        "Nodes or percent",
+    ),
+    Field::new(
+        "updateStrategy",
+        Ty::OneOf(|| choices(UPDATE_STRATEGIES)),
+        "",
+    )
+    .long(
+        "`DEFAULT` (new nodes first) or `MINIMAL` (old nodes terminated first, \
+        for scarce capacity such as GPUs)",
+    ),
+];
+/// `updateConfig.updateStrategy`, as `AWS::EKS::Nodegroup` spells it.
+pub(in crate::blueprint) const UPDATE_STRATEGIES: &[(&str, UpdateStrategy)] = &[
+    ("DEFAULT", UpdateStrategy::Default),
+    ("MINIMAL", UpdateStrategy::Minimal),
+];
+
+pub(in crate::blueprint) const UPDATE_FIELDS: &[Field] = &[
+    Field::new(
+        "maxBatchSize",
+        Ty::integer(1, 10_000),
+        "Instances per batch",
+    ),
+    Field::new(
+        "minInstancesInService",
+        Ty::integer(0, 10_000),
+        "Instances kept in service",
+    ),
+    Field::new("pauseTime", Ty::Duration, "Pause between batches"),
+];
+pub(in crate::blueprint) const SPOT_ALLOCATION_STRATEGIES: &[&str] = &[
+    "price-capacity-optimized",
+    "capacity-optimized",
+    "capacity-optimized-prioritized",
+    "lowest-price",
+];
+#[derive(Clone, Default)]
+pub(super) struct DistributionSpec {
+    pub(super) on_demand_base_capacity: Option<u32>,
+    pub(super) on_demand_percentage_above_base: Option<u32>,
+    pub(super) spot_allocation_strategy: Option<Located<String>>,
+    pub(super) capacity_rebalance: Option<bool>,
+    pub(super) on_demand_allocation_strategy: Option<Located<String>>,
+    pub(super) spot_instance_pools: Option<Located<u32>>,
+    pub(super) spot_max_price: Option<String>,
+}
+
+#[derive(Clone, Default)]
+pub(super) struct UpdateSpec {
+    pub(super) max_batch_size: Opt<u32>,
+    pub(super) min_instances_in_service: Opt<u32>,
+    pub(super) pause_time: Opt<String>,
+}
+
+pub(super) fn decode_distribution(d: &mut Decoder, node: &Node) -> Opt<DistributionSpec> {
+    let mut f = d.fields("instancesDistribution", node, DISTRIBUTION_FIELDS)?;
+    let p = "instancesDistribution.";
+    let spec = DistributionSpec {
+        on_demand_base_capacity: opt_u32(d, &mut f, p, "onDemandBaseCapacity").map(|v| v.value),
+        on_demand_percentage_above_base: opt_u32(
+            d,
+            &mut f,
+            p,
+            "onDemandPercentageAboveBaseCapacity",
+        )
+        .map(|v| v.value),
+        spot_allocation_strategy: f
+            .get("spotAllocationStrategy")
+            .and_then(|n| {
+                d.name_choice(
+                    "instancesDistribution.spotAllocationStrategy",
+                    n,
+                    SPOT_ALLOCATION_STRATEGIES,
+                )
+            })
+            .map(|c| Located::new(c.value.to_string(), c.span)),
+        capacity_rebalance: opt_bool(d, &mut f, p, "capacityRebalance").map(|v| v.value),
+        on_demand_allocation_strategy: f
+            .get("onDemandAllocationStrategy")
+            .and_then(|n| {
+                d.name_choice(
+                    "instancesDistribution.onDemandAllocationStrategy",
+                    n,
+                    ON_DEMAND_ALLOCATION_STRATEGIES,
+                )
+            })
+            .map(|c| Located::new(c.value.to_string(), c.span)),
+        spot_instance_pools: opt_u32(d, &mut f, p, "spotInstancePools"),
+        spot_max_price: f.get("spotMaxPrice").and_then(|n| spot_max_price(d, n)),
+    };
+    f.finish(d, "`instancesDistribution`");
+    Some(Located::new(spec, node.span))
+}
+
+/// `lifecycle`, and the placement group and capacity reservation that may
+/// still be written in it (the older spelling of the group fields).
+pub(super) fn decode_lifecycle(
+    d: &mut Decoder,
+    node: &Node,
+) -> Option<(Located<Lifecycle>, Opt<String>, Opt<CapacityReservation>)> {
+    let mut f = d.fields("lifecycle", node, LIFECYCLE_FIELDS)?;
+    let p = "lifecycle.";
+    if f.get("warmPool").is_some()
+        && let Some(at) = f.key_span("warmPool")
+    {
+        d.error(
+            at,
+            "`lifecycle.warmPool` is refused: a warmed instance would join the cluster",
+        )
+        .help = Some(
+            "the user data joins the cluster and signals CloudFormation at first boot, before the instance is InService; an instance launched into a warm pool would register as a Kubernetes node, take pods, and then be stopped. Remove `warmPool`".into(),
+        );
+    }
+    let lifecycle = Lifecycle {
+        termination_hook: opt_u32(d, &mut f, p, "terminationHookTimeout").map(|v| v.value),
+        max_instance_lifetime: opt_u32(d, &mut f, p, "maxInstanceLifetime").map(|v| v.value),
+        metrics_collection: opt_bool(d, &mut f, p, "metricsCollection").is_some_and(|v| v.value),
+        health_check_grace_period: opt_u32(d, &mut f, p, "healthCheckGracePeriod").map(|v| v.value),
+    };
+    let placement_group = opt_string(d, &mut f, p, "placementGroup")
+        .filter(|name| check_placement_group_name(d, name));
+    let capacity_reservation = f
+        .get("capacityReservation")
+        .and_then(|n| decode_capacity_reservation(d, "lifecycle.capacityReservation", n));
+    f.finish(d, "`lifecycle`");
+    Some((
+        Located::new(lifecycle, node.span),
+        placement_group,
+        capacity_reservation,
+    ))
+}
+
+/// `spotMaxPrice`: US dollars an hour, as EC2 writes prices (`"0.35"`,
+/// up to 5 decimals); a number written without quotes is taken as written.
+fn spot_max_price(d: &mut Decoder, node: &Node) -> Option<String> {
+    let field = "instancesDistribution.spotMaxPrice";
+    let text = d.string_or_number(field, node)?;
+    let valid = match text.value.split_once('.') {
+        Some((whole, fraction)) => {
+            !whole.is_empty()
+                && whole.chars().all(|c| c.is_ascii_digit())
+                && (1..=5).contains(&fraction.len())
+                && fraction.chars().all(|c| c.is_ascii_digit())
+        }
+        None => !text.value.is_empty() && text.value.chars().all(|c| c.is_ascii_digit()),
+    };
+    let positive = text.value.chars().any(|c| matches!(c, '1'..='9'));
+    if !valid || !positive {
+        let message = format!("`{field}` `{}` is not a price", text.value);
+        d.error(text.span, message).help = Some(
+            "write US dollars an hour above zero with at most 5 decimals, e.g. `\"0.35\"`; leave it out to cap spot at the on-demand price".into(),
+        );
+        return None;
+    }
+    // At most 255 characters, as `SpotMaxPrice` allows.
+    (text.value.len() <= 255).then_some(text.value)
+}
+
+/// `updateConfig`: how many nodes a version update may take down at once,
+/// and its strategy.
+pub(super) fn decode_update_config(
+    d: &mut Decoder,
+    node: &Node,
+) -> (Opt<Amount>, Opt<UpdateStrategy>) {
+    let Some(mut f) = d.fields("updateConfig", node, UPDATE_CONFIG_FIELDS) else {
+        return (None, None);
+    };
+    let strategy = f
+        .get("updateStrategy")
+        .and_then(|n| d.choice("updateConfig.updateStrategy", n, UPDATE_STRATEGIES));
+    let count = opt_u32(d, &mut f, "updateConfig.", "maxUnavailable");
+    let percentage = opt_u32(d, &mut f, "updateConfig.", "maxUnavailablePercentage");
+    f.finish(d, "`updateConfig`");
+    let max_unavailable = match (count, percentage) {
+        (Some(count), None) => Some(Located::new(Amount::Count(count.value), count.span)),
+        (None, Some(pct)) => Some(Located::new(Amount::Percentage(pct.value), pct.span)),
+        (Some(count), Some(_)) => {
+            d.error(
+                count.span,
+                "`updateConfig` sets both `maxUnavailable` and `maxUnavailablePercentage`",
+            )
+            .help = Some("keep one of them".into());
+            None
+        }
+        (None, None) => None,
+    };
+    (max_unavailable, strategy)
+}
+
+pub(super) fn decode_update(d: &mut Decoder, node: &Node) -> UpdateSpec {
+    let Some(mut f) = d.fields("updatePolicy", node, UPDATE_FIELDS) else {
+        return UpdateSpec::default();
+    };
+    let spec = UpdateSpec {
+        max_batch_size: opt_u32(d, &mut f, "updatePolicy.", "maxBatchSize"),
+        min_instances_in_service: opt_u32(d, &mut f, "updatePolicy.", "minInstancesInService"),
+        pause_time: f
+            .get("pauseTime")
+            .and_then(|n| duration(d, "updatePolicy.pauseTime", n, 0, 3_600)),
+    };
+    f.finish(d, "`updatePolicy`");
+    spec
+}
