@@ -102,13 +102,34 @@ fn diff_all_stacks(
     write_stdout(&match format {
         DiffFormat::Human => stacks::render_stacks_human(&change),
         DiffFormat::Json => stacks::render_stacks_json(&change),
-        DiffFormat::Markdown => stacks::render_stacks_markdown(&change, old_path, &new_file.name),
+        DiffFormat::Markdown => stacks::render_stacks_markdown(
+            &change,
+            &repository_path(old_path),
+            &repository_path(&new_file.name),
+        ),
     })?;
     Ok(if change.has_changes() {
         ExitCode::from(FINDINGS)
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// A path as a pull request shows it: relative to the working directory
+/// when it lies below it (an absolute path names a machine's folders, not
+/// the repository's), else as given.
+fn repository_path(path: &str) -> String {
+    let absolute = std::path::Path::new(path);
+    std::env::current_dir()
+        .ok()
+        .filter(|_| absolute.is_absolute())
+        .and_then(|dir| {
+            absolute
+                .strip_prefix(dir)
+                .ok()
+                .map(|p| p.display().to_string())
+        })
+        .unwrap_or_else(|| path.to_string())
 }
 
 pub(crate) fn diff(
@@ -136,8 +157,8 @@ pub(crate) fn diff(
             DiffFormat::Json => eksynth::diff::render_json(&diff),
             DiffFormat::Markdown => {
                 let side = |path: &str| match stack {
-                    Some(stack) => format!("{path} (stack {stack})"),
-                    None => path.to_string(),
+                    Some(stack) => format!("{} (stack {stack})", repository_path(path)),
+                    None => repository_path(path),
                 };
                 eksynth::diff::render_markdown(&diff, &side(old_path), &side(new_path))
             }
@@ -148,4 +169,29 @@ pub(crate) fn diff(
             ExitCode::SUCCESS
         })
     })())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::repository_path;
+
+    #[test]
+    fn a_path_below_the_working_directory_is_shown_relative_to_it() {
+        let dir = std::env::current_dir().expect("working directory");
+        let inside = dir
+            .join("examples")
+            .join("quickstart")
+            .join("blueprint.yaml");
+        assert_eq!(
+            repository_path(&inside.display().to_string()),
+            std::path::Path::new("examples/quickstart/blueprint.yaml")
+                .display()
+                .to_string()
+        );
+        assert_eq!(repository_path("old.yaml"), "old.yaml");
+        assert_eq!(
+            repository_path("/elsewhere/old.yaml"),
+            "/elsewhere/old.yaml"
+        );
+    }
 }

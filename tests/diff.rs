@@ -1089,3 +1089,92 @@ fn a_managed_version_bump_with_other_changes_is_said_to_fail() {
     let alone = diff_texts(&old, &synthesized(&bumped));
     assert!(alone.resources.iter().all(|r| r.notes.is_empty()));
 }
+
+/// A template whose one resource carries `text` as its user data.
+fn user_data_template(text: &str) -> String {
+    let indented: String = text
+        .lines()
+        .map(|line| format!("          {line}\n"))
+        .collect();
+    format!(
+        "Resources:\n  Nodes:\n    Type: AWS::EC2::LaunchTemplate\n    Properties:\n      LaunchTemplateData:\n        UserData: |\n{indented}"
+    )
+}
+
+#[test]
+fn text_hunk_headers_are_those_of_diff_u0() {
+    // GNU diff, which writes unified hunks without context with -U0, is the
+    // reference: the same changes must get the same `@@` lines.
+    let old: Vec<String> = (1..=20).map(|n| format!("line {n}")).collect();
+    let mut inserted = old.clone();
+    inserted.splice(15..15, ["new a".into(), "new b".into(), "new c".into()]);
+    let mut removed = old.clone();
+    removed.drain(4..6);
+    let mut replaced = old.clone();
+    replaced[9] = "changed".into();
+    let mut appended = old.clone();
+    appended.push("tail".into());
+    let mut prepended = old.clone();
+    prepended.insert(0, "head".into());
+    let dir = std::env::temp_dir().join(format!("eksynth-hunks-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temporary folder");
+    for (name, new) in [
+        ("inserted", inserted),
+        ("removed", removed),
+        ("replaced", replaced),
+        ("appended", appended),
+        ("prepended", prepended),
+    ] {
+        let (a, b) = (old.join("\n") + "\n", new.join("\n") + "\n");
+        std::fs::write(dir.join("a"), &a).expect("write a");
+        std::fs::write(dir.join("b"), &b).expect("write b");
+        let gnu = std::process::Command::new("diff")
+            .args(["-U0", "a", "b"])
+            .current_dir(&dir)
+            .output()
+            .expect("GNU diff runs");
+        let expected: Vec<String> = String::from_utf8_lossy(&gnu.stdout)
+            .lines()
+            .filter(|l| l.starts_with("@@"))
+            .map(str::to_string)
+            .collect();
+        let rendered = render_human(&diff_texts(
+            &user_data_template(&a),
+            &user_data_template(&b),
+        ));
+        let ours: Vec<String> = rendered
+            .lines()
+            .map(str::trim)
+            .filter(|l| l.starts_with("@@"))
+            .map(str::to_string)
+            .collect();
+        assert!(!expected.is_empty(), "{name}");
+        assert_eq!(ours, expected, "{name}:\n{rendered}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn markdown_lists_stay_tight_and_sections_are_headings() {
+    let markdown = render_markdown(&mixed(), "old.yaml", "new.yaml");
+    let lines: Vec<&str> = markdown.lines().collect();
+    for (n, pair) in lines.windows(2).enumerate() {
+        // A blank line followed by an indented one continues a list item
+        // across it, which makes the whole list loose.
+        assert!(
+            !(pair[0].is_empty() && pair[1].starts_with(' ')),
+            "line {}: a blank line inside a list item:\n{markdown}",
+            n + 1
+        );
+    }
+    for section in ["Resources", "Parameters", "Outputs"] {
+        assert!(
+            !lines.contains(&format!("{section}:").as_str()),
+            "{markdown}"
+        );
+        assert!(
+            lines.contains(&format!("##### {section}").as_str()),
+            "{markdown}"
+        );
+    }
+}

@@ -92,7 +92,7 @@ pub fn render_markdown(diff: &Diff, old: &str, new: &str) -> String {
     }
     out.push_str("#### Other changes\n\n");
     if !others.is_empty() {
-        out.push_str("Resources:\n\n");
+        out.push_str("##### Resources\n\n");
         for resource in others {
             let _ = writeln!(
                 out,
@@ -109,7 +109,7 @@ pub fn render_markdown(diff: &Diff, old: &str, new: &str) -> String {
         if entries.is_empty() {
             continue;
         }
-        let _ = writeln!(out, "{title}:\n");
+        let _ = writeln!(out, "##### {title}\n");
         for entry in entries {
             let detail = match (&entry.detail, entry.kind) {
                 (Some(detail), EntryKind::Added | EntryKind::Removed) => {
@@ -138,7 +138,7 @@ pub fn render_markdown(diff: &Diff, old: &str, new: &str) -> String {
         out.push('\n');
     }
     if !diff.template.is_empty() {
-        out.push_str("Template:\n\n");
+        out.push_str("##### Template\n\n");
         for change in &diff.template {
             let _ = writeln!(
                 out,
@@ -190,7 +190,10 @@ fn resource_details(out: &mut String, resource: &ResourceDiff) {
 }
 
 /// One changed value as a sub-item: `path`: `old` → `new`, or for
-/// multi-line text its changed lines in a collapsed `diff` block.
+/// multi-line text its changed lines in a `diff` block inside the item.
+/// No blank line goes into an item: one would make the whole list loose
+/// (CommonMark, "Lists"), and an HTML `<details>` block needs blank lines
+/// around Markdown inside it, so the lines are not collapsed.
 fn value_change(
     out: &mut String,
     path: &str,
@@ -220,14 +223,11 @@ fn value_change(
         lines.push(format!("… {} more changed lines", change.hidden));
     }
     let fence = "`".repeat(3.max(longest_run(&lines.join("\n"), '`') + 1));
-    let _ = writeln!(
-        out,
-        "    <details><summary>changed lines</summary>\n\n    {fence}diff"
-    );
+    let _ = writeln!(out, "    {fence}diff");
     for line in &lines {
         let _ = writeln!(out, "    {}", crate::escape::terminal(line));
     }
-    let _ = writeln!(out, "    {fence}\n\n    </details>");
+    let _ = writeln!(out, "    {fence}");
 }
 
 /// The longest run of `c` in `s`.

@@ -48,7 +48,8 @@ fn text_of(value: &Expr) -> Option<&str> {
 pub(super) struct TextChange {
     pub(super) old_lines: usize,
     pub(super) new_lines: usize,
-    /// `@@ -old +new @@` hunks without context, each followed by its `-`
+    /// `@@ -old +new @@` hunks without context (ranges as `diff -U0` writes
+    /// them), each followed by its `-`
     /// and `+` lines, at most `HUMAN_TEXT_LINES` changed lines in all.
     pub(super) hunks: Vec<String>,
     /// The changed lines left out.
@@ -81,7 +82,11 @@ pub(super) fn text_change(old: Option<&Expr>, new: Option<&Expr>) -> Option<Text
                 .collect();
             if shown + lines.len() <= HUMAN_TEXT_LINES {
                 shown += lines.len();
-                change.hunks.push(format!("@@ -{} +{} @@", i + 1, j + 1));
+                change.hunks.push(format!(
+                    "@@ -{} +{} @@",
+                    hunk_range(i, ai - i),
+                    hunk_range(j, aj - j)
+                ));
                 change.hunks.extend(lines);
             } else {
                 change.hidden += lines.len();
@@ -90,6 +95,17 @@ pub(super) fn text_change(old: Option<&Expr>, new: Option<&Expr>) -> Option<Text
         (i, j) = (ai + 1, aj + 1);
     }
     Some(change)
+}
+
+/// A hunk's range as unified diff writes it: the first line (1-based) and,
+/// unless it is 1, the count; an empty range names the line before it
+/// (`15,0`: nothing, after line 15), as `diff -U0` and `git diff` do.
+fn hunk_range(start: usize, len: usize) -> String {
+    match len {
+        0 => format!("{start},0"),
+        1 => format!("{}", start + 1),
+        _ => format!("{},{len}", start + 1),
+    }
 }
 
 /// One changed value: `path: old → new`, or for multi-line text (user
