@@ -734,9 +734,15 @@ fn check(
         return ExitCode::from(USAGE_OR_IO);
     }
     if failed || !result.is_clean() {
+        // The files expected include parameters files: synth writes them
+        // only when asked to.
+        let asked = expected
+            .iter()
+            .any(|(name, _)| name.ends_with(".parameters.json"));
         eprintln!(
-            "error: committed templates are not what the blueprints synthesize\n  = help: run `eksynth synth BLUEPRINT --out-dir {}` for each blueprint, and remove the files no blueprint produces",
-            shown_path(out_dir)
+            "error: committed templates are not what the blueprints synthesize\n  = help: run `eksynth synth BLUEPRINT --out-dir {}{}` for each blueprint, and remove the files no blueprint produces",
+            shown_path(out_dir),
+            if asked { " --parameters-file" } else { "" }
         );
         return ExitCode::from(FINDINGS);
     }
@@ -771,13 +777,17 @@ fn man_pages() -> Vec<(String, Vec<u8>)> {
         let _ = man.render(&mut roff);
         (man.get_filename(), roff)
     };
-    let mut pages = vec![page(cli.clone())];
-    pages.extend(
-        cli.get_subcommands()
-            .filter(|command| !command.is_hide_set())
-            .map(|command| page(command.clone())),
-    );
-    pages
+    // Every command a page names has its own page: subcommands of
+    // subcommands too (`eksynth-import-eksctl`).
+    fn nested(command: &clap::Command, found: &mut Vec<clap::Command>) {
+        for sub in command.get_subcommands().filter(|c| !c.is_hide_set()) {
+            found.push(sub.clone());
+            nested(sub, found);
+        }
+    }
+    let mut commands = vec![cli.clone()];
+    nested(&cli, &mut commands);
+    commands.into_iter().map(page).collect()
 }
 
 fn man(out_dir: Option<&std::path::Path>) -> ExitCode {
