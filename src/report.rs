@@ -8,7 +8,10 @@
 //! (`jq -r`) or GitHub titling an alert with its first line shows the
 //! input's line breaks and control characters as escapes. Names a consumer
 //! looks up (the file, the template path) stay exact, and SARIF's
-//! `artifactLocation.uri` is a URI reference, percent-encoded.
+//! `artifactLocation.uri` is a URI reference, percent-encoded: relative to
+//! `%SRCROOT%` (the working directory, given in `originalUriBaseIds`) for a
+//! file below it, as GitHub code scanning resolves them against the
+//! checkout, else an absolute `file:` URI (SARIF 2.1.0, 3.4.3 and 3.14.14).
 
 use serde_json::{Value, json};
 
@@ -54,8 +57,48 @@ pub fn json(reports: &[Report]) -> String {
     text
 }
 
-/// A SARIF 2.1.0 log with one run and a rule for every finding ID.
+/// The base every relative artifact URI is resolved against.
+const SOURCE_ROOT: &str = "%SRCROOT%";
+
+/// An absolute path as a `file:` URI (`/tmp/a b` is `file:///tmp/a%20b`,
+/// `C:\\x` is `file:///C:/x`).
+fn file_uri(path: &str) -> String {
+    let encoded: String = path
+        .split(':')
+        .map(escape::uri_reference)
+        .collect::<Vec<_>>()
+        .join(":");
+    let slash = if encoded.starts_with('/') { "" } else { "/" };
+    format!("file://{slash}{encoded}")
+}
+
+/// Where a file is, as SARIF names an artifact: relative to the source
+/// root when it lies below it, else by an absolute `file:` URI.
+fn artifact_location(name: &str, root: &std::path::Path) -> Value {
+    let path = std::path::Path::new(name);
+    let relative = if path.is_absolute() {
+        path.strip_prefix(root).ok()
+    } else {
+        Some(path)
+    };
+    match relative {
+        Some(relative) => json!({
+            "uri": escape::uri_reference(&relative.display().to_string()),
+            "uriBaseId": SOURCE_ROOT,
+        }),
+        None => json!({ "uri": file_uri(name) }),
+    }
+}
+
+/// A SARIF 2.1.0 log with one run and a rule for every finding ID, its
+/// relative file names resolved against the working directory.
 pub fn sarif(reports: &[Report]) -> String {
+    let root = std::env::current_dir().unwrap_or_default();
+    sarif_at(reports, &root)
+}
+
+/// A SARIF 2.1.0 log whose relative file names are resolved against `root`.
+pub fn sarif_at(reports: &[Report], root: &std::path::Path) -> String {
     let rules: Vec<Value> = FINDINGS
         .iter()
         .map(|(id, description)| {
@@ -72,7 +115,7 @@ pub fn sarif(reports: &[Report]) -> String {
             report.diagnostics.iter().map(move |d| {
                 let mut location = json!({
                     "physicalLocation": {
-                        "artifactLocation": { "uri": escape::uri_reference(&report.file.name) },
+                        "artifactLocation": artifact_location(&report.file.name, root),
                     }
                 });
                 if let Some(span) = d.span {
@@ -113,6 +156,9 @@ pub fn sarif(reports: &[Report]) -> String {
                     "rules": rules,
                 }
             },
+            "originalUriBaseIds": {
+                SOURCE_ROOT: { "uri": format!("{}/", file_uri(&root.display().to_string()).trim_end_matches('/')) },
+            },
             "results": results,
         }],
     });
@@ -136,6 +182,48 @@ mod tests {
     use crate::check::Kind;
     use crate::source::SourceFile;
     use std::sync::Arc;
+
+    #[test]
+    fn sarif_names_files_below_the_root_relatively_and_others_by_file_uris() {
+        let report = |name: &str| {
+            let file = SourceFile::new(name, "x: 1\n".to_string());
+            let mut finding = Diagnostic::error(&file, None, "bad".to_string());
+            finding.code = Some("E0001");
+            Report {
+                file: Arc::clone(&file),
+                kind: Kind::Template,
+                diagnostics: vec![finding],
+            }
+        };
+        let root = std::path::Path::new("/work/repo");
+        let reports = [
+            report("nodes.yaml"),
+            report("/work/repo/stacks/a b.yaml"),
+            report("/tmp/elsewhere.yaml"),
+        ];
+        let log: Value = serde_json::from_str(&sarif_at(&reports, root)).expect("JSON");
+        let run = &log["runs"][0];
+        assert_eq!(
+            run["originalUriBaseIds"]["%SRCROOT%"]["uri"],
+            "file:///work/repo/"
+        );
+        let locations: Vec<&Value> = run["results"]
+            .as_array()
+            .expect("results")
+            .iter()
+            .map(|r| &r["locations"][0]["physicalLocation"]["artifactLocation"])
+            .collect();
+        assert_eq!(
+            *locations[0],
+            json!({"uri": "nodes.yaml", "uriBaseId": "%SRCROOT%"})
+        );
+        assert_eq!(
+            *locations[1],
+            json!({"uri": "stacks/a%20b.yaml", "uriBaseId": "%SRCROOT%"})
+        );
+        assert_eq!(*locations[2], json!({"uri": "file:///tmp/elsewhere.yaml"}));
+        assert_eq!(file_uri("C:\\x\\y.yaml"), "file:///C:/x/y.yaml");
+    }
 
     #[test]
     fn a_diagnostic_without_a_finding_id_gets_no_rule_in_sarif() {
