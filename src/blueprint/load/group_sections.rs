@@ -261,18 +261,28 @@ pub(super) fn decode_efs(d: &mut Decoder, node: &Node) -> Option<EfsMount> {
         .help = Some("EFS IDs look like `fs-0123456789abcdef0`".into());
         return None;
     }
-    let path_ok = mount_point.value.starts_with('/')
-        && mount_point.value.len() > 1
-        && mount_point
-            .value
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '/' | '-' | '_' | '.'));
-    if !path_ok {
+    let absolute = mount_point.value.starts_with('/') && mount_point.value.len() > 1;
+    // A field of an /etc/fstab line: whitespace would end it, and the
+    // mount script quotes nothing else.
+    let odd = mount_point
+        .value
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '/' | '-' | '_' | '.')));
+    let problem = match odd {
+        _ if !absolute => "must be an absolute path".to_string(),
+        Some(' ') => "has a space, which would end its field of the /etc/fstab line".to_string(),
+        Some(c) => format!(
+            "has `{}`, which a mount point here cannot hold",
+            c.escape_debug()
+        ),
+        None => String::new(),
+    };
+    if !problem.is_empty() {
         d.error(
             mount_point.span,
             format!(
-                "mount point `{}` must be an absolute path",
-                mount_point.value
+                "mount point `{}` {problem}",
+                mount_point.value.escape_debug()
             ),
         )
         .help = Some("use letters, digits, `/`, `-`, `_` and `.`, e.g. `/mnt/efs`".into());
