@@ -201,3 +201,28 @@ fn man_out_dir_writes_a_valid_page_per_subcommand() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_check_skipped_for_a_missing_program_says_so_without_nocapture() {
+    if std::env::var_os("EKSYNTH_SKIP_PROBE").is_some() {
+        // The probe: a program that is not installed.
+        assert!(run_tool("eksynth-no-such-shell", &["-n"], b"").is_none());
+        return;
+    }
+    // This test binary, running only the probe above, outside CI.
+    let output = Command::new(std::env::current_exe().expect("test binary"))
+        .args([
+            "--exact",
+            "a_check_skipped_for_a_missing_program_says_so_without_nocapture",
+        ])
+        .env("EKSYNTH_SKIP_PROBE", "1")
+        .env_remove("CI")
+        .output()
+        .expect("the test binary runs");
+    assert!(output.status.success(), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("note: eksynth-no-such-shell is not installed; this check is skipped"),
+        "{stderr}"
+    );
+}

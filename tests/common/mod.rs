@@ -10,13 +10,18 @@ use std::io::Write as _;
 use std::process::{Command, Output, Stdio};
 
 /// Notes that `what` is missing and the check that needs it is skipped;
-/// under CI, fails the test.
+/// under CI, fails the test. The note goes to the process's standard
+/// error itself, which the test harness does not capture (it captures
+/// `eprintln!`), so that a run shows what it did not check.
 pub fn skip_without(what: &str) {
     assert!(
         std::env::var_os("CI").is_none(),
         "{what} is not installed (.ci/run installs it)"
     );
-    eprintln!("note: {what} is not installed; this check is skipped");
+    let _ = writeln!(
+        std::io::stderr().lock(),
+        "note: {what} is not installed; this check is skipped"
+    );
 }
 
 /// Runs `command` with `input` on its stdin and collects its output; None
