@@ -61,8 +61,10 @@ enum Command {
         #[arg(long)]
         parameters_file: bool,
     },
-    /// Show what changes between two templates (or a blueprint and a
-    /// committed template): resources added, removed and modified property
+    /// Show what changes between two templates or blueprints, and which nodes roll or are replaced
+    ///
+    /// Compares two templates, two blueprints, or a blueprint and a
+    /// committed template: resources added, removed and modified property
     /// by property, which changes REPLACE resources (loudly for Auto Scaling
     /// groups, node groups, roles and access), and which rolling updates
     /// follow. Exit code 0 when nothing changes, 1 when something does.

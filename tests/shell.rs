@@ -226,3 +226,15 @@ fn a_check_skipped_for_a_missing_program_says_so_without_nocapture() {
         "{stderr}"
     );
 }
+
+#[test]
+fn the_top_level_help_names_each_command_in_one_short_line() {
+    let help = String::from_utf8(eksynth(&["--help"]).stdout).expect("UTF-8 help");
+    for line in help.lines() {
+        assert!(
+            line.chars().count() <= 150,
+            "{} characters: {line}",
+            line.chars().count()
+        );
+    }
+}
