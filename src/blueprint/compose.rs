@@ -303,11 +303,24 @@ fn apply_override(
     };
     relocate(&mut node, value_span);
     let segments: Vec<&str> = path.split('.').collect();
-    if segments.iter().any(|s| s.is_empty()) {
+    // Where each segment is in the argument, for errors about one of them.
+    let segment_span = |index: usize| {
+        let column = 1 + segments[..index]
+            .iter()
+            .map(|s| s.chars().count() + 1)
+            .sum::<usize>();
+        Span {
+            line: 1,
+            column,
+            len: segments[index].chars().count().max(1),
+            file: id,
+        }
+    };
+    if let Some(empty) = segments.iter().position(|s| s.is_empty()) {
         return Err(Box::new(
             Diagnostic::error(
                 &source,
-                Some(path_span),
+                Some(segment_span(empty)),
                 format!("`--set {argument}` has an empty path segment"),
             )
             .with_help("write the path with dots, e.g. `--set nodeGroups.0.maxSize=5`"),
@@ -359,13 +372,18 @@ fn apply_override(
                 let count = items.len();
                 let Some(item) = segment.parse::<usize>().ok().and_then(|i| items.get_mut(i))
                 else {
+                    let help = match count {
+                        0 => "the list is empty".to_string(),
+                        1 => "the list has 1 item, numbered 0".to_string(),
+                        n => format!("the list has {n} items, numbered from 0 to {}", n - 1),
+                    };
                     return Err(Box::new(
                         Diagnostic::error(
                             &source,
-                            Some(path_span),
+                            Some(segment_span(index)),
                             format!("`--set {argument}`: `{segment}` is not an index of that list"),
                         )
-                        .with_help(format!("the list has {count} items, numbered from 0")),
+                        .with_help(help),
                     ));
                 };
                 if last {
@@ -377,7 +395,7 @@ fn apply_override(
             _ => {
                 return Err(Box::new(Diagnostic::error(
                     &source,
-                    Some(path_span),
+                    Some(segment_span(index)),
                     format!(
                         "`--set {argument}`: `{segment}` is inside a value that is not a mapping or a list"
                     ),
