@@ -59,8 +59,74 @@ pub(super) fn word(text: &str, error: &Error) -> Worded {
                     None,
                 );
             }
-            worded(format!("invalid YAML: {message}"), None)
+            let mut worded = worded(format!("invalid YAML: {message}"), None);
+            if message.contains("flow mapping") || message.contains("flow sequence") {
+                worded.help = Some(
+                    "a `{` or `[` opened before this point is not closed: close it with its `}` or `]`"
+                        .to_string(),
+                );
+            } else if message.contains("mapping values are not allowed")
+                && colon_in_value(text, span)
+            {
+                worded.help = Some(
+                    "the value holds `: `, which YAML reads as the start of another key: quote the value ('...' or \"...\")"
+                        .to_string(),
+                );
+            } else if STRUCTURE_ERRORS.iter().any(|words| message.contains(words)) {
+                worded.help = Some(indentation_help(text, span));
+            }
+            worded
         }
+    }
+}
+
+/// What the YAML parser says when a line does not fit the structure around
+/// it, which is most often a line indented a space or two off.
+const STRUCTURE_ERRORS: &[&str] = &[
+    "did not find expected",
+    "mapping values are not allowed",
+    "block mapping",
+    "block collection",
+    "block sequence",
+];
+
+/// Whether the line of `at` holds two `: `: the second is then inside the
+/// first key's unquoted value.
+fn colon_in_value(text: &str, at: Option<Span>) -> bool {
+    at.and_then(|at| text.lines().nth(at.line.checked_sub(1)?))
+        .is_some_and(|line| (line.to_string() + " ").matches(": ").count() >= 2)
+}
+
+/// Help for a line that does not fit its structure: YAML takes a line's
+/// place from its indentation, so name the line above it that is indented
+/// one or two spaces differently, the likely sibling.
+fn indentation_help(text: &str, at: Option<Span>) -> String {
+    let indent = |line: &str| line.len() - line.trim_start_matches(' ').len();
+    let lines: Vec<&str> = text.lines().collect();
+    let found = at.and_then(|at| {
+        let here = *lines.get(at.line.checked_sub(1)?)?;
+        let (depth, item) = (indent(here), here.trim_start().starts_with("- "));
+        lines[..at.line - 1]
+            .iter()
+            .enumerate()
+            .rev()
+            .filter(|(_, line)| {
+                let body = line.trim_start();
+                !body.is_empty() && !body.starts_with('#')
+            })
+            .take_while(|(_, line)| indent(line) + 2 >= depth)
+            .find(|(_, line)| {
+                indent(line) != depth
+                    && indent(line).abs_diff(depth) <= 2
+                    && line.trim_start().starts_with("- ") == item
+            })
+            .map(|(n, line)| (at.line, depth, n + 1, indent(line)))
+    });
+    match found {
+        Some((line, depth, above, other)) => format!(
+            "YAML reads the structure from indentation: line {line} is indented {depth} spaces, line {above} above it {other}; entries of one mapping or list start in the same column"
+        ),
+        None => "YAML reads the structure from indentation: check that this line starts in the same column as the entries it belongs with, using spaces only".to_string(),
     }
 }
 
