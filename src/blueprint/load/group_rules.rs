@@ -87,6 +87,7 @@ pub(super) fn resolve_group(
     );
     let ssh = super::networking::check_ssh(d, &spec.ssh, &spec.key_name, ami_family);
     super::networking::check_ip_family(d, cluster, ami_family, family_at);
+    super::cluster_dns::check_cluster_dns(d, &spec, cluster, ami_family, is_managed);
     let node_security_group =
         super::networking::check_node_security_group(d, &spec.node_security_group, cluster);
     let imds = resolve_imds(d, &spec, is_managed);
@@ -197,6 +198,10 @@ fn assemble(
             .map(|t| t.value.into_iter().map(|t| t.value).collect())
             .unwrap_or_default(),
         max_pods: spec.max_pods.map(|v| v.value),
+        cluster_dns: spec
+            .cluster_dns
+            .map(|list| list.value.into_iter().map(|a| a.value).collect())
+            .unwrap_or_default(),
         kubelet_config: spec
             .kubelet
             .into_iter()
