@@ -6,7 +6,6 @@
 
 use std::net::IpAddr;
 
-use super::node_group::GroupSpec;
 use crate::blueprint::decode::{Decoder, Located};
 use crate::blueprint::*;
 use crate::source::Span;
@@ -83,18 +82,24 @@ fn same_address(a: &Located<String>, b: &Located<String>) -> bool {
     a.value.parse::<IpAddr>().ok() == b.value.parse::<IpAddr>().ok()
 }
 
+/// A group's `clusterDNS` and what the rules about it read of the group:
+/// where its key is written, and whether the group is managed on the EKS
+/// AMI (not a custom one).
+pub(super) struct GroupDns<'a> {
+    pub(super) addresses: &'a Located<Vec<Located<String>>>,
+    pub(super) key_at: Option<Span>,
+    pub(super) eks_managed_ami: bool,
+}
+
 /// The rules between `clusterDNS` and the rest of the group: addresses of
 /// the cluster's IP family, and what Windows nodes can take.
 pub(super) fn check_cluster_dns(
     d: &mut Decoder,
-    spec: &GroupSpec,
+    group: &GroupDns<'_>,
     cluster: &Cluster,
     family: AmiFamily,
-    is_managed: bool,
 ) {
-    let Some(addresses) = &spec.cluster_dns else {
-        return;
-    };
+    let addresses = group.addresses;
     let ipv6_cluster = matches!(cluster.ip_family, Some((IpFamily::Ipv6, _)));
     for address in &addresses.value {
         let Ok(ip) = address.value.parse::<IpAddr>() else {
@@ -117,7 +122,7 @@ pub(super) fn check_cluster_dns(
         }
     }
     if family.is_windows() {
-        check_windows(d, spec, addresses, family, is_managed);
+        check_windows(d, group, family);
     }
 }
 
@@ -134,20 +139,10 @@ fn ip_family_help(cluster: &Cluster) -> String {
 /// Windows nodes take the cluster DNS address as `Start-EKSBootstrap.ps1`'s
 /// `-DNSClusterIP`, a single string; on the EKS Windows AMI of a managed
 /// group EKS runs that script itself.
-fn check_windows(
-    d: &mut Decoder,
-    spec: &GroupSpec,
-    addresses: &Located<Vec<Located<String>>>,
-    family: AmiFamily,
-    is_managed: bool,
-) {
-    let eks_ami = is_managed && !spec.ami.as_ref().is_some_and(|a| a.value.is_custom());
-    if eks_ami {
-        let at: Span = spec
-            .written
-            .iter()
-            .find(|(f, _)| *f == "clusterDNS")
-            .map_or(addresses.span, |(_, s)| *s);
+fn check_windows(d: &mut Decoder, group: &GroupDns<'_>, family: AmiFamily) {
+    let addresses = group.addresses;
+    if group.eks_managed_ami {
+        let at = group.key_at.unwrap_or(addresses.span);
         d.error(
             at,
             format!(
