@@ -24,6 +24,7 @@ fn plain_al2023() -> UserDataInput {
         service_ipv4_cidr: Some(placeholder(3)),
         service_ipv6_cidr: None,
         dns_cluster_ip: placeholder(4),
+        cluster_dns: Vec::new(),
         labels: vec![],
         taints: vec![],
         max_pods: None,

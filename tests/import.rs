@@ -145,6 +145,25 @@ fn eksctl_repair_actions_are_imported_under_eks_names() {
     assert_eq!(renamed[0].span.map(|s| s.line), Some(9));
 }
 
+#[test]
+fn eksctl_cluster_dns_becomes_the_group_s_one_nameserver() {
+    let imported = import_text(
+        "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata: {name: c, region: us-west-2, version: \"1.33\"}\n\
+         nodeGroups:\n- name: ng\n  instanceType: m6i.large\n  clusterDNS: 169.254.20.10\n",
+    );
+    assert_eq!(imported.complete_groups(), 1, "{}", imported.text);
+    assert!(
+        imported
+            .text
+            .contains("  clusterDNS:\n  - \"169.254.20.10\"\n"),
+        "{}",
+        imported.text
+    );
+    let blueprint = SourceFile::new("imported", imported.text.clone());
+    let report = check_file(&blueprint, SchemaSet::embedded());
+    assert_eq!(report.count(Level::Error) + report.count(Level::Warning), 0);
+}
+
 const PROD: &str = "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\n\
     metadata: {name: prod, region: us-west-2, version: \"1.31\"}\n\
     managedNodeGroups:\n- name: ng\n  instanceType: m6i.large\n";

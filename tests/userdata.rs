@@ -43,6 +43,7 @@ fn sample(bootstrap: Bootstrap) -> UserDataInput {
         service_ipv4_cidr: Some("10.100.0.0/16".into()),
         service_ipv6_cidr: None,
         dns_cluster_ip: "10.100.0.10".into(),
+        cluster_dns: Vec::new(),
         labels: vec![label("env", "staging"), label("unmanaged-node", "true")],
         taints: vec![
             taint("staging-only", Some("true"), "PreferNoSchedule"),

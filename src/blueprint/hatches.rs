@@ -102,7 +102,7 @@ const RESERVED_SETTINGS: &[(&[&str], &str)] = &[
     ),
     (
         &["kubernetes", "cluster-dns-ip"],
-        "`cluster.serviceIpv4Cidr`",
+        "`clusterDNS` (or `cluster.serviceIpv4Cidr`)",
     ),
     (&["kubernetes", "max-pods"], "`maxPods`"),
     (&["kubernetes", "node-labels"], "`labels`"),

@@ -776,6 +776,9 @@ pub struct NodeGroup {
     pub labels: Vec<(String, String)>,
     pub taints: Vec<Taint>,
     pub max_pods: Option<u32>,
+    /// `clusterDNS`: the nameservers kubelet gives pods, in place of the
+    /// service CIDR's DNS IP; empty when the group does not set them.
+    pub cluster_dns: Vec<String>,
     pub kubelet_config: Vec<(String, serde_json::Value)>,
     /// AL2023: a `NodeConfig` `spec` fragment merged into the generated one
     /// (checked: no value of it conflicts with a generated one).

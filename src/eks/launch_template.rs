@@ -383,6 +383,7 @@ fn user_data_input(
             .as_ref()
             .map(|cidr| sub.placeholder("ServiceIpv6Cidr", cidr)),
         dns_cluster_ip: sub.placeholder("DnsClusterIp", &cluster.dns_cluster_ip),
+        cluster_dns: group.cluster_dns.clone(),
         labels: labels(group),
         taints: taints(group),
         max_pods: group.max_pods,

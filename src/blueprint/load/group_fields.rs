@@ -137,6 +137,26 @@ pub(in crate::blueprint) const GROUP_FIELDS: &[Field] = &[
             checked",
         ),
     Field::new(
+        "clusterDNS",
+        Ty::List {
+            item: &Ty::STRING,
+            min: Some(1),
+            max: Some(super::cluster_dns::MAX_NAMESERVERS),
+        },
+        "Nameserver addresses kubelet gives pods, e.g. a node-local DNS cache",
+    )
+    .default("the service CIDR's DNS IP")
+    .long(
+        "list of one to three IP addresses of the cluster's family (e.g. \
+        `[169.254.20.10]` for a node-local DNS cache), in place of the DNS IP \
+        of the service CIDR: AL2023 `kubelet.config.clusterDNS` in the \
+        NodeConfig, AL2 `bootstrap.sh --dns-cluster-ip` (comma-separated; on \
+        a managed group's EKS AMI merged into `kubelet-config.json`), \
+        Bottlerocket `settings.kubernetes.cluster-dns-ip` (a list when \
+        several), Windows `-DNSClusterIP` (one address; not on a managed \
+        group's EKS AMI). Changing it rolls the nodes (new user data)",
+    ),
+    Field::new(
         "kubelet",
         Ty::Object("kubelet"),
         "Kubelet settings: any KubeletConfiguration \

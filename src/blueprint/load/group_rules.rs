@@ -87,6 +87,7 @@ pub(super) fn resolve_group(
     );
     let ssh = super::networking::check_ssh(d, &spec.ssh, &spec.key_name, ami_family);
     super::networking::check_ip_family(d, cluster, ami_family, family_at);
+    check_cluster_dns(d, &spec, cluster, ami_family, is_managed);
     let node_security_group =
         super::networking::check_node_security_group(d, &spec.node_security_group, cluster);
     let imds = resolve_imds(d, &spec, is_managed);
@@ -149,6 +150,29 @@ pub(super) fn resolve_group(
     Some(assemble(spec, checked, span, logical_id, name, top_iam))
 }
 
+/// `clusterDNS` against the cluster's IP family and the group's family and
+/// kind (`cluster_dns.rs`), given what those rules read of the group.
+fn check_cluster_dns(
+    d: &mut Decoder,
+    spec: &GroupSpec,
+    cluster: &Cluster,
+    ami_family: AmiFamily,
+    is_managed: bool,
+) {
+    if let Some(addresses) = &spec.cluster_dns {
+        let group = super::cluster_dns::GroupDns {
+            addresses,
+            key_at: spec
+                .written
+                .iter()
+                .find(|(f, _)| *f == "clusterDNS")
+                .map(|(_, s)| *s),
+            eks_managed_ami: is_managed && !spec.ami.as_ref().is_some_and(|a| a.value.is_custom()),
+        };
+        super::cluster_dns::check_cluster_dns(d, &group, cluster, ami_family);
+    }
+}
+
 /// The group itself, made of the spec and what the stages found.
 fn assemble(
     spec: GroupSpec,
@@ -197,6 +221,10 @@ fn assemble(
             .map(|t| t.value.into_iter().map(|t| t.value).collect())
             .unwrap_or_default(),
         max_pods: spec.max_pods.map(|v| v.value),
+        cluster_dns: spec
+            .cluster_dns
+            .map(|list| list.value.into_iter().map(|a| a.value).collect())
+            .unwrap_or_default(),
         kubelet_config: spec
             .kubelet
             .into_iter()

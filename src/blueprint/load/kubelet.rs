@@ -16,7 +16,7 @@ pub(in crate::blueprint) const GENERATED: &[(&str, &str)] = &[
     ("maxPods", "set the group's `maxPods` instead"),
     (
         "clusterDNS",
-        "eksynth sets it to the `.10` address of `cluster.serviceIpv4Cidr`",
+        "set the group's `clusterDNS` instead (by default eksynth derives it from the service CIDR)",
     ),
 ];
 

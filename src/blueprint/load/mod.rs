@@ -14,6 +14,7 @@
 mod access;
 mod ami;
 mod cluster;
+mod cluster_dns;
 mod families;
 mod group_fields;
 mod group_instances;

@@ -108,5 +108,17 @@ pub(super) fn check_node_config(
         )
         .help = Some(help);
     }
-    conflicts.is_empty().then_some(value)
+    // Lists merge item by item, so a second nameserver list would not
+    // conflict above: it would join the group's, which it must not.
+    let dns_twice =
+        spec.cluster_dns.is_some() && value.pointer("/kubelet/config/clusterDNS").is_some();
+    if dns_twice {
+        let path = ["kubelet", "config", "clusterDNS"].map(|k| Segment::Key(k.into()));
+        d.error(
+            locate(node, &path, true),
+            "`nodeConfig.kubelet.config.clusterDNS` conflicts with the group's `clusterDNS`",
+        )
+        .help = Some("the group's `clusterDNS` sets it; set it once".into());
+    }
+    (conflicts.is_empty() && !dns_twice).then_some(value)
 }

@@ -57,6 +57,8 @@ pub(super) struct GroupSpec {
     pub(super) labels: Vec<(Located<String>, Located<String>)>,
     pub(super) taints: Opt<Vec<Located<Taint>>>,
     pub(super) max_pods: Opt<u32>,
+    /// `clusterDNS`: the nameservers kubelet gives pods, each where written.
+    pub(super) cluster_dns: Opt<Vec<Located<String>>>,
     pub(super) kubelet: Vec<(Located<String>, serde_json::Value)>,
     /// `nodeConfig` as written, checked once the family is known.
     pub(super) node_config: Option<Node>,
@@ -172,6 +174,7 @@ impl GroupSpec {
             labels: merge_pairs(&d.labels, &self.labels),
             taints: self.taints.or(d.taints),
             max_pods: self.max_pods.or(d.max_pods),
+            cluster_dns: self.cluster_dns.or(d.cluster_dns),
             kubelet: merge_pairs(&d.kubelet, &self.kubelet),
             // A fragment of nodeadm's spec: mappings merge key by key at
             // every depth, as `extends` merges.
@@ -340,6 +343,9 @@ fn decode_nodes(d: &mut Decoder, f: &mut Fields<'_>, spec: &mut GroupSpec) {
         Some(Located::new(taints, n.span))
     });
     spec.max_pods = opt_u32(d, f, "", "maxPods");
+    spec.cluster_dns = f
+        .get("clusterDNS")
+        .and_then(|n| super::cluster_dns::decode_cluster_dns(d, n));
     if let Some(n) = f.get("kubelet") {
         spec.kubelet = decode_kubelet(d, n);
     }

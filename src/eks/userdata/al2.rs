@@ -45,6 +45,17 @@ fn al2_bootstrap_data(input: &UserDataInput, prepared: &Prepared) -> Result<Valu
             }
         }
     }
+    // bootstrap.sh writes `--dns-cluster-ip` (comma-separated) into
+    // kubelet-config.json; on a managed group's EKS AMI, whose bootstrap.sh
+    // call is EKS's, the addresses are merged into that file after it.
+    if !run && !input.cluster_dns.is_empty() {
+        config.insert("clusterDNS".into(), json!(input.cluster_dns));
+    }
+    let dns_cluster_ip = if input.cluster_dns.is_empty() {
+        input.dns_cluster_ip.clone()
+    } else {
+        input.cluster_dns.join(",")
+    };
     let config_json = if config.is_empty() {
         String::new()
     } else {
@@ -55,7 +66,7 @@ fn al2_bootstrap_data(input: &UserDataInput, prepared: &Prepared) -> Result<Valu
         "clusterName": input.cluster_name,
         "certificateAuthority": input.certificate_authority,
         "apiServerEndpoint": input.api_server_endpoint,
-        "dnsClusterIp": input.dns_cluster_ip,
+        "dnsClusterIp": dns_cluster_ip,
         "serviceIpv6Cidr": input.service_ipv6_cidr,
         "maxPodsFlag": prepared.max_pods.is_some(),
         "kubeletExtraArgs": args.join(" "),
@@ -76,7 +87,11 @@ pub(super) fn render(input: &UserDataInput, prepared: &Prepared) -> Result<Strin
             // bootstrap.sh would overwrite it with EKS's own value.
             return Err(unsupported("maxPods", TARGET));
         }
-        if !has_shell_steps(input) && prepared.kubelet.is_empty() && !input.instance_store_raid0 {
+        if !has_shell_steps(input)
+            && prepared.kubelet.is_empty()
+            && input.cluster_dns.is_empty()
+            && !input.instance_store_raid0
+        {
             if parts.is_empty() {
                 return Ok(String::new());
             }

@@ -37,6 +37,12 @@ fn nodeconfig_data(input: &UserDataInput, prepared: &Prepared) -> Option<Value> 
     if let Some(max_pods) = prepared.max_pods {
         config.push(json!({ "key": "maxPods", "value": max_pods }));
     }
+    // Without `clusterDNS` nodeadm derives the DNS IP from `cluster.cidr`
+    // itself; with it, the drop-in nodeadm writes for `kubelet.config`
+    // replaces that derived list (also on a managed group's EKS AMI).
+    if !input.cluster_dns.is_empty() {
+        config.push(json!({ "key": "clusterDNS", "value": input.cluster_dns }));
+    }
     for (key, value) in &prepared.kubelet {
         config.push(json!({ "key": key, "value": value }));
     }

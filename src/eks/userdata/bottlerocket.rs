@@ -162,12 +162,31 @@ fn cluster_settings(input: &UserDataInput, prepared: &Prepared, full: bool) -> E
             "cluster-certificate".into(),
             toml_quote(&input.certificate_authority),
         ));
+    }
+    // The user data's settings win over the ones EKS writes on its own AMI,
+    // so `clusterDNS` is written for every kind of group.
+    if !input.cluster_dns.is_empty() {
+        kubernetes.push(("cluster-dns-ip".into(), cluster_dns_ip(&input.cluster_dns)));
+    } else if full {
         kubernetes.push(("cluster-dns-ip".into(), toml_quote(&input.dns_cluster_ip)));
     }
     if let Some(max_pods) = prepared.max_pods {
         kubernetes.push(("max-pods".into(), max_pods.to_string()));
     }
     kubernetes
+}
+
+/// `cluster-dns-ip`: one address as a string, which every Bottlerocket
+/// release reads; several as a list, which the releases whose model types it
+/// as an IP or a list of IPs read (`KubernetesClusterDnsIp`).
+fn cluster_dns_ip(addresses: &[String]) -> String {
+    match addresses {
+        [one] => toml_quote(one),
+        several => {
+            let items: Vec<String> = several.iter().map(|a| toml_quote(a)).collect();
+            format!("[{}]", items.join(", "))
+        }
+    }
 }
 
 impl Settings {

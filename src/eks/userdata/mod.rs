@@ -85,6 +85,9 @@ pub struct UserDataInput {
     /// The cluster DNS IP (the service CIDR's `.10` address), for AL2,
     /// Bottlerocket and Windows.
     pub dns_cluster_ip: String,
+    /// The group's own nameservers (`clusterDNS`), which take the place of
+    /// `dns_cluster_ip` on every family; empty when the group sets none.
+    pub cluster_dns: Vec<String>,
     /// Node labels. Rendered for self-managed groups only: a managed group
     /// sets them through the EKS API, on an EKS AMI or a custom one.
     pub labels: Vec<Label>,

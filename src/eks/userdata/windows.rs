@@ -151,6 +151,9 @@ pub(super) fn render(input: &UserDataInput, prepared: &Prepared) -> Result<Strin
         if let Some((key, _)) = prepared.kubelet.first() {
             return Err(unsupported(format!("kubelet setting `{key}`"), TARGET));
         }
+        if !input.cluster_dns.is_empty() {
+            return Err(unsupported("clusterDNS", TARGET));
+        }
         if input.pre_bootstrap_commands.is_empty() {
             return Ok(String::new());
         }
@@ -161,7 +164,7 @@ pub(super) fn render(input: &UserDataInput, prepared: &Prepared) -> Result<Strin
             "apiServerEndpoint": input.api_server_endpoint,
             "certificateAuthority": input.certificate_authority,
             "serviceCidr": input.service_ipv4_cidr,
-            "dnsClusterIp": input.dns_cluster_ip,
+            "dnsClusterIp": windows_dns_cluster_ip(input)?,
             "kubeletExtraArgs": windows_kubelet_args(prepared)?,
         })
     };
@@ -175,6 +178,20 @@ pub(super) fn render(input: &UserDataInput, prepared: &Prepared) -> Result<Strin
             "signal": signal,
         }),
     )
+}
+
+/// `-DNSClusterIP`: the group's one `clusterDNS` address, or the DNS IP of
+/// the service CIDR. The script takes a single address (the loader refuses
+/// several).
+fn windows_dns_cluster_ip(input: &UserDataInput) -> Result<&str, UserDataError> {
+    match input.cluster_dns.as_slice() {
+        [] => Ok(&input.dns_cluster_ip),
+        [one] => Ok(one),
+        _ => Err(unsupported(
+            "several `clusterDNS` addresses",
+            "Windows (`-DNSClusterIP` takes one)",
+        )),
+    }
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@
 use super::Ctx;
 use super::cluster::{Input, field, subnets_parameter};
 use super::group_fields;
-use super::values::{boolean, copy, group_name, int, strings, text};
+use super::values::{boolean, copy, copy_text, group_name, int, strings, text};
 use crate::import::out::Out;
 use crate::syntax::{Key, Node};
 
@@ -334,10 +334,8 @@ fn field_of(group: &mut Group<'_>, entries: &[(Key, Node)], key: &Key, value: &N
         ),
         "instancePrefix" => group.unmapped(key, "name the instances with a `Name` tag in `tags`"),
         "cpuCredits" if !managed => group.unmapped(key, "set `CreditSpecification` with `overrides:` on the launch template"),
-        "clusterDNS" if !managed => group.unmapped(
-            key,
-            "eksynth derives the cluster DNS address from `cluster.serviceIpv4Cidr`",
-        ),
+        // eksctl takes one address; eksynth's field is a list of them.
+        "clusterDNS" if !managed => group.set(key, "clusterDNS", Out::seq(vec![copy_text(value)])),
         "enclaveEnabled" if !managed => group.unmapped(key, "set `EnclaveOptions` with `overrides:` on the launch template"),
         "outpostARN" => group.unmapped(key, "eksynth does not place node groups on Outposts"),
         _ => {
