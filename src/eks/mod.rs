@@ -486,6 +486,35 @@ fn record_field_origins(
             field_origins.insert(format!("{id}/{path}"), span);
         }
     }
+    // Each instance type, wherever the group's resources name it: the
+    // launch template (one type), the mixed instances policy's overrides,
+    // or the managed node group's list.
+    let types = &group.instance_types;
+    if let Some(first) = types.first() {
+        field_origins.insert(
+            format!("{launch_template}/Properties/LaunchTemplateData/InstanceType"),
+            first.span,
+        );
+    }
+    for (index, located) in types.iter().enumerate() {
+        if let Some(asg) = auto_scaling_group {
+            field_origins.insert(
+                format!(
+                    "{asg}/Properties/MixedInstancesPolicy/LaunchTemplate/Overrides/{index}/InstanceType"
+                ),
+                located.span,
+            );
+        }
+        if group.managed.is_some() {
+            field_origins.insert(
+                format!(
+                    "{}Nodegroup/Properties/InstanceTypes/{index}",
+                    group.identity
+                ),
+                located.span,
+            );
+        }
+    }
 }
 
 /// An output exported as `<stack name>-<output name>`.
