@@ -1,7 +1,7 @@
 //! How nodes are authorized in the cluster: `authenticationMode`,
 //! `nodeAccess` (access entries or aws-auth) and `awsAuthProvider`.
 
-use super::read::{opt_strings, opt_u32};
+use super::read::{opt_ec2_ids, opt_u32};
 use super::sources::decode_source;
 use crate::blueprint::decode::{Decoder, Fields};
 use crate::blueprint::field::{Field, Ty};
@@ -116,8 +116,8 @@ pub(super) fn decode_node_access(
         .get("serviceToken")
         .and_then(|n| decode_source(d, "cluster.awsAuthProvider.serviceToken", n));
     let p = "cluster.awsAuthProvider.";
-    let subnets = opt_strings(d, &mut f, p, "subnets");
-    let security_groups = opt_strings(d, &mut f, p, "securityGroups");
+    let subnets = opt_ec2_ids(d, &mut f, p, "subnets", "subnet");
+    let security_groups = opt_ec2_ids(d, &mut f, p, "securityGroups", "sg");
     let reserved = opt_u32(d, &mut f, p, "reservedConcurrency");
     let (min, max) = f.range("logRetentionDays");
     let retention = f.get("logRetentionDays").and_then(|n| {

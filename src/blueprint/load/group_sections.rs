@@ -69,7 +69,7 @@ pub(super) fn decode_subnets(d: &mut Decoder, node: &Node) -> Opt<Subnets> {
                 return None;
             }
             for item in &items {
-                if !item.value.starts_with("subnet-") {
+                if !crate::blueprint::rules::is_ec2_id("subnet", &item.value) {
                     d.error(item.span, format!("`{}` is not a subnet ID", item.value))
                         .help = Some("subnet IDs look like `subnet-0123456789abcdef0`".into());
                 }

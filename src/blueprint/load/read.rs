@@ -67,6 +67,33 @@ pub(super) fn opt_strings(
     ))
 }
 
+/// An optional list of EC2 IDs of `kind` (`subnet`, `sg`), each checked
+/// where it is written.
+pub(super) fn opt_ec2_ids(
+    d: &mut Decoder,
+    fields: &mut Fields<'_>,
+    prefix: &str,
+    field: &str,
+    kind: &str,
+) -> Opt<Vec<String>> {
+    let node = fields.get(field)?;
+    let items = d.string_list(&format!("{prefix}{field}"), node)?;
+    let what = match kind {
+        "sg" => "security group",
+        other => other,
+    };
+    for item in &items {
+        if !crate::blueprint::rules::is_ec2_id(kind, &item.value) {
+            d.error(item.span, format!("`{}` is not a {what} ID", item.value))
+                .help = Some(format!("{what} IDs look like `{kind}-0123456789abcdef0`"));
+        }
+    }
+    Some(Located::new(
+        items.into_iter().map(|s| s.value).collect(),
+        node.span,
+    ))
+}
+
 pub(super) fn duration(
     d: &mut Decoder,
     field: &str,

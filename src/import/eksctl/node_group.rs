@@ -537,18 +537,30 @@ fn subnets(group: &mut Group<'_>, input: &Input<'_>, entries: &[(Key, Node)]) {
         .or_else(|| entry(entries, "availabilityZones"))
         .map(|(_, v)| strings(v))
         .unwrap_or_default();
+    // eksctl's examples write IDs no subnet has (`subnet-1234`): the
+    // blueprint takes a parameter for them, with a warning.
+    let mut malformed: Vec<String> = Vec::new();
+    let mut valid = |id: String| {
+        if crate::blueprint::rules::is_ec2_id("subnet", &id) {
+            Some(id)
+        } else {
+            malformed.push(id);
+            None
+        }
+    };
     let ids: Option<Vec<String>> = match &named {
         Some(names) => names
             .iter()
             .map(|name| {
                 if name.starts_with("subnet-") {
-                    Some(name.clone())
+                    valid(name.clone())
                 } else {
                     input
                         .subnets
                         .iter()
                         .find(|s| s.name == *name)
                         .and_then(|s| s.id.clone())
+                        .and_then(&mut valid)
                 }
             })
             .collect(),
@@ -558,12 +570,24 @@ fn subnets(group: &mut Group<'_>, input: &Input<'_>, entries: &[(Key, Node)]) {
                 .iter()
                 .filter(|s| s.private == private)
                 .filter(|s| zones.is_empty() || s.zone.as_ref().is_some_and(|z| zones.contains(z)))
-                .map(|s| s.id.clone())
+                .map(|s| s.id.clone().and_then(&mut valid))
                 .collect::<Option<Vec<_>>>()
                 .unwrap_or_default();
             (!found.is_empty()).then_some(found)
         }
     };
+    let at = ["subnets", "availabilityZones", "localZones"]
+        .iter()
+        .find_map(|name| entry(entries, name))
+        .or_else(|| entries.first().map(|(k, v)| (k, v)))
+        .map(|(k, _)| k.span);
+    if let Some((span, first)) = at.zip(malformed.first()) {
+        group.ctx.note(
+            span,
+            format!("`{first}` is not a subnet ID: the blueprint takes a parameter instead"),
+            "a subnet ID is `subnet-` and 8 or 17 lower case hexadecimal digits",
+        );
+    }
     let mut out = match ids {
         Some(ids) if !ids.is_empty() => Out::strs(&ids),
         _ if named.is_some() => {
