@@ -406,6 +406,8 @@ pub struct Imds {
     /// `HttpTokens: required` (IMDSv2 only).
     pub tokens_required: bool,
     pub hop_limit: u32,
+    /// `HttpProtocolIpv6: enabled`: IMDS at its IPv6 address too.
+    pub ipv6: bool,
     /// An iptables rule that drops pod traffic to IMDS.
     pub block_pods: bool,
     /// `InstanceMetadataTags: enabled`: the instance's tags in IMDS.

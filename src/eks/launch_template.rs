@@ -183,7 +183,8 @@ fn tag_specifications(group: &NodeGroup, context: &Context<'_>) -> Expr {
 }
 
 /// The instance metadata service's options: endpoint on, tokens and hop
-/// limit as the blueprint sets them, instance tags when asked for.
+/// limit as the blueprint sets them, the IPv6 endpoint and instance tags
+/// when asked for.
 fn metadata_options(group: &NodeGroup) -> Expr {
     let mut metadata = vec![
         ("HttpEndpoint", Expr::str("enabled")),
@@ -197,6 +198,9 @@ fn metadata_options(group: &NodeGroup) -> Expr {
         ),
         ("HttpPutResponseHopLimit", Expr::from(group.imds.hop_limit)),
     ];
+    if group.imds.ipv6 {
+        metadata.push(("HttpProtocolIpv6", Expr::str("enabled")));
+    }
     if group.imds.instance_tags {
         metadata.push(("InstanceMetadataTags", Expr::str("enabled")));
     }

@@ -384,6 +384,7 @@ pub(super) fn resolve_imds(d: &mut Decoder, spec: &GroupSpec, is_managed: bool) 
     Imds {
         tokens_required: spec.imds.tokens_required.as_ref().is_none_or(|t| t.value),
         hop_limit: spec.imds.hop_limit.as_ref().map_or(1, |h| h.value),
+        ipv6: spec.imds.ipv6.as_ref().is_some_and(|b| b.value),
         block_pods: spec.imds.block_pods.as_ref().is_some_and(|b| b.value),
         instance_tags: super::networking::check_instance_tags(
             d,

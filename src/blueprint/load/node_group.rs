@@ -185,6 +185,7 @@ impl GroupSpec {
             imds: ImdsSpec {
                 tokens_required: self.imds.tokens_required.or(d.imds.tokens_required),
                 hop_limit: self.imds.hop_limit.or(d.imds.hop_limit),
+                ipv6: self.imds.ipv6.or(d.imds.ipv6),
                 block_pods: self.imds.block_pods.or(d.imds.block_pods),
                 instance_tags: self.imds.instance_tags.or(d.imds.instance_tags),
             },
