@@ -369,13 +369,19 @@ impl TaintEffect {
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Volume {
-    pub size_gib: u32,
+    /// `None`: the snapshot's size.
+    pub size_gib: Option<u32>,
     pub volume_type: String,
     pub iops: Option<u32>,
     pub throughput: Option<u32>,
     pub encrypted: bool,
     /// A KMS key ID, ARN or alias: a literal, a parameter or an import.
     pub kms_key_id: Option<Located<Source>>,
+    pub snapshot_id: Option<String>,
+    /// The image's root device when it is not the family's.
+    pub device_name: Option<String>,
+    /// `VolumeInitializationRate`, MiB/s, for a volume from a snapshot.
+    pub initialization_rate: Option<u32>,
 }
 
 /// An extra EBS volume of a node group's instances.

@@ -167,7 +167,8 @@ pub(in crate::blueprint) const GROUP_FIELDS: &[Field] = &[
     .default("20 GiB gp3, encrypted")
     .long(
         "`size`, `type`, `iops`, `throughput`, `encrypted`, `kmsKeyId` (a key ID, \
-        ARN or alias, `{parameter: …}` or `{import: …}`); size, IOPS and \
+        ARN or alias, `{parameter: …}` or `{import: …}`), `snapshotId` with its \
+        `initializationRate`, and `deviceName` for a custom image; size, IOPS and \
         throughput within EC2's limits for the type (gp3: 3,000 to 80,000 IOPS, \
         at most 500 per GiB above 3,000, 125 to 2,000 MiB/s, at most 1 MiB/s per \
         4 IOPS; io1: 50 IOPS per GiB; io2: 1,000). Bottlerocket: this is the \

@@ -261,7 +261,11 @@ pub(super) fn resolve_storage(
     ami_family: AmiFamily,
     name: &Located<String>,
 ) -> (Volume, Vec<DataVolume>) {
-    let root_volume = check_root_volume(d, &spec.root_volume, name.span);
+    let custom_image = spec
+        .ami
+        .as_ref()
+        .is_some_and(|ami| ami.value != Ami::Recommended);
+    let root_volume = check_root_volume(d, &spec.root_volume, ami_family, custom_image, name.span);
     let volumes = spec
         .volumes
         .as_ref()

@@ -23,7 +23,7 @@ use super::scaling::{
     decode_update_config,
 };
 use super::storage::{
-    DataVolumeSpec, INSTANCE_STORE_POLICIES, VolumeSpec, decode_volume, decode_volumes,
+    DataVolumeSpec, INSTANCE_STORE_POLICIES, RootVolumeSpec, decode_volume, decode_volumes,
 };
 use crate::blueprint::compose;
 use crate::blueprint::decode::{Decoder, Fields, Located};
@@ -60,7 +60,7 @@ pub(super) struct GroupSpec {
     pub(super) kubelet: Vec<(Located<String>, serde_json::Value)>,
     /// `nodeConfig` as written, checked once the family is known.
     pub(super) node_config: Option<Node>,
-    pub(super) root_volume: VolumeSpec,
+    pub(super) root_volume: RootVolumeSpec,
     pub(super) volumes: Opt<Vec<DataVolumeSpec>>,
     pub(super) instance_store: Opt<InstanceStore>,
     pub(super) imds: ImdsSpec,

@@ -250,10 +250,7 @@ fn field_of(group: &mut Group<'_>, entries: &[(Key, Node)], key: &Key, value: &N
         "volumeThroughput" => root_volume(group, key, value, "throughput"),
         "volumeEncrypted" => root_volume(group, key, value, "encrypted"),
         "volumeKmsKeyID" => root_volume(group, key, value, "kmsKeyId"),
-        "volumeName" => group.unmapped(
-            key,
-            "eksynth names the root device after the image's (`/dev/xvda`; Bottlerocket's data volume `/dev/xvdb`)",
-        ),
+        "volumeName" => root_volume(group, key, value, "deviceName"),
         "additionalVolumes" => group_fields::volumes(group, key, value),
         "maxPodsPerNode" => group.set(key, "maxPods", copy(value)),
         "preBootstrapCommands" => group.set(key, "preBootstrapCommands", copy(value)),
