@@ -631,6 +631,33 @@ pub struct Range {
     pub max: Option<u32>,
 }
 
+/// `Placement` beyond the placement group: tenancy and partition.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Placement {
+    /// `Tenancy`, as written (never `host`, which the loader refuses).
+    pub tenancy: Option<Tenancy>,
+    /// `PartitionNumber` of a named partition placement group.
+    pub partition_number: Option<u32>,
+}
+
+/// Whose hardware the instances run on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tenancy {
+    Default,
+    Dedicated,
+    Host,
+}
+
+impl Tenancy {
+    pub fn name(self) -> &'static str {
+        match self {
+            Tenancy::Default => "default",
+            Tenancy::Dedicated => "dedicated",
+            Tenancy::Host => "host",
+        }
+    }
+}
+
 /// The placement group the instances launch into.
 #[derive(Clone, Debug, PartialEq)]
 pub enum PlacementGroup {
@@ -769,6 +796,7 @@ pub struct NodeGroup {
     /// Attribute-based instance type selection (self-managed groups).
     pub instance_requirements: Option<InstanceRequirements>,
     pub placement_group: Option<PlacementGroup>,
+    pub placement: Placement,
     pub capacity_reservation: Option<CapacityReservation>,
     /// An Elastic Fabric Adapter as the primary network interface, in a
     /// cluster placement group.

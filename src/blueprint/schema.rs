@@ -176,6 +176,11 @@ const OBJECTS: &[Object] = &[
         fields: CAPACITY_RESERVATION_FIELDS,
         intro: "`capacityReservation` written as a mapping.",
     },
+    Object {
+        name: "placement",
+        fields: PLACEMENT_FIELDS,
+        intro: "A group's `placement`: the tenancy of its instances and the partition of its placement group, after the rules of the Amazon EC2 User Guide (placement strategies; Dedicated Instances of burstable types, T3 only). Changing either changes the launch template, which rolls the nodes.",
+    },
 ];
 
 /// An object's schema: closed, with the properties of its table (less the

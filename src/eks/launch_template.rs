@@ -235,15 +235,25 @@ fn capacity_reservation(group: &NodeGroup) -> Option<Expr> {
     }
 }
 
-/// The placement group the nodes launch into, named or made for the group.
+/// The placement group the nodes launch into (named or made for the
+/// group), its partition, and the nodes' tenancy; none when the blueprint
+/// sets none of them.
 fn placement(group: &NodeGroup) -> Option<Expr> {
-    group.placement_group.as_ref().map(|placement| {
-        let name = match placement {
+    let mut placement = Vec::new();
+    if let Some(placement_group) = &group.placement_group {
+        let name = match placement_group {
             PlacementGroup::Named(name) => Expr::str(name),
             PlacementGroup::Cluster => Expr::reference(placement_group_id(group)),
         };
-        Expr::map([("GroupName", name)])
-    })
+        placement.push(("GroupName", name));
+    }
+    if let Some(partition) = group.placement.partition_number {
+        placement.push(("PartitionNumber", Expr::from(partition)));
+    }
+    if let Some(tenancy) = group.placement.tenancy {
+        placement.push(("Tenancy", Expr::str(tenancy.name())));
+    }
+    (!placement.is_empty()).then(|| Expr::map(placement))
 }
 
 /// The network interfaces, when the group has an EFA or a public address:

@@ -619,6 +619,18 @@ pub(in crate::blueprint) const GROUP_FIELDS: &[Field] = &[
         template's `Placement.GroupName`)",
     ),
     Field::new(
+        "placement",
+        Ty::Object("placement"),
+        "The instances' tenancy and the partition of `placementGroup` they launch \
+        into",
+    )
+    .long(
+        "`{tenancy, partitionNumber}` in the launch template's `Placement`, \
+        self-managed and managed; see the `placement` object below for the \
+        rules EC2 enforces between them, `placementGroup` and the instance \
+        types",
+    ),
+    Field::new(
         "capacityReservation",
         Ty::Either(&[
             Ty::OneOf(|| vec!["open", "none"]),

@@ -22,6 +22,7 @@ struct Checked {
     max_size: u32,
     subnets: Located<Subnets>,
     instances: super::group_instances::Resolved,
+    placement: Placement,
     root_volume: Volume,
     volumes: Vec<DataVolume>,
     signal_timeout: String,
@@ -72,6 +73,12 @@ pub(super) fn resolve_group(
     let (min_size, max_size) = resolve_sizes(d, &spec, &name);
     let subnets = resolve_subnets(d, &spec, &name);
     let instances = check_instances(d, &spec, is_managed, ami_family, family_at, &subnets);
+    let placement = super::placement::check_placement(
+        d,
+        &spec.placement,
+        instances.placement_group.as_ref(),
+        &instance_types,
+    );
     let (root_volume, volumes) = resolve_storage(d, &spec, ami_family, &name);
     let (signal_timeout, update) =
         resolve_rolling_update(d, &spec, min_size, max_size, &instances.weights);
@@ -129,6 +136,7 @@ pub(super) fn resolve_group(
         max_size,
         subnets,
         instances,
+        placement,
         root_volume,
         volumes,
         signal_timeout,
@@ -181,6 +189,7 @@ fn assemble(
         weights: checked.instances.weights,
         instance_requirements: spec.instance_requirements.map(|r| r.value),
         placement_group: checked.instances.placement_group,
+        placement: checked.placement,
         capacity_reservation: checked.instances.capacity_reservation,
         efa: checked.instances.efa,
         efa_cards: checked.instances.efa_cards,

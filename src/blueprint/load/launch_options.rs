@@ -105,7 +105,7 @@ fn decode_cpu_options(
 
 /// The burstable families, whose instances spend CPU credits
 /// (`CreditSpecification` applies to T2, T3, T3a and T4g only).
-fn burstable(instance_type: &str) -> bool {
+pub(super) fn burstable(instance_type: &str) -> bool {
     matches!(
         instance_type.split('.').next(),
         Some("t2" | "t3" | "t3a" | "t4g")

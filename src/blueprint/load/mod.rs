@@ -28,6 +28,7 @@ mod networking;
 mod node_config;
 mod node_group;
 mod node_repair;
+mod placement;
 mod raw;
 mod read;
 mod scaling;
@@ -70,6 +71,7 @@ pub(super) use kubelet::{GENERATED as KUBELET_GENERATED, KUBELET_FIELDS};
 pub(super) use launch_options::CPU_OPTIONS_FIELDS;
 pub(super) use networking::SSH_FIELDS;
 pub(super) use node_repair::{NODE_REPAIR_FIELDS, REPAIR_OVERRIDE_FIELDS};
+pub(super) use placement::PLACEMENT_FIELDS;
 pub(super) use scaling::{
     DISTRIBUTION_FIELDS, LIFECYCLE_FIELDS, UPDATE_CONFIG_FIELDS, UPDATE_FIELDS,
 };

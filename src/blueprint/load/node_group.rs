@@ -17,6 +17,7 @@ use super::kubelet::decode_kubelet;
 use super::launch_options::{LaunchOptionsSpec, decode_launch_options};
 use super::networking::{NODE_SECURITY_GROUPS, decode_security_groups};
 use super::node_repair::decode_node_repair;
+use super::placement::{PlacementSpec, decode_placement};
 use super::read::{Opt, duration, opt_bool, opt_string, opt_strings, opt_u32};
 use super::scaling::{
     DistributionSpec, UpdateSpec, decode_distribution, decode_lifecycle, decode_update,
@@ -45,6 +46,7 @@ pub(super) struct GroupSpec {
     pub(super) instance_types: Opt<Vec<TypeSpec>>,
     pub(super) instance_requirements: Opt<InstanceRequirements>,
     pub(super) placement_group: Opt<String>,
+    pub(super) placement: PlacementSpec,
     pub(super) capacity_reservation: Opt<CapacityReservation>,
     /// The older spellings under `lifecycle`, taken with it.
     pub(super) lifecycle_placement_group: Opt<String>,
@@ -161,6 +163,7 @@ impl GroupSpec {
             instance_types: self.instance_types.or(d_types),
             instance_requirements: self.instance_requirements.or(d_requirements),
             placement_group: self.placement_group.or(d.placement_group),
+            placement: self.placement.over(d.placement),
             capacity_reservation: self.capacity_reservation.or(d.capacity_reservation),
             lifecycle_placement_group,
             lifecycle_capacity_reservation,
@@ -306,6 +309,9 @@ fn decode_instances(d: &mut Decoder, f: &mut Fields<'_>, spec: &mut GroupSpec) {
     });
     spec.placement_group =
         opt_string(d, f, "", "placementGroup").filter(|name| check_placement_group_name(d, name));
+    if let Some(n) = f.get("placement") {
+        spec.placement = decode_placement(d, n);
+    }
     spec.capacity_reservation = f
         .get("capacityReservation")
         .and_then(|n| decode_capacity_reservation(d, "capacityReservation", n));
