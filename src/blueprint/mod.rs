@@ -435,6 +435,24 @@ pub struct LaunchOptions {
     pub cpu_credits: Option<CpuCredits>,
     /// `EnclaveOptions.Enabled`: Nitro Enclaves on the nodes.
     pub enclave: bool,
+    /// `MaintenanceOptions.AutoRecovery`; EC2's default when `None`.
+    pub auto_recovery: Option<AutoRecovery>,
+}
+
+/// Whether EC2 recovers an instance whose host fails.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AutoRecovery {
+    Default,
+    Disabled,
+}
+
+impl AutoRecovery {
+    pub fn name(self) -> &'static str {
+        match self {
+            AutoRecovery::Default => "default",
+            AutoRecovery::Disabled => "disabled",
+        }
+    }
 }
 
 /// `CpuOptions`: fewer cores or one thread per core, AMD SEV-SNP.

@@ -67,6 +67,12 @@ pub fn lower(
         .prop_opt("InstanceMarketOptions", instance_market_options(group))
         .prop_opt("InstanceType", instance_type(group))
         .prop_opt("KeyName", group.key_name.as_deref())
+        .prop_opt(
+            "MaintenanceOptions",
+            options
+                .auto_recovery
+                .map(|a| Expr::map([("AutoRecovery", Expr::str(a.name()))])),
+        )
         .prop("MetadataOptions", metadata_options(group))
         .prop_opt("NetworkInterfaces", network_interfaces.clone())
         .prop_opt("Monitoring", group.detailed_monitoring.then(enabled))

@@ -3,7 +3,7 @@
 //! the fields it decodes itself. Each nested section's own table is beside
 //! its decoder (`IMDS_FIELDS` in `group_sections.rs`, ...).
 
-use super::launch_options::CPU_CREDITS;
+use super::launch_options::{AUTO_RECOVERY, CPU_CREDITS};
 use super::networking::{NODE_SECURITY_GROUPS, security_groups_schema};
 use super::storage::INSTANCE_STORE_POLICIES;
 use crate::blueprint::field::{Field, Text, Ty, choices};
@@ -393,6 +393,22 @@ pub(in crate::blueprint) const GROUP_FIELDS: &[Field] = &[
         `instanceRequirements` whose `vCpuCount.min` is below 4. The enclave \
         images and the Nitro Enclaves allocator are the user's to install \
         (`preBootstrapCommands`, a DaemonSet)",
+    ),
+    Field::new(
+        "autoRecovery",
+        Ty::OneOf(|| choices(AUTO_RECOVERY)),
+        "EC2's automatic recovery of an instance whose host fails \
+        (`MaintenanceOptions.AutoRecovery`)",
+    )
+    .default("EC2's (`default`: on where the type supports it)")
+    .long(
+        "`default` or `disabled`: the launch template's \
+        `MaintenanceOptions.AutoRecovery`. With `default`, EC2 recovers an \
+        instance of a supported type whose host fails a system status check \
+        onto new hardware, keeping its ID, addresses and EBS volumes; a node \
+        comes back as itself. `disabled` leaves a failed instance to the Auto \
+        Scaling health check (a self-managed group) or EKS (a managed group), \
+        which replace it. Self-managed and managed; a change rolls the nodes",
     ),
     Field::new(
         "clusterAutoscaler",
