@@ -823,6 +823,9 @@ pub struct NodeGroup {
     /// one per network card: the fewest network cards of the group's
     /// instance types.
     pub efa_cards: u32,
+    /// The EFA interfaces of network cards 1 and up are EFA-only
+    /// (`InterfaceType: efa-only`), with no IP address.
+    pub efa_only: bool,
     pub min_size: u32,
     pub max_size: u32,
     pub desired_capacity: Option<u32>,

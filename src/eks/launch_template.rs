@@ -284,12 +284,15 @@ fn network_interfaces(group: &NodeGroup, security_groups: &[Expr]) -> Option<Exp
             primary.push(("NetworkCardIndex", Expr::Int(0)));
         }
         let mut interfaces = vec![Expr::map(primary)];
+        // The primary interface carries the node's IP traffic; the others
+        // may be EFA-only, which take no IP address.
+        let secondary = if group.efa_only { "efa-only" } else { "efa" };
         interfaces.extend((1..group.efa_cards).map(|card| {
             Expr::map([
                 ("DeleteOnTermination", Expr::Bool(true)),
                 ("DeviceIndex", Expr::Int(1)),
                 ("Groups", Expr::List(security_groups.to_vec())),
-                ("InterfaceType", Expr::str("efa")),
+                ("InterfaceType", Expr::str(secondary)),
                 ("NetworkCardIndex", Expr::from(card)),
             ])
         }));

@@ -666,9 +666,10 @@ pub(in crate::blueprint) const GROUP_FIELDS: &[Field] = &[
     ),
     Field::new(
         "efa",
-        Ty::Boolean,
+        Ty::Either(&[Ty::Boolean, Ty::Object("efa")]),
         "An Elastic Fabric Adapter as the primary interface, in a cluster \
-        placement group (EFA-capable types, one subnet)",
+        placement group (EFA-capable types, one subnet); `{interfaces: \
+        efa-only}` makes the other cards' EFA-only",
     )
     .default("false")
     .long(
@@ -688,8 +689,10 @@ pub(in crate::blueprint) const GROUP_FIELDS: &[Field] = &[
         With several instance types of different card counts, the group gets the \
         fewest, which every type can launch with. Several interfaces leave no \
         room for `associatePublicIpAddress` (an error: EC2 gives a public \
-        address only to a single interface). Pods reach the adapter through the \
-        EFA Kubernetes device plugin, which the cluster must run",
+        address only to a single interface). `efa: {interfaces: efa-only}` is \
+        `efa: true` with EFA-only interfaces on cards 1 and up (see the `efa` \
+        object). Pods reach the adapter through the EFA Kubernetes device \
+        plugin, which the cluster must run",
     ),
 ];
 /// `clusterAutoscaler` written as a mapping.

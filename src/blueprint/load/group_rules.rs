@@ -193,6 +193,7 @@ fn assemble(
         capacity_reservation: checked.instances.capacity_reservation,
         efa: checked.instances.efa,
         efa_cards: checked.instances.efa_cards,
+        efa_only: checked.instances.efa_only,
         bootstrap_arguments: spec.bootstrap_arguments.map(|b| b.value),
         per_az: spec.per_az.is_some_and(|p| p.value),
         instance_types: checked.instance_types,

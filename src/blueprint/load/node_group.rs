@@ -10,8 +10,8 @@ use super::group_sections::{
 };
 use super::iam::{IamSpec, decode_iam};
 use super::instances::{
-    TypeSpec, check_placement_group_name, decode_capacity_reservation, decode_instance_types,
-    decode_requirements, is_reservation_id,
+    TypeSpec, check_placement_group_name, decode_capacity_reservation, decode_efa,
+    decode_instance_types, decode_requirements, is_reservation_id,
 };
 use super::kubelet::decode_kubelet;
 use super::launch_options::{LaunchOptionsSpec, decode_launch_options};
@@ -52,6 +52,8 @@ pub(super) struct GroupSpec {
     pub(super) lifecycle_placement_group: Opt<String>,
     pub(super) lifecycle_capacity_reservation: Opt<CapacityReservation>,
     pub(super) efa: Opt<bool>,
+    /// `efa.interfaces: efa-only`.
+    pub(super) efa_only: Opt<bool>,
     pub(super) min_size: Opt<u32>,
     pub(super) max_size: Opt<u32>,
     pub(super) desired_capacity: Opt<u32>,
@@ -168,6 +170,7 @@ impl GroupSpec {
             lifecycle_placement_group,
             lifecycle_capacity_reservation,
             efa: self.efa.or(d.efa),
+            efa_only: self.efa_only.or(d.efa_only),
             min_size: self.min_size.or(d.min_size),
             max_size: self.max_size.or(d.max_size),
             desired_capacity: self.desired_capacity.or(d.desired_capacity),
@@ -315,7 +318,9 @@ fn decode_instances(d: &mut Decoder, f: &mut Fields<'_>, spec: &mut GroupSpec) {
     spec.capacity_reservation = f
         .get("capacityReservation")
         .and_then(|n| decode_capacity_reservation(d, "capacityReservation", n));
-    spec.efa = opt_bool(d, f, "", "efa");
+    if let Some(n) = f.get("efa") {
+        (spec.efa, spec.efa_only) = decode_efa(d, n);
+    }
     spec.min_size = opt_u32(d, f, "", "minSize");
     spec.max_size = opt_u32(d, f, "", "maxSize");
     spec.desired_capacity = opt_u32(d, f, "", "desiredCapacity");
