@@ -134,7 +134,14 @@ fn parameter_uses<'a>(
     }
     for group in groups {
         let ssh = group.ssh.iter().flat_map(|s| &s.source_security_groups);
-        for value in group.security_groups.iter().chain(ssh) {
+        let rules = group
+            .security_group_rules
+            .iter()
+            .filter_map(|r| match &r.source {
+                RuleSource::SecurityGroup(group) => Some(group),
+                RuleSource::Cidr(_) => None,
+            });
+        for value in group.security_groups.iter().chain(ssh).chain(rules) {
             add(parameter(&value.value), SECURITY_GROUP, value.span);
         }
     }
@@ -508,6 +515,47 @@ pub struct Ssh {
     pub source_cidrs: Vec<String>,
 }
 
+/// An inbound rule of a group's own security group (`securityGroupRules`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SecurityGroupRule {
+    pub protocol: RuleProtocol,
+    /// The ports of a `tcp` or `udp` rule, from and to.
+    pub ports: Option<(u16, u16)>,
+    pub source: RuleSource,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RuleProtocol {
+    Tcp,
+    Udp,
+    Icmp,
+    Icmpv6,
+    /// Every protocol and port (`IpProtocol: -1`).
+    All,
+}
+
+impl RuleProtocol {
+    /// The blueprint's name, which is EC2's `IpProtocol` but for `all`.
+    pub fn name(self) -> &'static str {
+        match self {
+            RuleProtocol::Tcp => "tcp",
+            RuleProtocol::Udp => "udp",
+            RuleProtocol::Icmp => "icmp",
+            RuleProtocol::Icmpv6 => "icmpv6",
+            RuleProtocol::All => "all",
+        }
+    }
+}
+
+/// Where a rule's traffic may come from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RuleSource {
+    /// An IPv4 or IPv6 network, never the whole internet.
+    Cidr(String),
+    /// A security group: an ID, a parameter or an import.
+    SecurityGroup(Located<Source>),
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct EfsMount {
     pub file_system_id: String,
@@ -870,6 +918,8 @@ pub struct NodeGroup {
     pub associate_public_ip: bool,
     /// Who may reach the nodes on port 22 (with `keyName`).
     pub ssh: Option<Ssh>,
+    /// Inbound rules of a security group of the group's own.
+    pub security_group_rules: Vec<SecurityGroupRule>,
     pub cluster_autoscaler: bool,
     /// The group's priority for the cluster autoscaler's priority expander
     /// (`eksynth autoscaler-priorities`).

@@ -182,6 +182,11 @@ const OBJECTS: &[Object] = &[
         intro: "`efa` written as a mapping: EFA on, with the interfaces of the secondary network cards chosen. AWS recommends EFA with ENA on card 0 at device index 0 and, on each further card, device index 1 with EFA or EFA-only interfaces (Amazon EC2 User Guide, \"Maximize network bandwidth on Amazon EC2 instances with multiple network cards\").",
     },
     Object {
+        name: "securityGroupRule",
+        fields: SECURITY_GROUP_RULE_FIELDS,
+        intro: "An item of a group's `securityGroupRules`: one inbound rule of the group's own security group.",
+    },
+    Object {
         name: "placement",
         fields: PLACEMENT_FIELDS,
         intro: "A group's `placement`: the tenancy of its instances and the partition of its placement group, after the rules of the Amazon EC2 User Guide (placement strategies; Dedicated Instances of burstable types, T3 only). Changing either changes the launch template, which rolls the nodes.",

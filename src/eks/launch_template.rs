@@ -5,7 +5,7 @@
 
 use super::ami;
 use super::inputs::{self, ClusterValues};
-use super::security_group::{NODE_SECURITY_GROUP, ssh_security_group_id};
+use super::security_group::{NODE_SECURITY_GROUP, rules_security_group_id, ssh_security_group_id};
 use super::storage;
 use super::userdata::{
     self, Bootstrap, EfsMount, ExtraPart, Label, Mode, Share, Signal, Taint, UserDataInput,
@@ -146,6 +146,9 @@ fn security_groups(template: &mut Template, group: &NodeGroup, context: &Context
     let mut security_groups = vec![shared];
     if group.ssh.is_some() {
         security_groups.push(Expr::reference(ssh_security_group_id(group)));
+    }
+    if !group.security_group_rules.is_empty() {
+        security_groups.push(Expr::reference(rules_security_group_id(group)));
     }
     security_groups.extend(group.security_groups.iter().map(|source| {
         inputs::value(

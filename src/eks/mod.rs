@@ -99,6 +99,17 @@ pub fn lower(blueprint: &Blueprint) -> Result<Lowered, Error> {
         }
         shared_access.extend(lowered.existing_role_access);
         record_origins(&template, &mut origins, group.name.span);
+        // The group's own rules come from the line that writes them.
+        if let Some((_, span)) = group
+            .field_spans
+            .iter()
+            .find(|(field, _)| *field == "securityGroupRules")
+        {
+            let id = security_group::rules_security_group_id(group);
+            if let Some(origin) = origins.get_mut(&id) {
+                *origin = *span;
+            }
+        }
         record_field_origins(
             &mut field_origins,
             group,
@@ -246,9 +257,11 @@ fn lower_group(
         .is_none()
         .then(|| autoscaling::logical_id(group));
     lower_placement_group(template, group);
-    // The loader requires the VPC when some group has SSH sources.
+    // The loader requires the VPC when some group has SSH sources or
+    // security group rules.
     if let Some(vpc) = &cluster.vpc {
         security_group::lower_ssh(template, vpc, group);
+        security_group::lower_rules(template, vpc, group);
     }
     let (launch_template, oversized_user_data) = launch_template::lower(
         template,

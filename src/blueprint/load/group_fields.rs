@@ -325,6 +325,25 @@ pub(in crate::blueprint) const GROUP_FIELDS: &[Field] = &[
     )
     .long("EC2 key pair (SSH is off unless set)"),
     Field::new(
+        "securityGroupRules",
+        Ty::list(&Ty::Object("securityGroupRule")),
+        "Inbound rules on a security group of the group's own: `{protocol, \
+        ports, source}`, never open to the whole internet",
+    )
+    .long(
+        "inbound rules, each `{protocol, ports, source}` (see the \
+        `securityGroupRule` object), on a security group made for the group \
+        (`<Group>RulesSecurityGroup`, in `cluster.vpc`) and added to its nodes' \
+        groups, self-managed and managed, every family. As with `ssh`, no \
+        protocol and port may be open to every address of a family, by one \
+        rule or by several together (`0.0.0.0/1` with `128.0.0.0/1`; error \
+        `E5005` where that takes in TCP port 22). Rules are changed in place on \
+        the security group, without rolling the nodes; the first rules (or \
+        removing them all) add (remove) the group's security group in the \
+        launch template, which rolls them. A security group holds 60 inbound \
+        rules unless the VPC quota is raised",
+    ),
+    Field::new(
         "ssh",
         Ty::Object("ssh"),
         "Who may reach the nodes on port 22 (needs `keyName`; not on Windows)",

@@ -263,6 +263,11 @@ fn assemble(
         associate_public_ip: checked.associate_public_ip,
         node_security_group: checked.node_security_group,
         ssh: checked.ssh,
+        security_group_rules: spec
+            .security_group_rules
+            .clone()
+            .map(|r| r.value)
+            .unwrap_or_default(),
         cluster_autoscaler: checked.autoscaler,
         autoscaler_priority: spec.autoscaler_priority.map(|p| p.value),
         auto_scaling_group_name: spec.auto_scaling_group_name,

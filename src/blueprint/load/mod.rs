@@ -33,6 +33,7 @@ mod raw;
 mod read;
 mod scaling;
 mod security;
+mod security_group_rules;
 mod sources;
 mod stacks;
 mod storage;
@@ -76,6 +77,7 @@ pub(super) use placement::PLACEMENT_FIELDS;
 pub(super) use scaling::{
     DISTRIBUTION_FIELDS, LIFECYCLE_FIELDS, UPDATE_CONFIG_FIELDS, UPDATE_FIELDS,
 };
+pub(super) use security_group_rules::SECURITY_GROUP_RULE_FIELDS;
 pub(super) use sources::SOURCE_FIELDS;
 pub(super) use storage::{DATA_VOLUME_FIELDS, VOLUME_FIELDS};
 pub(super) use suppressions::SUPPRESSION_FIELDS;
@@ -357,7 +359,7 @@ fn check_cluster_values(
             shared_security_group |= merged
                 .node_security_group
                 .is_none_or(|n| n.value == NodeSecurityGroup::Shared);
-            ssh |= merged.ssh.is_some();
+            ssh |= merged.ssh.is_some() || merged.security_group_rules.is_some();
         }
         let at = top.key_span("cluster").unwrap_or(node.span);
         cluster::check_bootstrap_values(d, node, at, bootstraps);

@@ -80,6 +80,7 @@ pub(super) struct GroupSpec {
     pub(super) associate_public_ip: Opt<bool>,
     pub(super) node_security_group: Opt<NodeSecurityGroup>,
     pub(super) ssh: Opt<super::networking::SshSpec>,
+    pub(super) security_group_rules: Opt<Vec<SecurityGroupRule>>,
     pub(super) cluster_autoscaler: Opt<bool>,
     /// `clusterAutoscaler.priority`: the group's priority for the
     /// autoscaler's priority expander.
@@ -207,6 +208,7 @@ impl GroupSpec {
             associate_public_ip: self.associate_public_ip.or(d.associate_public_ip),
             node_security_group: self.node_security_group.or(d.node_security_group),
             ssh: self.ssh.or(d.ssh),
+            security_group_rules: self.security_group_rules.or(d.security_group_rules),
             cluster_autoscaler: self.cluster_autoscaler.or(d.cluster_autoscaler),
             // A group the autoscaler does not discover takes no priority
             // from `defaults`.
@@ -412,6 +414,9 @@ fn decode_access(d: &mut Decoder, f: &mut Fields<'_>, spec: &mut GroupSpec, cont
     spec.ssh = f
         .get("ssh")
         .and_then(|n| super::networking::decode_ssh(d, n));
+    spec.security_group_rules = f
+        .get("securityGroupRules")
+        .and_then(|n| super::security_group_rules::decode_security_group_rules(d, n));
     spec.detailed_monitoring = opt_bool(d, f, "", "detailedMonitoring");
     spec.launch_options = decode_launch_options(d, f);
     spec.associate_public_ip = opt_bool(d, f, "", "associatePublicIpAddress");
