@@ -34,13 +34,11 @@ pub(in crate::blueprint) const SECURITY_GROUP_RULE_FIELDS: &[Field] = &[
         "one port (`443`) or a range `from-to` (`30000-32767`), 0 to 65535; \
         `icmp`, `icmpv6` and `all` take none (every ICMP type, every port)",
     ),
-    Field::new("source", Ty::Either(&[Ty::STRING, Ty::Source]), "")
-        .required()
-        .long(
-            "an IPv4 or IPv6 CIDR (`10.0.0.0/16`), or a security group: an ID \
+    Field::new("source", Ty::Source, "").required().long(
+        "an IPv4 or IPv6 CIDR (`10.0.0.0/16`), or a security group: an ID \
         (`sg-…`), `{parameter: Name}` (of type `AWS::EC2::SecurityGroup::Id`) or \
         `{import: ExportName}`",
-        ),
+    ),
 ];
 
 pub(in crate::blueprint) const RULE_PROTOCOLS: &[(&str, RuleProtocol)] = &[
