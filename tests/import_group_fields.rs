@@ -40,3 +40,21 @@ fn eksctl_volume_name_is_the_root_volume_s_device_name() {
         imported.text
     );
 }
+
+#[test]
+fn eksctl_launch_template_is_the_managed_group_s_existing_launch_template() {
+    let imported = import_clean(
+        "managedNodeGroups:\n- name: ng\n  instanceType: m6i.large\n  \
+         launchTemplate: {id: lt-0123456789abcdef0, version: \"2\"}\n",
+    );
+    assert!(
+        imported.text.contains("id: lt-0123456789abcdef0"),
+        "{}",
+        imported.text
+    );
+    assert!(
+        imported.text.contains("version: \"2\""),
+        "{}",
+        imported.text
+    );
+}

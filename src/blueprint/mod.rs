@@ -146,6 +146,12 @@ fn parameter_uses<'a>(
         }
     }
     for group in groups {
+        let template = group.managed.iter().flat_map(|m| &m.launch_template);
+        for value in template.flat_map(|t| std::iter::once(&t.id).chain(&t.version)) {
+            add(parameter(&value.value), STRING, value.span);
+        }
+    }
+    for group in groups {
         if let Ami::Parameter { name, .. } = &group.ami {
             let at = group
                 .field_spans
@@ -767,6 +773,16 @@ pub struct Managed {
     /// An explicit `AmiType`; otherwise it follows from the family,
     /// architecture and accelerator.
     pub ami_type: Option<String>,
+    /// A launch template made elsewhere, used instead of eksynth's own.
+    pub launch_template: Option<ExistingLaunchTemplate>,
+}
+
+/// `launchTemplate`: a managed group's existing launch template.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExistingLaunchTemplate {
+    pub id: Located<Source>,
+    /// `None`: the launch template's default version.
+    pub version: Option<Located<Source>>,
 }
 
 /// How a managed group replaces nodes in a version update: `DEFAULT`

@@ -589,6 +589,22 @@ pub(in crate::blueprint) const GROUP_FIELDS: &[Field] = &[
     )
     .managed(),
     Field::new(
+        "launchTemplate",
+        Ty::Object("launchTemplate"),
+        "Managed: a launch template made elsewhere, `{id, version}`, instead of \
+        eksynth's own",
+    )
+    .long(
+        "managed: an existing launch template, `{id, version}` (each a literal, \
+        `{parameter: …}` or `{import: …}`), which the node group uses; eksynth \
+        writes no launch template for the group, refuses the fields that would \
+        go into one (IMDS, volumes, kubelet and bootstrap settings, security \
+        groups, SSH, placement, EFA, ...) and a custom `ami`, and notes \
+        (`I5031`) that it cannot check that template's IMDS settings or volume \
+        encryption. See the `launchTemplate` object",
+    )
+    .managed(),
+    Field::new(
         "nodeRepair",
         Ty::Object("nodeRepair"),
         "EKS node auto repair (managed)",

@@ -468,6 +468,9 @@ pub(super) fn resolve_managed(
             force_update_enabled: spec.force_update_enabled.as_ref().is_some_and(|f| f.value),
             release_version: spec.release_version.as_ref().map(|r| r.value.clone()),
             ami_type: spec.ami_type.as_ref().map(|a| a.value.clone()),
+            launch_template: super::existing_launch_template::check_existing_launch_template(
+                d, spec, is_managed,
+            ),
         })
     } else {
         if let Some(capacity) = &spec.capacity_type

@@ -14,6 +14,7 @@
 mod access;
 mod ami;
 mod cluster;
+mod existing_launch_template;
 mod families;
 mod group_fields;
 mod group_instances;
@@ -62,6 +63,7 @@ use suppressions::decode_suppressions;
 pub(super) use access::PROVIDER_FIELDS;
 pub(super) use ami::AMI_FIELDS;
 pub(super) use cluster::CLUSTER_FIELDS;
+pub(super) use existing_launch_template::LAUNCH_TEMPLATE_FIELDS;
 pub(super) use group_fields::{CLUSTER_AUTOSCALER_FIELDS, GROUP_FIELDS};
 pub(super) use group_sections::{EFS_FIELDS, IMDS_FIELDS, TAINT_FIELDS};
 pub(super) use iam::{IAM_FIELDS, STATEMENT_FIELDS, TOP_IAM_FIELDS};

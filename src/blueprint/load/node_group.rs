@@ -100,6 +100,7 @@ pub(super) struct GroupSpec {
     pub(super) force_update_enabled: Opt<bool>,
     pub(super) release_version: Opt<String>,
     pub(super) ami_type: Opt<String>,
+    pub(super) launch_template: Opt<ExistingLaunchTemplate>,
     pub(super) nodegroup_name: Opt<String>,
     pub(super) capacity_reservation_id: Opt<String>,
     /// Every field written, with where: kind-specific fields are checked
@@ -240,6 +241,7 @@ impl GroupSpec {
             force_update_enabled: self.force_update_enabled.or(d.force_update_enabled),
             release_version: self.release_version.or(d.release_version),
             ami_type: self.ami_type.or(d.ami_type),
+            launch_template: self.launch_template.or(d.launch_template),
             // Names one EKS node group: never taken from `defaults`.
             nodegroup_name: self.nodegroup_name,
             capacity_reservation_id: self.capacity_reservation_id.or(d.capacity_reservation_id),
@@ -495,6 +497,10 @@ fn decode_managed(d: &mut Decoder, f: &mut Fields<'_>, spec: &mut GroupSpec, con
         .get("kubernetesVersion")
         .and_then(|n| super::cluster::decode_version(d, "kubernetesVersion", n));
     spec.ami_type = opt_string(d, f, "", "amiType");
+    spec.launch_template = f.get("launchTemplate").and_then(|n| {
+        let at = f.key_span("launchTemplate").unwrap_or(n.span);
+        super::existing_launch_template::decode_launch_template(d, n, at)
+    });
     spec.capacity_reservation_id = opt_string(d, f, "", "capacityReservationId").and_then(|id| {
         let ok = is_reservation_id(&id.value);
         if !ok {

@@ -316,10 +316,7 @@ fn field_of(group: &mut Group<'_>, entries: &[(Key, Node)], key: &Key, value: &N
             }
         }
         "nodeRepairConfig" if managed => group_fields::node_repair(group, key, value),
-        "launchTemplate" if managed => group.unmapped(
-            key,
-            "eksynth writes the group's launch template itself; carry its settings as blueprint fields",
-        ),
+        "launchTemplate" if managed => group_fields::launch_template(group, value),
         "asgSuspendProcesses" => group.unmapped(
             key,
             "eksynth suspends processes only during its rolling updates; suspend others outside the template",
