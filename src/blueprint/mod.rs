@@ -616,6 +616,10 @@ pub struct Iam {
     /// Extra IAM policy statements, in an inline policy of the created
     /// role; strings may hold the pseudo parameters `Fn::Sub` resolves.
     pub policy_statements: Vec<serde_json::Value>,
+    /// The created role's `Tags`, in the order written.
+    pub role_tags: Vec<(String, String)>,
+    /// The created role's `Description`.
+    pub role_description: Option<String>,
 }
 
 /// What every role the stack creates gets unless its node group says

@@ -255,6 +255,13 @@ fn assemble(
                 .policy_statements
                 .map(|s| s.value)
                 .unwrap_or_default(),
+            role_tags: spec
+                .iam
+                .role_tags
+                .into_iter()
+                .map(|(k, v)| (k.value, v.value))
+                .collect(),
+            role_description: spec.iam.role_description.map(|d| d.value),
         },
         security_groups: spec.security_groups.map(|s| s.value).unwrap_or_default(),
         key_name: spec.key_name.map(|k| k.value),
