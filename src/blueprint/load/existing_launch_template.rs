@@ -6,7 +6,6 @@
 //! it can no longer check.
 
 use super::group_fields::GROUP_FIELDS;
-use super::node_group::GroupSpec;
 use super::read::{Opt, first_column, missing};
 use super::sources::decode_source;
 use crate::blueprint::decode::{Decoder, Located};
@@ -127,12 +126,15 @@ fn decode_version(d: &mut Decoder, node: &Node) -> Option<Located<Source>> {
 /// eksynth's own are refused, a custom image too (EKS picks the image by
 /// the node group's AMI type, which a launch template's image would
 /// forbid), and a note says what eksynth no longer checks.
+/// `written` is every field the group takes, with where it is written.
 pub(super) fn check_existing_launch_template(
     d: &mut Decoder,
-    spec: &GroupSpec,
+    template: &Opt<ExistingLaunchTemplate>,
+    written: &[(&'static str, crate::source::Span)],
+    ami: &Opt<Ami>,
     is_managed: bool,
 ) -> Option<ExistingLaunchTemplate> {
-    let template = spec.launch_template.as_ref()?;
+    let template = template.as_ref()?;
     if !is_managed {
         // The kind of group is reported by its own stage.
         return None;
@@ -143,7 +145,7 @@ pub(super) fn check_existing_launch_template(
                 .iter()
                 .any(|f| f.name == field && f.kind != crate::blueprint::field::Kind::SelfManaged)
     };
-    for (field, at) in spec.written.iter().filter(|(field, _)| needs_own(field)) {
+    for (field, at) in written.iter().filter(|(field, _)| needs_own(field)) {
         let message = format!(
             "`{field}` goes into eksynth's own launch template, which `launchTemplate` replaces"
         );
@@ -152,7 +154,7 @@ pub(super) fn check_existing_launch_template(
             template.span.line
         ));
     }
-    if let Some(ami) = spec.ami.as_ref().filter(|a| a.value != Ami::Recommended) {
+    if let Some(ami) = ami.as_ref().filter(|a| a.value != Ami::Recommended) {
         d.error(ami.span, "a custom `ami` is refused with `launchTemplate`")
             .help = Some(
             "the node group picks the EKS-optimized image by its AMI type; a custom image would be the launch template's `ImageId`, whose bootstrap eksynth would not write".into(),

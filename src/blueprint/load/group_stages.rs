@@ -469,7 +469,11 @@ pub(super) fn resolve_managed(
             release_version: spec.release_version.as_ref().map(|r| r.value.clone()),
             ami_type: spec.ami_type.as_ref().map(|a| a.value.clone()),
             launch_template: super::existing_launch_template::check_existing_launch_template(
-                d, spec, is_managed,
+                d,
+                &spec.launch_template,
+                &spec.written,
+                &spec.ami,
+                is_managed,
             ),
         })
     } else {
