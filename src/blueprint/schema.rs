@@ -189,7 +189,7 @@ const OBJECTS: &[Object] = &[
     Object {
         name: "launchTemplate",
         fields: LAUNCH_TEMPLATE_FIELDS,
-        intro: "A managed group's `launchTemplate`: a launch template made elsewhere, which the node group uses instead of eksynth's own. The group then takes only the fields EKS reads from the node group (`AWS::EKS::Nodegroup`): sizes, instance types, subnets, labels, taints, tags, IAM, capacity type, update and repair settings, the AMI type and release version; any field eksynth would write into its own launch template is an error at its line, and so is a custom `ami`. A note (`I5031`) says that eksynth cannot check that template's IMDS settings or volume encryption. Changing the ID or version updates the node group in place, which rolls its nodes.",
+        intro: "A managed group's `launchTemplate`: a launch template made elsewhere, which the node group uses instead of eksynth's own. The group then takes only the fields EKS reads from the node group (`AWS::EKS::Nodegroup`): sizes, instance types, subnets, labels, taints, tags, IAM, capacity type, update and repair settings, the AMI type and release version; any field eksynth would write into its own launch template is an error at its line, and so is a custom `ami`. A note (`I5031`) says that eksynth cannot check that template's IMDS settings or volume encryption. `tags` then tag the node group only: its instances carry what the launch template gives them. Changing the ID or version updates the node group in place, which rolls its nodes.",
     },
     Object {
         name: "placement",
