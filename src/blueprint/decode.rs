@@ -59,6 +59,15 @@ impl Decoder {
         &mut self.diagnostics[last]
     }
 
+    /// A note: information only, which fails no command.
+    pub fn note(&mut self, span: Span, message: impl Into<String>) -> &mut Diagnostic {
+        let mut note = Diagnostic::warning(self.file_of(span), Some(span), message);
+        note.severity = crate::diagnostic::Severity::Note;
+        self.diagnostics.push(note);
+        let last = self.diagnostics.len() - 1;
+        &mut self.diagnostics[last]
+    }
+
     /// Reports "expected X, found Y" for `field`; returns the diagnostic,
     /// for a caller that has help to add.
     pub fn wrong_type(&mut self, field: &str, node: &Node, expected: &str) -> &mut Diagnostic {

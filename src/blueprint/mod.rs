@@ -134,8 +134,21 @@ fn parameter_uses<'a>(
     }
     for group in groups {
         let ssh = group.ssh.iter().flat_map(|s| &s.source_security_groups);
-        for value in group.security_groups.iter().chain(ssh) {
+        let rules = group
+            .security_group_rules
+            .iter()
+            .filter_map(|r| match &r.source {
+                RuleSource::SecurityGroup(group) => Some(group),
+                RuleSource::Cidr(_) => None,
+            });
+        for value in group.security_groups.iter().chain(ssh).chain(rules) {
             add(parameter(&value.value), SECURITY_GROUP, value.span);
+        }
+    }
+    for group in groups {
+        let template = group.managed.iter().flat_map(|m| &m.launch_template);
+        for value in template.flat_map(|t| std::iter::once(&t.id).chain(&t.version)) {
+            add(parameter(&value.value), STRING, value.span);
         }
     }
     for group in groups {
@@ -369,13 +382,19 @@ impl TaintEffect {
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Volume {
-    pub size_gib: u32,
+    /// `None`: the snapshot's size.
+    pub size_gib: Option<u32>,
     pub volume_type: String,
     pub iops: Option<u32>,
     pub throughput: Option<u32>,
     pub encrypted: bool,
     /// A KMS key ID, ARN or alias: a literal, a parameter or an import.
     pub kms_key_id: Option<Located<Source>>,
+    pub snapshot_id: Option<String>,
+    /// The image's root device when it is not the family's.
+    pub device_name: Option<String>,
+    /// `VolumeInitializationRate`, MiB/s, for a volume from a snapshot.
+    pub initialization_rate: Option<u32>,
 }
 
 /// An extra EBS volume of a node group's instances.
@@ -406,6 +425,8 @@ pub struct Imds {
     /// `HttpTokens: required` (IMDSv2 only).
     pub tokens_required: bool,
     pub hop_limit: u32,
+    /// `HttpProtocolIpv6: enabled`: IMDS at its IPv6 address too.
+    pub ipv6: bool,
     /// An iptables rule that drops pod traffic to IMDS.
     pub block_pods: bool,
     /// `InstanceMetadataTags: enabled`: the instance's tags in IMDS.
@@ -427,6 +448,24 @@ pub struct LaunchOptions {
     pub cpu_credits: Option<CpuCredits>,
     /// `EnclaveOptions.Enabled`: Nitro Enclaves on the nodes.
     pub enclave: bool,
+    /// `MaintenanceOptions.AutoRecovery`; EC2's default when `None`.
+    pub auto_recovery: Option<AutoRecovery>,
+}
+
+/// Whether EC2 recovers an instance whose host fails.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AutoRecovery {
+    Default,
+    Disabled,
+}
+
+impl AutoRecovery {
+    pub fn name(self) -> &'static str {
+        match self {
+            AutoRecovery::Default => "default",
+            AutoRecovery::Disabled => "disabled",
+        }
+    }
 }
 
 /// `CpuOptions`: fewer cores or one thread per core, AMD SEV-SNP.
@@ -480,6 +519,47 @@ pub struct Ssh {
     pub source_security_groups: Vec<Located<Source>>,
     /// IPv4 or IPv6 CIDRs, never the whole internet.
     pub source_cidrs: Vec<String>,
+}
+
+/// An inbound rule of a group's own security group (`securityGroupRules`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SecurityGroupRule {
+    pub protocol: RuleProtocol,
+    /// The ports of a `tcp` or `udp` rule, from and to.
+    pub ports: Option<(u16, u16)>,
+    pub source: RuleSource,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RuleProtocol {
+    Tcp,
+    Udp,
+    Icmp,
+    Icmpv6,
+    /// Every protocol and port (`IpProtocol: -1`).
+    All,
+}
+
+impl RuleProtocol {
+    /// The blueprint's name, which is EC2's `IpProtocol` but for `all`.
+    pub fn name(self) -> &'static str {
+        match self {
+            RuleProtocol::Tcp => "tcp",
+            RuleProtocol::Udp => "udp",
+            RuleProtocol::Icmp => "icmp",
+            RuleProtocol::Icmpv6 => "icmpv6",
+            RuleProtocol::All => "all",
+        }
+    }
+}
+
+/// Where a rule's traffic may come from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RuleSource {
+    /// An IPv4 or IPv6 network, never the whole internet.
+    Cidr(String),
+    /// A security group: an ID, a parameter or an import.
+    SecurityGroup(Located<Source>),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -536,6 +616,10 @@ pub struct Iam {
     /// Extra IAM policy statements, in an inline policy of the created
     /// role; strings may hold the pseudo parameters `Fn::Sub` resolves.
     pub policy_statements: Vec<serde_json::Value>,
+    /// The created role's `Tags`, in the order written.
+    pub role_tags: Vec<(String, String)>,
+    /// The created role's `Description`.
+    pub role_description: Option<String>,
 }
 
 /// What every role the stack creates gets unless its node group says
@@ -623,6 +707,33 @@ pub struct Range {
     pub max: Option<u32>,
 }
 
+/// `Placement` beyond the placement group: tenancy and partition.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Placement {
+    /// `Tenancy`, as written (never `host`, which the loader refuses).
+    pub tenancy: Option<Tenancy>,
+    /// `PartitionNumber` of a named partition placement group.
+    pub partition_number: Option<u32>,
+}
+
+/// Whose hardware the instances run on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tenancy {
+    Default,
+    Dedicated,
+    Host,
+}
+
+impl Tenancy {
+    pub fn name(self) -> &'static str {
+        match self {
+            Tenancy::Default => "default",
+            Tenancy::Dedicated => "dedicated",
+            Tenancy::Host => "host",
+        }
+    }
+}
+
 /// The placement group the instances launch into.
 #[derive(Clone, Debug, PartialEq)]
 pub enum PlacementGroup {
@@ -666,6 +777,16 @@ pub struct Managed {
     /// An explicit `AmiType`; otherwise it follows from the family,
     /// architecture and accelerator.
     pub ami_type: Option<String>,
+    /// A launch template made elsewhere, used instead of eksynth's own.
+    pub launch_template: Option<ExistingLaunchTemplate>,
+}
+
+/// `launchTemplate`: a managed group's existing launch template.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExistingLaunchTemplate {
+    pub id: Located<Source>,
+    /// `None`: the launch template's default version.
+    pub version: Option<Located<Source>>,
 }
 
 /// How a managed group replaces nodes in a version update: `DEFAULT`
@@ -761,6 +882,7 @@ pub struct NodeGroup {
     /// Attribute-based instance type selection (self-managed groups).
     pub instance_requirements: Option<InstanceRequirements>,
     pub placement_group: Option<PlacementGroup>,
+    pub placement: Placement,
     pub capacity_reservation: Option<CapacityReservation>,
     /// An Elastic Fabric Adapter as the primary network interface, in a
     /// cluster placement group.
@@ -769,6 +891,9 @@ pub struct NodeGroup {
     /// one per network card: the fewest network cards of the group's
     /// instance types.
     pub efa_cards: u32,
+    /// The EFA interfaces of network cards 1 and up are EFA-only
+    /// (`InterfaceType: efa-only`), with no IP address.
+    pub efa_only: bool,
     pub min_size: u32,
     pub max_size: u32,
     pub desired_capacity: Option<u32>,
@@ -816,6 +941,8 @@ pub struct NodeGroup {
     pub associate_public_ip: bool,
     /// Who may reach the nodes on port 22 (with `keyName`).
     pub ssh: Option<Ssh>,
+    /// Inbound rules of a security group of the group's own.
+    pub security_group_rules: Vec<SecurityGroupRule>,
     pub cluster_autoscaler: bool,
     /// The group's priority for the cluster autoscaler's priority expander
     /// (`eksynth autoscaler-priorities`).

@@ -176,6 +176,26 @@ const OBJECTS: &[Object] = &[
         fields: CAPACITY_RESERVATION_FIELDS,
         intro: "`capacityReservation` written as a mapping.",
     },
+    Object {
+        name: "efa",
+        fields: EFA_FIELDS,
+        intro: "`efa` written as a mapping: EFA on, with the interfaces of the secondary network cards chosen. AWS recommends EFA with ENA on card 0 at device index 0 and, on each further card, device index 1 with EFA or EFA-only interfaces (Amazon EC2 User Guide, \"Maximize network bandwidth on Amazon EC2 instances with multiple network cards\").",
+    },
+    Object {
+        name: "securityGroupRule",
+        fields: SECURITY_GROUP_RULE_FIELDS,
+        intro: "An item of a group's `securityGroupRules`: one inbound rule of the group's own security group.",
+    },
+    Object {
+        name: "launchTemplate",
+        fields: LAUNCH_TEMPLATE_FIELDS,
+        intro: "A managed group's `launchTemplate`: a launch template made elsewhere, which the node group uses instead of eksynth's own. The group then takes only the fields EKS reads from the node group (`AWS::EKS::Nodegroup`): sizes, instance types, subnets, labels, taints, tags, IAM, capacity type, update and repair settings, the AMI type and release version; any field eksynth would write into its own launch template is an error at its line, and so is a custom `ami`. A note (`I5031`) says that eksynth cannot check that template's IMDS settings or volume encryption. `tags` then tag the node group only: its instances carry what the launch template gives them. Changing the ID or version updates the node group in place, which rolls its nodes.",
+    },
+    Object {
+        name: "placement",
+        fields: PLACEMENT_FIELDS,
+        intro: "A group's `placement`: the tenancy of its instances and the partition of its placement group, after the rules of the Amazon EC2 User Guide (placement strategies; Dedicated Instances of burstable types, T3 only). Changing either changes the launch template, which rolls the nodes.",
+    },
 ];
 
 /// An object's schema: closed, with the properties of its table (less the

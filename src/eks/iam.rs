@@ -235,11 +235,24 @@ fn node_role(template: &mut Template, group: &NodeGroup, ipv6: bool) -> Resource
             "RoleName",
             group.iam.role_name.as_ref().map(|n| Expr::str(&n.value)),
         )
+        .prop_opt("Description", group.iam.role_description.as_deref())
         .prop("Path", group.iam.role_path.as_str())
         .prop_opt("PermissionsBoundary", boundary)
         .prop("AssumeRolePolicyDocument", assume_role_policy_document())
         .prop("ManagedPolicyArns", managed_policy_arns(group))
         .prop_opt("Policies", inline_policies(group, ipv6))
+        .prop_opt("Tags", role_tags(group))
+}
+
+/// The created role's tags, as the blueprint writes them.
+fn role_tags(group: &NodeGroup) -> Option<Expr> {
+    (!group.iam.role_tags.is_empty()).then(|| {
+        Expr::list(
+            group.iam.role_tags.iter().map(|(key, value)| {
+                Expr::map([("Key", Expr::str(key)), ("Value", Expr::str(value))])
+            }),
+        )
+    })
 }
 
 /// The trust policy that lets EC2 instances take the role.

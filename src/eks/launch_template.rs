@@ -5,7 +5,7 @@
 
 use super::ami;
 use super::inputs::{self, ClusterValues};
-use super::security_group::{NODE_SECURITY_GROUP, ssh_security_group_id};
+use super::security_group::{NODE_SECURITY_GROUP, rules_security_group_id, ssh_security_group_id};
 use super::storage;
 use super::userdata::{
     self, Bootstrap, EfsMount, ExtraPart, Label, Mode, Share, Signal, Taint, UserDataInput,
@@ -67,6 +67,12 @@ pub fn lower(
         .prop_opt("InstanceMarketOptions", instance_market_options(group))
         .prop_opt("InstanceType", instance_type(group))
         .prop_opt("KeyName", group.key_name.as_deref())
+        .prop_opt(
+            "MaintenanceOptions",
+            options
+                .auto_recovery
+                .map(|a| Expr::map([("AutoRecovery", Expr::str(a.name()))])),
+        )
         .prop("MetadataOptions", metadata_options(group))
         .prop_opt("NetworkInterfaces", network_interfaces.clone())
         .prop_opt("Monitoring", group.detailed_monitoring.then(enabled))
@@ -141,6 +147,9 @@ fn security_groups(template: &mut Template, group: &NodeGroup, context: &Context
     if group.ssh.is_some() {
         security_groups.push(Expr::reference(ssh_security_group_id(group)));
     }
+    if !group.security_group_rules.is_empty() {
+        security_groups.push(Expr::reference(rules_security_group_id(group)));
+    }
     security_groups.extend(group.security_groups.iter().map(|source| {
         inputs::value(
             template,
@@ -183,7 +192,8 @@ fn tag_specifications(group: &NodeGroup, context: &Context<'_>) -> Expr {
 }
 
 /// The instance metadata service's options: endpoint on, tokens and hop
-/// limit as the blueprint sets them, instance tags when asked for.
+/// limit as the blueprint sets them, the IPv6 endpoint and instance tags
+/// when asked for.
 fn metadata_options(group: &NodeGroup) -> Expr {
     let mut metadata = vec![
         ("HttpEndpoint", Expr::str("enabled")),
@@ -197,6 +207,9 @@ fn metadata_options(group: &NodeGroup) -> Expr {
         ),
         ("HttpPutResponseHopLimit", Expr::from(group.imds.hop_limit)),
     ];
+    if group.imds.ipv6 {
+        metadata.push(("HttpProtocolIpv6", Expr::str("enabled")));
+    }
     if group.imds.instance_tags {
         metadata.push(("InstanceMetadataTags", Expr::str("enabled")));
     }
@@ -231,15 +244,25 @@ fn capacity_reservation(group: &NodeGroup) -> Option<Expr> {
     }
 }
 
-/// The placement group the nodes launch into, named or made for the group.
+/// The placement group the nodes launch into (named or made for the
+/// group), its partition, and the nodes' tenancy; none when the blueprint
+/// sets none of them.
 fn placement(group: &NodeGroup) -> Option<Expr> {
-    group.placement_group.as_ref().map(|placement| {
-        let name = match placement {
+    let mut placement = Vec::new();
+    if let Some(placement_group) = &group.placement_group {
+        let name = match placement_group {
             PlacementGroup::Named(name) => Expr::str(name),
             PlacementGroup::Cluster => Expr::reference(placement_group_id(group)),
         };
-        Expr::map([("GroupName", name)])
-    })
+        placement.push(("GroupName", name));
+    }
+    if let Some(partition) = group.placement.partition_number {
+        placement.push(("PartitionNumber", Expr::from(partition)));
+    }
+    if let Some(tenancy) = group.placement.tenancy {
+        placement.push(("Tenancy", Expr::str(tenancy.name())));
+    }
+    (!placement.is_empty()).then(|| Expr::map(placement))
 }
 
 /// The network interfaces, when the group has an EFA or a public address:
@@ -264,12 +287,15 @@ fn network_interfaces(group: &NodeGroup, security_groups: &[Expr]) -> Option<Exp
             primary.push(("NetworkCardIndex", Expr::Int(0)));
         }
         let mut interfaces = vec![Expr::map(primary)];
+        // The primary interface carries the node's IP traffic; the others
+        // may be EFA-only, which take no IP address.
+        let secondary = if group.efa_only { "efa-only" } else { "efa" };
         interfaces.extend((1..group.efa_cards).map(|card| {
             Expr::map([
                 ("DeleteOnTermination", Expr::Bool(true)),
                 ("DeviceIndex", Expr::Int(1)),
                 ("Groups", Expr::List(security_groups.to_vec())),
-                ("InterfaceType", Expr::str("efa")),
+                ("InterfaceType", Expr::str(secondary)),
                 ("NetworkCardIndex", Expr::from(card)),
             ])
         }));

@@ -5,8 +5,8 @@
 
 use super::inputs::{self, ClusterValues};
 use crate::blueprint::{
-    Ami, Amount, CapacityType, KubernetesVersion, Managed, NodeGroup, NodeRepair, RepairAction,
-    TaintEffect, UpdateStrategy,
+    Ami, Amount, CapacityType, ExistingLaunchTemplate, KubernetesVersion, Managed, NodeGroup,
+    NodeRepair, RepairAction, TaintEffect, UpdateStrategy,
 };
 use crate::cfn::{Expr, Resource, Template};
 use crate::upstream::ami_catalogue;
@@ -27,7 +27,8 @@ fn eks_effect(effect: TaintEffect) -> &'static str {
 pub struct Context<'a> {
     pub cluster: &'a ClusterValues,
     pub role_arn: &'a Expr,
-    pub launch_template: &'a str,
+    /// The node group's `LaunchTemplate`: its own, or an existing one.
+    pub launch_template: Expr,
     /// The Kubernetes version of the group's nodes.
     pub version: KubernetesVersion,
 }
@@ -50,7 +51,7 @@ pub fn lower(
         )
         .prop_opt("InstanceTypes", instance_types(group, managed))
         .prop_opt("Labels", labels(group))
-        .prop("LaunchTemplate", launch_template(context.launch_template))
+        .prop("LaunchTemplate", context.launch_template.clone())
         .prop_opt(
             "NodeRepairConfig",
             managed.node_repair.as_ref().map(node_repair_config),
@@ -117,7 +118,7 @@ fn labels(group: &NodeGroup) -> Option<Expr> {
 }
 
 /// The group's launch template, at its latest version.
-fn launch_template(launch_template: &str) -> Expr {
+pub fn own_launch_template(launch_template: &str) -> Expr {
     Expr::map([
         ("Id", Expr::reference(launch_template)),
         (
@@ -125,6 +126,35 @@ fn launch_template(launch_template: &str) -> Expr {
             Expr::get_att(launch_template, "LatestVersionNumber"),
         ),
     ])
+}
+
+/// An existing launch template, at its default version unless the
+/// blueprint names one.
+pub fn existing_launch_template(
+    template: &mut Template,
+    existing: &ExistingLaunchTemplate,
+) -> Expr {
+    let mut spec = vec![(
+        "Id",
+        inputs::value(
+            template,
+            &existing.id.value,
+            inputs::Kind::String,
+            "The launch template of a managed node group",
+        ),
+    )];
+    if let Some(version) = &existing.version {
+        spec.push((
+            "Version",
+            inputs::value(
+                template,
+                &version.value,
+                inputs::Kind::String,
+                "The version of a managed node group's launch template",
+            ),
+        ));
+    }
+    Expr::map(spec)
 }
 
 /// The group's sizes, the desired one when the blueprint sets it.

@@ -94,15 +94,28 @@ pub fn lower(blueprint: &Blueprint) -> Result<Lowered, Error> {
     let mut shared_access: Vec<String> = Vec::new();
     for (index, group) in blueprint.node_groups.iter().enumerate() {
         let lowered = lower_group(&mut template, &shared, group)?;
-        if let Some(share) = lowered.oversized_user_data {
-            oversized_user_data.insert(lowered.launch_template.clone(), (index, share));
+        if let (Some(share), Some(launch_template)) =
+            (lowered.oversized_user_data, &lowered.launch_template)
+        {
+            oversized_user_data.insert(launch_template.clone(), (index, share));
         }
         shared_access.extend(lowered.existing_role_access);
         record_origins(&template, &mut origins, group.name.span);
+        // The group's own rules come from the line that writes them.
+        if let Some((_, span)) = group
+            .field_spans
+            .iter()
+            .find(|(field, _)| *field == "securityGroupRules")
+        {
+            let id = security_group::rules_security_group_id(group);
+            if let Some(origin) = origins.get_mut(&id) {
+                *origin = *span;
+            }
+        }
         record_field_origins(
             &mut field_origins,
             group,
-            &lowered.launch_template,
+            lowered.launch_template.as_deref(),
             lowered.auto_scaling_group.as_deref(),
         );
         record_stack(
@@ -163,7 +176,8 @@ impl<'a> Shared<'a> {
 
 /// What lowering one node group leaves for the whole template to record.
 struct LoweredGroup {
-    launch_template: String,
+    /// The group's own launch template: none on an existing one.
+    launch_template: Option<String>,
     /// The Auto Scaling group of a self-managed group.
     auto_scaling_group: Option<String>,
     /// Who takes the bytes when the user data is larger than EC2 accepts.
@@ -246,24 +260,31 @@ fn lower_group(
         .is_none()
         .then(|| autoscaling::logical_id(group));
     lower_placement_group(template, group);
-    // The loader requires the VPC when some group has SSH sources.
+    // The loader requires the VPC when some group has SSH sources or
+    // security group rules.
     if let Some(vpc) = &cluster.vpc {
         security_group::lower_ssh(template, vpc, group);
+        security_group::lower_rules(template, vpc, group);
     }
-    let (launch_template, oversized_user_data) = launch_template::lower(
-        template,
-        group,
-        &launch_template::Context {
-            blueprint: shared.blueprint,
-            cluster,
-            instance_profile_arn: identity.instance_profile_arn.as_ref(),
-            auto_scaling_group: asg.as_deref(),
-            name_tag: &name_tag,
-        },
-    )?;
+    // The group's own launch template, unless a managed group names an
+    // existing one.
+    let own_launch_template = |template: &mut Template| {
+        launch_template::lower(
+            template,
+            group,
+            &launch_template::Context {
+                blueprint: shared.blueprint,
+                cluster,
+                instance_profile_arn: identity.instance_profile_arn.as_ref(),
+                auto_scaling_group: asg.as_deref(),
+                name_tag: &name_tag,
+            },
+        )
+    };
     let mut existing_role_access = None;
-    let nodes = match &group.managed {
+    let (nodes, launch_template, oversized_user_data) = match &group.managed {
         None => {
+            let (launch_template, oversized) = own_launch_template(template)?;
             let (asg, access) = lower_self_managed(
                 template,
                 shared,
@@ -275,19 +296,38 @@ fn lower_group(
             if group.iam.existing.is_some() {
                 existing_role_access = Some(access);
             }
-            Nodes::AutoScalingGroup(asg)
+            (
+                Nodes::AutoScalingGroup(asg),
+                Some(launch_template),
+                oversized,
+            )
         }
-        Some(managed) => Nodes::Managed(managed::lower(
-            template,
-            group,
-            managed,
-            &managed::Context {
-                cluster,
-                role_arn: &identity.role_arn,
-                launch_template: &launch_template,
-                version: group.kubernetes_version,
-            },
-        )),
+        Some(managed) => {
+            let (reference, launch_template, oversized) = match &managed.launch_template {
+                Some(existing) => (
+                    managed::existing_launch_template(template, existing),
+                    None,
+                    None,
+                ),
+                None => {
+                    let (launch_template, oversized) = own_launch_template(template)?;
+                    let reference = managed::own_launch_template(&launch_template);
+                    (reference, Some(launch_template), oversized)
+                }
+            };
+            let nodes = Nodes::Managed(managed::lower(
+                template,
+                group,
+                managed,
+                &managed::Context {
+                    cluster,
+                    role_arn: &identity.role_arn,
+                    launch_template: reference,
+                    version: group.kubernetes_version,
+                },
+            ));
+            (nodes, launch_template, oversized)
+        }
     };
     group_outputs(template, group, &identity, &nodes);
     Ok(LoweredGroup {
@@ -459,21 +499,22 @@ fn record_origins(template: &Template, origins: &mut IndexMap<String, Span>, spa
 fn record_field_origins(
     field_origins: &mut IndexMap<String, Span>,
     group: &NodeGroup,
-    launch_template: &str,
+    launch_template: Option<&str>,
     auto_scaling_group: Option<&str>,
 ) {
-    let mut fields = vec![
-        (
+    let mut fields = Vec::new();
+    if let Some(launch_template) = launch_template {
+        fields.push((
             launch_template,
             "Properties/LaunchTemplateData/MetadataOptions/HttpTokens",
             group.imds.tokens_span,
-        ),
-        (
+        ));
+        fields.push((
             launch_template,
             "Properties/LaunchTemplateData/MetadataOptions/HttpPutResponseHopLimit",
             group.imds.hop_limit_span,
-        ),
-    ];
+        ));
+    }
     if let Some(asg) = auto_scaling_group {
         fields.push((
             asg,
@@ -490,7 +531,7 @@ fn record_field_origins(
     // launch template (one type), the mixed instances policy's overrides,
     // or the managed node group's list.
     let types = &group.instance_types;
-    if let Some(first) = types.first() {
+    if let (Some(first), Some(launch_template)) = (types.first(), launch_template) {
         field_origins.insert(
             format!("{launch_template}/Properties/LaunchTemplateData/InstanceType"),
             first.span,

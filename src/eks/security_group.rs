@@ -4,7 +4,7 @@
 //! nodes reach the API server on 443.
 
 use super::inputs;
-use crate::blueprint::NodeGroup;
+use crate::blueprint::{NodeGroup, RuleProtocol, RuleSource};
 use crate::cfn::{Expr, Resource, Template};
 
 pub const NODE_SECURITY_GROUP: &str = "NodeSecurityGroup";
@@ -245,4 +245,82 @@ pub fn lower_ssh(template: &mut Template, vpc: &Expr, group: &NodeGroup) {
             .prop("SecurityGroupIngress", Expr::List(rules))
             .prop("VpcId", vpc.clone()),
     );
+}
+
+/// The logical ID of the security group that holds a group's
+/// `securityGroupRules`.
+pub fn rules_security_group_id(group: &NodeGroup) -> String {
+    format!("{}RulesSecurityGroup", group.logical_id)
+}
+
+/// A group with `securityGroupRules` gets a security group of its own with
+/// one inbound rule each, added to its nodes' groups.
+pub fn lower_rules(template: &mut Template, vpc: &Expr, group: &NodeGroup) {
+    if group.security_group_rules.is_empty() {
+        return;
+    }
+    let mut rules = Vec::new();
+    for rule in &group.security_group_rules {
+        let (protocol, ports) = match rule.protocol {
+            RuleProtocol::All => ("-1", None),
+            // Every ICMP type and code.
+            RuleProtocol::Icmp | RuleProtocol::Icmpv6 => (rule.protocol.name(), Some((-1, -1))),
+            RuleProtocol::Tcp | RuleProtocol::Udp => (
+                rule.protocol.name(),
+                rule.ports
+                    .map(|(from, to)| (i64::from(from), i64::from(to))),
+            ),
+        };
+        let (peer_key, peer) = match &rule.source {
+            RuleSource::Cidr(cidr) if cidr.contains(':') => ("CidrIpv6", Expr::str(cidr)),
+            RuleSource::Cidr(cidr) => ("CidrIp", Expr::str(cidr)),
+            RuleSource::SecurityGroup(source) => (
+                "SourceSecurityGroupId",
+                inputs::value(
+                    template,
+                    &source.value,
+                    inputs::Kind::SecurityGroupId,
+                    "A security group that a node group's rules let in",
+                ),
+            ),
+        };
+        let mut entry = vec![
+            (
+                "Description",
+                Expr::str(rule_description(rule.protocol, rule.ports)),
+            ),
+            ("IpProtocol", Expr::str(protocol)),
+            (peer_key, peer),
+        ];
+        if let Some((from, to)) = ports {
+            entry.push(("FromPort", Expr::Int(from)));
+            entry.push(("ToPort", Expr::Int(to)));
+        }
+        entry.sort_by_key(|(key, _)| *key);
+        rules.push(Expr::map(entry));
+    }
+    template.resources.insert(
+        rules_security_group_id(group),
+        Resource::new("AWS::EC2::SecurityGroup")
+            .prop(
+                "GroupDescription",
+                format!("Rules of the nodes of group {}", group.name.value),
+            )
+            .prop("SecurityGroupIngress", Expr::List(rules))
+            .prop("VpcId", vpc.clone()),
+    );
+}
+
+/// What a rule lets in, in words.
+fn rule_description(protocol: RuleProtocol, ports: Option<(u16, u16)>) -> String {
+    match (protocol, ports) {
+        (RuleProtocol::All, _) => "Allow all traffic to the nodes".to_string(),
+        (_, Some((from, to))) if from == to => {
+            format!("Allow {} port {from} to the nodes", protocol.name())
+        }
+        (_, Some((from, to))) => {
+            format!("Allow {} ports {from}-{to} to the nodes", protocol.name())
+        }
+        (_, None) => format!("Allow {} to the nodes", protocol.name()),
+    }
 }

@@ -4,22 +4,11 @@
 //! literal, a parameter or an import.
 
 use super::inputs::{self, Kind};
-use crate::blueprint::{AmiFamily, Located, NodeGroup, Source};
+use crate::blueprint::{Located, NodeGroup, Source};
 use crate::cfn::{Expr, Resource, Template};
 
 /// The description of a KMS key parameter.
 const KMS_KEY: &str = "The KMS key that encrypts the node volumes";
-
-/// The root device of each family's images; Bottlerocket's OS volume is
-/// small and fixed, so the size the blueprint asks for goes to its data
-/// volume.
-pub fn root_device(family: AmiFamily) -> &'static str {
-    match family {
-        AmiFamily::AmazonLinux2023 | AmiFamily::AmazonLinux2 => "/dev/xvda",
-        AmiFamily::Bottlerocket => "/dev/xvdb",
-        AmiFamily::Windows(_) => "/dev/sda1",
-    }
-}
 
 fn kms_key(template: &mut Template, key: Option<&Located<Source>>) -> Option<Expr> {
     key.map(|key| inputs::value(template, &key.value, Kind::String, KMS_KEY))
@@ -31,19 +20,24 @@ fn mapping(device: &str, ebs: Resource) -> Expr {
     Expr::map([("DeviceName", Expr::str(device)), ("Ebs", Expr::Map(ebs))])
 }
 
-/// `BlockDeviceMappings`: the root volume first, then the extra volumes in
-/// blueprint order.
+/// `BlockDeviceMappings`: the root volume first (under the family's root
+/// device unless the blueprint names the image's), then the extra volumes
+/// in blueprint order.
 pub fn block_device_mappings(template: &mut Template, group: &NodeGroup) -> Expr {
     let root = &group.root_volume;
     let mut mappings = vec![mapping(
-        root_device(group.ami_family),
+        root.device_name
+            .as_deref()
+            .unwrap_or(group.ami_family.root_device()),
         Resource::new("")
             .prop("DeleteOnTermination", true)
             .prop("Encrypted", root.encrypted)
             .prop_opt("Iops", root.iops)
             .prop_opt("KmsKeyId", kms_key(template, root.kms_key_id.as_ref()))
+            .prop_opt("SnapshotId", root.snapshot_id.as_deref())
             .prop_opt("Throughput", root.throughput)
-            .prop("VolumeSize", root.size_gib)
+            .prop_opt("VolumeInitializationRate", root.initialization_rate)
+            .prop_opt("VolumeSize", root.size_gib)
             .prop("VolumeType", root.volume_type.as_str()),
     )];
     for volume in &group.volumes {

@@ -94,6 +94,17 @@ impl AmiFamily {
     pub fn is_windows(self) -> bool {
         matches!(self, AmiFamily::Windows(_))
     }
+
+    /// The device of the family's images that `rootVolume` maps. On
+    /// Bottlerocket that is the data volume: its OS volume is small and
+    /// fixed, so the size the blueprint asks for goes to the data volume.
+    pub fn root_device(self) -> &'static str {
+        match self {
+            AmiFamily::AmazonLinux2023 | AmiFamily::AmazonLinux2 => "/dev/xvda",
+            AmiFamily::Bottlerocket => "/dev/xvdb",
+            AmiFamily::Windows(_) => "/dev/sda1",
+        }
+    }
 }
 
 /// The accelerator an instance type carries, which picks the AMI variant.

@@ -259,6 +259,10 @@ pub const FINDINGS: &[(&str, &str)] = &[
         "user data that turns IMDSv1 back on at boot (`modify-instance-metadata-options --http-tokens optional`)",
     ),
     (
+        "I5031",
+        "a managed node group on an existing launch template (`launchTemplate`): eksynth cannot check its IMDS settings or volume encryption",
+    ),
+    (
         "E5008",
         "an IAM identity policy that IAM's policy grammar refuses",
     ),

@@ -122,13 +122,15 @@ pub(in crate::blueprint) const CLUSTER_FIELDS: &[Field] = &[
     Field::new(
         "vpc",
         Ty::Source,
-        "The VPC (required by the shared node security group and `ssh`)",
+        "The VPC (required by the shared node security group, `ssh` and \
+        `securityGroupRules`)",
     )
-    .required_when("with the node security group or `ssh`")
+    .required_when("with the node security group, `ssh` or `securityGroupRules`")
     .long(
-        "VPC ID, where the shared node security group and the `ssh` security \
-        groups are made; not needed when every group has `nodeSecurityGroup: \
-        cluster` and none has `ssh`",
+        "VPC ID, where the shared node security group and the groups' own \
+        security groups (`ssh`, `securityGroupRules`) are made; not needed when \
+        every group has `nodeSecurityGroup: cluster` and none has `ssh` or \
+        `securityGroupRules`",
     ),
     Field::new(
         "authenticationMode",
@@ -481,8 +483,8 @@ pub(super) fn check_bootstrap_values(d: &mut Decoder, cluster: &Node, at: Span, 
 
 /// `controlPlaneSecurityGroup` and `vpc` are required only by what uses
 /// them: the shared node security group (its rules name the control
-/// plane's group, and it lives in the VPC) and a group's SSH security
-/// group (in the VPC). Groups all on the cluster security group without
+/// plane's group, and it lives in the VPC) and a group's own security
+/// groups for `ssh` and `securityGroupRules` (in the VPC). Groups all on the cluster security group without
 /// SSH need neither. `cluster` is the section as written (`at` its key),
 /// so that a missing field is reported even when another field of it
 /// did not decode.
@@ -491,7 +493,7 @@ pub(super) fn check_network_values(
     cluster: &Node,
     at: Span,
     shared_security_group: bool,
-    ssh: bool,
+    own_security_groups: bool,
 ) {
     let written = |field: &str| {
         cluster
@@ -507,11 +509,11 @@ pub(super) fn check_network_values(
             "the control plane security group ID, e.g. `controlPlaneSecurityGroup: sg-0123456789abcdef0`, which the shared node security group's rules name (or put every group on the cluster security group with `nodeSecurityGroup: cluster`)",
         );
     }
-    if (shared_security_group || ssh) && !written("vpc") {
+    if (shared_security_group || own_security_groups) && !written("vpc") {
         let user = if shared_security_group {
             "the shared node security group is made"
         } else {
-            "the SSH security groups are made"
+            "the groups' own security groups (`ssh`, `securityGroupRules`) are made"
         };
         missing(
             d,

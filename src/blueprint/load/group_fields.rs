@@ -3,7 +3,7 @@
 //! the fields it decodes itself. Each nested section's own table is beside
 //! its decoder (`IMDS_FIELDS` in `group_sections.rs`, ...).
 
-use super::launch_options::CPU_CREDITS;
+use super::launch_options::{AUTO_RECOVERY, CPU_CREDITS};
 use super::networking::{NODE_SECURITY_GROUPS, security_groups_schema};
 use super::storage::INSTANCE_STORE_POLICIES;
 use crate::blueprint::field::{Field, Text, Ty, choices};
@@ -187,7 +187,8 @@ pub(in crate::blueprint) const GROUP_FIELDS: &[Field] = &[
     .default("20 GiB gp3, encrypted")
     .long(
         "`size`, `type`, `iops`, `throughput`, `encrypted`, `kmsKeyId` (a key ID, \
-        ARN or alias, `{parameter: …}` or `{import: …}`); size, IOPS and \
+        ARN or alias, `{parameter: …}` or `{import: …}`), `snapshotId` with its \
+        `initializationRate`, and `deviceName` for a custom image; size, IOPS and \
         throughput within EC2's limits for the type (gp3: 3,000 to 80,000 IOPS, \
         at most 500 per GiB above 3,000, 125 to 2,000 MiB/s, at most 1 MiB/s per \
         4 IOPS; io1: 50 IOPS per GiB; io2: 1,000). Bottlerocket: this is the \
@@ -344,6 +345,25 @@ pub(in crate::blueprint) const GROUP_FIELDS: &[Field] = &[
     )
     .long("EC2 key pair (SSH is off unless set)"),
     Field::new(
+        "securityGroupRules",
+        Ty::list(&Ty::Object("securityGroupRule")),
+        "Inbound rules on a security group of the group's own: `{protocol, \
+        ports, source}`, never open to the whole internet",
+    )
+    .long(
+        "inbound rules, each `{protocol, ports, source}` (see the \
+        `securityGroupRule` object), on a security group made for the group \
+        (`<Group>RulesSecurityGroup`, in `cluster.vpc`) and added to its nodes' \
+        groups, self-managed and managed, every family. As with `ssh`, no \
+        protocol and port may be open to every address of a family, by one \
+        rule or by several together (`0.0.0.0/1` with `128.0.0.0/1`; error \
+        `E5005` where that takes in TCP port 22). Rules are changed in place on \
+        the security group, without rolling the nodes; the first rules (or \
+        removing them all) add (remove) the group's security group in the \
+        launch template, which rolls them. A security group holds 60 inbound \
+        rules unless the VPC quota is raised",
+    ),
+    Field::new(
         "ssh",
         Ty::Object("ssh"),
         "Who may reach the nodes on port 22 (needs `keyName`; not on Windows)",
@@ -412,6 +432,22 @@ pub(in crate::blueprint) const GROUP_FIELDS: &[Field] = &[
         `instanceRequirements` whose `vCpuCount.min` is below 4. The enclave \
         images and the Nitro Enclaves allocator are the user's to install \
         (`preBootstrapCommands`, a DaemonSet)",
+    ),
+    Field::new(
+        "autoRecovery",
+        Ty::OneOf(|| choices(AUTO_RECOVERY)),
+        "EC2's automatic recovery of an instance whose host fails \
+        (`MaintenanceOptions.AutoRecovery`)",
+    )
+    .default("EC2's (`default`: on where the type supports it)")
+    .long(
+        "`default` or `disabled`: the launch template's \
+        `MaintenanceOptions.AutoRecovery`. With `default`, EC2 recovers an \
+        instance of a supported type whose host fails a system status check \
+        onto new hardware, keeping its ID, addresses and EBS volumes; a node \
+        comes back as itself. `disabled` leaves a failed instance to the Auto \
+        Scaling health check (a self-managed group) or EKS (a managed group), \
+        which replace it. Self-managed and managed; a change rolls the nodes",
     ),
     Field::new(
         "clusterAutoscaler",
@@ -573,6 +609,22 @@ pub(in crate::blueprint) const GROUP_FIELDS: &[Field] = &[
     )
     .managed(),
     Field::new(
+        "launchTemplate",
+        Ty::Object("launchTemplate"),
+        "Managed: a launch template made elsewhere, `{id, version}`, instead of \
+        eksynth's own",
+    )
+    .long(
+        "managed: an existing launch template, `{id, version}` (each a literal, \
+        `{parameter: …}` or `{import: …}`), which the node group uses; eksynth \
+        writes no launch template for the group, refuses the fields that would \
+        go into one (IMDS, volumes, kubelet and bootstrap settings, security \
+        groups, SSH, placement, EFA, ...) and a custom `ami`, and notes \
+        (`I5031`) that it cannot check that template's IMDS settings or volume \
+        encryption. See the `launchTemplate` object",
+    )
+    .managed(),
+    Field::new(
         "nodeRepair",
         Ty::Object("nodeRepair"),
         "EKS node auto repair (managed)",
@@ -638,6 +690,18 @@ pub(in crate::blueprint) const GROUP_FIELDS: &[Field] = &[
         template's `Placement.GroupName`)",
     ),
     Field::new(
+        "placement",
+        Ty::Object("placement"),
+        "The instances' tenancy and the partition of `placementGroup` they launch \
+        into",
+    )
+    .long(
+        "`{tenancy, partitionNumber}` in the launch template's `Placement`, \
+        self-managed and managed; see the `placement` object below for the \
+        rules EC2 enforces between them, `placementGroup` and the instance \
+        types",
+    ),
+    Field::new(
         "capacityReservation",
         Ty::Either(&[
             Ty::OneOf(|| vec!["open", "none"]),
@@ -657,9 +721,10 @@ pub(in crate::blueprint) const GROUP_FIELDS: &[Field] = &[
     ),
     Field::new(
         "efa",
-        Ty::Boolean,
+        Ty::Either(&[Ty::Boolean, Ty::Object("efa")]),
         "An Elastic Fabric Adapter as the primary interface, in a cluster \
-        placement group (EFA-capable types, one subnet)",
+        placement group (EFA-capable types, one subnet); `{interfaces: \
+        efa-only}` makes the other cards' EFA-only",
     )
     .default("false")
     .long(
@@ -679,8 +744,10 @@ pub(in crate::blueprint) const GROUP_FIELDS: &[Field] = &[
         With several instance types of different card counts, the group gets the \
         fewest, which every type can launch with. Several interfaces leave no \
         room for `associatePublicIpAddress` (an error: EC2 gives a public \
-        address only to a single interface). Pods reach the adapter through the \
-        EFA Kubernetes device plugin, which the cluster must run",
+        address only to a single interface). `efa: {interfaces: efa-only}` is \
+        `efa: true` with EFA-only interfaces on cards 1 and up (see the `efa` \
+        object). Pods reach the adapter through the EFA Kubernetes device \
+        plugin, which the cluster must run",
     ),
 ];
 /// `clusterAutoscaler` written as a mapping.

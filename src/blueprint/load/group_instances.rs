@@ -20,6 +20,8 @@ pub(super) struct Resolved {
     /// The EFA interfaces, one per network card: the fewest cards of the
     /// group's types (0 without `efa`).
     pub(super) efa_cards: u32,
+    /// The interfaces of cards 1 and up are EFA-only.
+    pub(super) efa_only: bool,
 }
 
 /// The rules between the instance fields, the kind of group, its family
@@ -99,21 +101,35 @@ pub(super) fn check_instances(
         check_efa(d, spec, efa.span, family, family_at, subnets, types);
         placement_group = placement_group.or(Some(PlacementGroup::Cluster));
     }
+    // A launch template serves every type of the group, and an interface
+    // on a card a type lacks fails its launch; eksctl takes the fewest
+    // cards of the types too.
+    let efa_cards = if efa.is_some() {
+        let mut names: Vec<&str> = types.iter().map(|t| t.name.value.as_str()).collect();
+        names.extend(spec.instance_type.as_ref().map(|t| t.value.as_str()));
+        names.into_iter().map(network_cards).min().unwrap_or(1)
+    } else {
+        0
+    };
+    let efa_only = spec.efa_only.as_ref().filter(|o| o.value && efa.is_some());
+    if let Some(efa_only) = efa_only
+        && efa_cards < 2
+    {
+        d.error(
+            efa_only.span,
+            "`efa.interfaces: efa-only` needs instance types of several network cards",
+        )
+        .help = Some(
+            "EFA-only interfaces go on network cards 1 and up, and the group's types have one card (the fewest of its types); remove `interfaces`, or use types such as `p5.48xlarge`".into(),
+        );
+    }
     Resolved {
         weights,
         placement_group,
         capacity_reservation: capacity_reservation.map(|c| c.value),
         efa: efa.is_some(),
-        // A launch template serves every type of the group, and an
-        // interface on a card a type lacks fails its launch; eksctl takes
-        // the fewest cards of the types too.
-        efa_cards: if efa.is_some() {
-            let mut names: Vec<&str> = types.iter().map(|t| t.name.value.as_str()).collect();
-            names.extend(spec.instance_type.as_ref().map(|t| t.value.as_str()));
-            names.into_iter().map(network_cards).min().unwrap_or(1)
-        } else {
-            0
-        },
+        efa_cards,
+        efa_only: efa_only.is_some(),
     }
 }
 

@@ -22,6 +22,7 @@ struct Checked {
     max_size: u32,
     subnets: Located<Subnets>,
     instances: super::group_instances::Resolved,
+    placement: Placement,
     root_volume: Volume,
     volumes: Vec<DataVolume>,
     signal_timeout: String,
@@ -72,6 +73,12 @@ pub(super) fn resolve_group(
     let (min_size, max_size) = resolve_sizes(d, &spec, &name);
     let subnets = resolve_subnets(d, &spec, &name);
     let instances = check_instances(d, &spec, is_managed, ami_family, family_at, &subnets);
+    let placement = super::placement::check_placement(
+        d,
+        &spec.placement,
+        instances.placement_group.as_ref(),
+        &instance_types,
+    );
     let (root_volume, volumes) = resolve_storage(d, &spec, ami_family, &name);
     let (signal_timeout, update) =
         resolve_rolling_update(d, &spec, min_size, max_size, &instances.weights);
@@ -130,6 +137,7 @@ pub(super) fn resolve_group(
         max_size,
         subnets,
         instances,
+        placement,
         root_volume,
         volumes,
         signal_timeout,
@@ -205,9 +213,11 @@ fn assemble(
         weights: checked.instances.weights,
         instance_requirements: spec.instance_requirements.map(|r| r.value),
         placement_group: checked.instances.placement_group,
+        placement: checked.placement,
         capacity_reservation: checked.instances.capacity_reservation,
         efa: checked.instances.efa,
         efa_cards: checked.instances.efa_cards,
+        efa_only: checked.instances.efa_only,
         bootstrap_arguments: spec.bootstrap_arguments.map(|b| b.value),
         per_az: spec.per_az.is_some_and(|p| p.value),
         instance_types: checked.instance_types,
@@ -273,6 +283,13 @@ fn assemble(
                 .policy_statements
                 .map(|s| s.value)
                 .unwrap_or_default(),
+            role_tags: spec
+                .iam
+                .role_tags
+                .into_iter()
+                .map(|(k, v)| (k.value, v.value))
+                .collect(),
+            role_description: spec.iam.role_description.map(|d| d.value),
         },
         security_groups: spec.security_groups.map(|s| s.value).unwrap_or_default(),
         key_name: spec.key_name.map(|k| k.value),
@@ -281,6 +298,11 @@ fn assemble(
         associate_public_ip: checked.associate_public_ip,
         node_security_group: checked.node_security_group,
         ssh: checked.ssh,
+        security_group_rules: spec
+            .security_group_rules
+            .clone()
+            .map(|r| r.value)
+            .unwrap_or_default(),
         cluster_autoscaler: checked.autoscaler,
         autoscaler_priority: spec.autoscaler_priority.map(|p| p.value),
         auto_scaling_group_name: spec.auto_scaling_group_name,

@@ -14,6 +14,19 @@ pub(in crate::blueprint) const IMDS_FIELDS: &[Field] = &[
         .default("`required`")
         .long("whether IMDS requires session tokens (IMDSv2)"),
     Field::new("hopLimit", Ty::integer(1, 3), "Hop limit").default("1"),
+    Field::new(
+        "ipv6",
+        Ty::Boolean,
+        "IMDS also at its IPv6 address (`HttpProtocolIpv6`), which nodes on \
+        IPv6-only subnets need",
+    )
+    .default("false")
+    .long(
+        "IMDS also at its IPv6 address, `[fd00:ec2::254]` \
+        (`HttpProtocolIpv6: enabled`): a node on an IPv6-only subnet reaches \
+        IMDS only there. EC2 serves that address on Nitro instances only. \
+        Changing it changes the launch template, which rolls the nodes",
+    ),
     Field::new("blockPods", Ty::Boolean, "Drop pod traffic to IMDS"),
     Field::new(
         "instanceTags",
@@ -55,6 +68,7 @@ pub(in crate::blueprint) const HTTP_TOKENS: &[(&str, bool)] =
 pub(super) struct ImdsSpec {
     pub(super) tokens_required: Opt<bool>,
     pub(super) hop_limit: Opt<u32>,
+    pub(super) ipv6: Opt<bool>,
     pub(super) block_pods: Opt<bool>,
     pub(super) instance_tags: Opt<bool>,
 }
@@ -209,6 +223,7 @@ pub(super) fn decode_imds(d: &mut Decoder, node: &Node) -> ImdsSpec {
     let spec = ImdsSpec {
         tokens_required: tokens,
         hop_limit,
+        ipv6: opt_bool(d, &mut f, "imds.", "ipv6"),
         block_pods: opt_bool(d, &mut f, "imds.", "blockPods"),
         instance_tags: opt_bool(d, &mut f, "imds.", "instanceTags"),
     };

@@ -261,7 +261,11 @@ pub(super) fn resolve_storage(
     ami_family: AmiFamily,
     name: &Located<String>,
 ) -> (Volume, Vec<DataVolume>) {
-    let root_volume = check_root_volume(d, &spec.root_volume, name.span);
+    let custom_image = spec
+        .ami
+        .as_ref()
+        .is_some_and(|ami| ami.value != Ami::Recommended);
+    let root_volume = check_root_volume(d, &spec.root_volume, ami_family, custom_image, name.span);
     let volumes = spec
         .volumes
         .as_ref()
@@ -384,6 +388,7 @@ pub(super) fn resolve_imds(d: &mut Decoder, spec: &GroupSpec, is_managed: bool) 
     Imds {
         tokens_required: spec.imds.tokens_required.as_ref().is_none_or(|t| t.value),
         hop_limit: spec.imds.hop_limit.as_ref().map_or(1, |h| h.value),
+        ipv6: spec.imds.ipv6.as_ref().is_some_and(|b| b.value),
         block_pods: spec.imds.block_pods.as_ref().is_some_and(|b| b.value),
         instance_tags: super::networking::check_instance_tags(
             d,
@@ -463,6 +468,13 @@ pub(super) fn resolve_managed(
             force_update_enabled: spec.force_update_enabled.as_ref().is_some_and(|f| f.value),
             release_version: spec.release_version.as_ref().map(|r| r.value.clone()),
             ami_type: spec.ami_type.as_ref().map(|a| a.value.clone()),
+            launch_template: super::existing_launch_template::check_existing_launch_template(
+                d,
+                &spec.launch_template,
+                &spec.written,
+                &spec.ami,
+                is_managed,
+            ),
         })
     } else {
         if let Some(capacity) = &spec.capacity_type

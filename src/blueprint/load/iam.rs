@@ -12,7 +12,7 @@ use super::read::{Opt, first_column, opt_bool, opt_string};
 use super::sources::decode_source;
 use crate::blueprint::Source;
 use crate::blueprint::decode::{Decoder, Fields, Located};
-use crate::blueprint::field::{Field, Ty};
+use crate::blueprint::field::{Field, Text, Ty};
 use crate::syntax::{Node, Value};
 
 pub(in crate::blueprint) const IAM_FIELDS: &[Field] = &[
@@ -75,7 +75,37 @@ pub(in crate::blueprint) const IAM_FIELDS: &[Field] = &[
         },
         "IAM policy statements in an inline policy of the role the stack creates",
     ),
+    Field::new(
+        "roleTags",
+        Ty::StringMap,
+        "Tags of the role the stack creates (not with `roleName`)",
+    )
+    .long(
+        "tags of the role the stack creates (its `Tags`), at most 50: keys of 1 \
+        to 128 and values of up to 256 letters, digits, spaces and `_.:/=+-@`, \
+        no key starting `aws:`. A group's tags merge over those of `defaults` \
+        key by key. Refused with `roleName`: an existing role is tagged where \
+        it is managed. Changed in place, without touching the nodes",
+    ),
+    Field::new(
+        "roleDescription",
+        Ty::Text(Text {
+            pattern: Some("^[\\u0009\\u000A\\u000D\\u0020-\\u007E\\u00A1-\\u00FF]*$"),
+            min_length: None,
+            max_length: Some(1000),
+            numbers: false,
+        }),
+        "The description of the role the stack creates (not with `roleName`)",
+    )
+    .long(
+        "the description of the role the stack creates (its `Description`): at \
+        most 1,000 characters, printable ASCII and Latin-1 (with tabs and line \
+        breaks), as IAM takes it. Refused with `roleName`. Changed in place, \
+        without touching the nodes",
+    ),
 ];
+/// The most tags IAM keeps on a role.
+const MAX_ROLE_TAGS: usize = 50;
 /// `iam.policyStatements` in the JSON Schema.
 fn statements_schema(doc: &str) -> Json {
     json!({"type": "array", "minItems": 1, "items": {"$ref": "#/definitions/policyStatement"}, "description": doc})
@@ -166,6 +196,8 @@ pub(super) struct IamSpec {
     /// The boundary's ARN text (a policy name already made an ARN).
     pub(super) permissions_boundary: Opt<Source>,
     pub(super) policy_statements: Opt<Vec<serde_json::Value>>,
+    pub(super) role_tags: Vec<(Located<String>, Located<String>)>,
+    pub(super) role_description: Opt<String>,
 }
 
 impl IamSpec {
@@ -182,6 +214,17 @@ impl IamSpec {
             instance_profile_path: self.instance_profile_path.or(d.instance_profile_path),
             permissions_boundary: self.permissions_boundary.or(d.permissions_boundary),
             policy_statements: self.policy_statements.or(d.policy_statements),
+            role_tags: {
+                let mut tags = d.role_tags;
+                for (key, value) in self.role_tags {
+                    match tags.iter_mut().find(|(k, _)| k.value == key.value) {
+                        Some(slot) => *slot = (key, value),
+                        None => tags.push((key, value)),
+                    }
+                }
+                tags
+            },
+            role_description: self.role_description.or(d.role_description),
         }
     }
 }
@@ -203,9 +246,67 @@ pub(super) fn decode_iam(d: &mut Decoder, node: &Node) -> IamSpec {
         instance_profile_path: path(d, &mut f, "instanceProfilePath", "iam.instanceProfilePath"),
         permissions_boundary: permissions_boundary(d, &mut f, "iam.permissionsBoundary"),
         policy_statements: f.get("policyStatements").and_then(|n| statements(d, n)),
+        role_tags: f.get("roleTags").map_or_else(Vec::new, |n| role_tags(d, n)),
+        role_description: role_description(d, &mut f),
     };
     f.finish(d, "`iam`");
     spec
+}
+
+/// `iam.roleTags`: at most 50, each within IAM's lengths and characters
+/// (the provider schema's `Tag` of `AWS::IAM::Role`; IAM User Guide,
+/// "Tagging IAM resources").
+fn role_tags(d: &mut Decoder, node: &Node) -> Vec<(Located<String>, Located<String>)> {
+    let tags = d.string_map("iam.roleTags", node);
+    if tags.len() > MAX_ROLE_TAGS {
+        let message = format!(
+            "`iam.roleTags` has {} tags; IAM keeps at most {MAX_ROLE_TAGS} on a role",
+            tags.len()
+        );
+        d.error(node.span, message);
+    }
+    let iam_text = |text: &str| {
+        text.chars().all(|c| {
+            c.is_alphanumeric() || (c.is_whitespace() && !c.is_control()) || "_.:/=+-@".contains(c)
+        })
+    };
+    for (key, value) in &tags {
+        crate::blueprint::limits::check_tag(d, key, value);
+        for (text, what) in [(key, "key"), (value, "value")] {
+            if !iam_text(&text.value) {
+                let message = format!(
+                    "the {what} of role tag `{}` holds a character IAM refuses",
+                    key.value
+                );
+                d.error(text.span, message).help =
+                    Some("IAM tags take letters, digits, spaces and `_.:/=+-@` only".into());
+            }
+        }
+    }
+    tags
+}
+
+/// `iam.roleDescription`: up to 1,000 characters of what IAM takes.
+fn role_description(d: &mut Decoder, f: &mut Fields<'_>) -> Opt<String> {
+    let description = opt_string(d, f, "iam.", "roleDescription")?;
+    let allowed = |c: char| matches!(c, '\t' | '\n' | '\r' | ' '..='~' | '\u{a1}'..='\u{ff}');
+    if let Some(c) = description.value.chars().find(|&c| !allowed(c)) {
+        let message = format!(
+            "`iam.roleDescription` holds `{}`, which IAM refuses in a description",
+            c.escape_default()
+        );
+        d.error(description.span, message).help =
+            Some("IAM takes printable ASCII and Latin-1 characters, tabs and line breaks".into());
+        return None;
+    }
+    let length = description.value.chars().count();
+    if length > 1000 {
+        let message =
+            format!("`iam.roleDescription` has {length} characters; IAM takes at most 1000");
+        d.error(description.span, message);
+        return None;
+    }
+    Some(description)
 }
 
 /// `iam.extraManagedPolicies`: policy ARNs, each written with
@@ -591,6 +692,11 @@ pub(super) fn check_created_role(d: &mut Decoder, iam: &IamSpec, existing: bool,
             (
                 "instanceProfilePath",
                 iam.instance_profile_path.as_ref().map(|v| v.span),
+            ),
+            ("roleTags", iam.role_tags.first().map(|(key, _)| key.span)),
+            (
+                "roleDescription",
+                iam.role_description.as_ref().map(|v| v.span),
             ),
         ];
         for (field, span) in fields {

@@ -58,6 +58,22 @@ pub(in crate::blueprint) const CAPACITY_RESERVATION_FIELDS: &[Field] = &[Field::
     "A resource group of capacity reservations",
 )
 .required()];
+pub(in crate::blueprint) const EFA_FIELDS: &[Field] =
+    &[
+        Field::new("interfaces", Ty::OneOf(|| choices(EFA_INTERFACES)), "")
+            .default("`efa`")
+            .long(
+                "the interfaces of network cards 1 and up: `efa` (EFA with ENA, each with \
+    a private IP address) or `efa-only` (`InterfaceType: efa-only`: the EFA \
+    device alone, which takes no IP address, as AWS recommends for GPU \
+    instances with many cards such as `p5.48xlarge`). The primary interface \
+    on card 0 stays EFA with ENA, which carries the node's IP traffic. Needs \
+    instance types of more than one network card; a change rolls the nodes",
+            ),
+    ];
+/// `efa.interfaces`: whether the secondary cards' EFAs are EFA-only.
+pub(in crate::blueprint) const EFA_INTERFACES: &[(&str, bool)] =
+    &[("efa", false), ("efa-only", true)];
 pub(in crate::blueprint) const ARCHITECTURES: &[(&str, Arch)] =
     &[("x86_64", Arch::X86_64), ("arm64", Arch::Arm64)];
 pub(in crate::blueprint) const INSTANCE_GENERATIONS: &[&str] = &["current", "previous"];
@@ -369,6 +385,22 @@ pub(super) fn is_reservation_id(id: &str) -> bool {
                 .chars()
                 .all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase())
     })
+}
+
+/// `efa`: `true`/`false`, or `{interfaces}`, which turns EFA on; the
+/// second value is whether the secondary cards' interfaces are EFA-only.
+pub(super) fn decode_efa(d: &mut Decoder, node: &Node) -> (Opt<bool>, Opt<bool>) {
+    if !matches!(node.value, Value::Map(_)) {
+        return (d.boolean("efa", node), None);
+    }
+    let Some(mut f) = d.fields("efa", node, EFA_FIELDS) else {
+        return (None, None);
+    };
+    let efa_only = f
+        .get("interfaces")
+        .and_then(|n| d.choice("efa.interfaces", n, EFA_INTERFACES));
+    f.finish(d, "`efa`");
+    (Some(Located::new(true, node.span)), efa_only)
 }
 
 /// EC2 placement group names: 1 to 255 ASCII characters.

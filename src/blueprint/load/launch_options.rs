@@ -1,5 +1,6 @@
 //! Launch template settings passed through to EC2 (`ebsOptimized`,
-//! `cpuOptions`, `cpuCredits`, `enclave`), and the rules that tie them to
+//! `cpuOptions`, `cpuCredits`, `enclave`, `autoRecovery`), and the rules
+//! that tie them to
 //! the group's instance types. EKS lists none of them among the launch
 //! template settings a managed node group refuses ("Customize managed
 //! nodes with launch templates" in the EKS User Guide), so they apply to
@@ -8,7 +9,7 @@
 use super::read::{Opt, opt_bool, opt_u32};
 use crate::blueprint::decode::{Decoder, Fields, Located};
 use crate::blueprint::field::{Field, Ty};
-use crate::blueprint::{CpuCredits, CpuOptions, InstanceRequirements, LaunchOptions};
+use crate::blueprint::{AutoRecovery, CpuCredits, CpuOptions, InstanceRequirements, LaunchOptions};
 use crate::syntax::Node;
 
 pub(in crate::blueprint) const CPU_OPTIONS_FIELDS: &[Field] = &[
@@ -33,6 +34,13 @@ pub(in crate::blueprint) const CPU_CREDITS: &[(&str, CpuCredits)] = &[
     ("unlimited", CpuCredits::Unlimited),
 ];
 
+/// `autoRecovery`: EC2's simplified automatic recovery of an instance
+/// whose host fails a system status check.
+pub(in crate::blueprint) const AUTO_RECOVERY: &[(&str, AutoRecovery)] = &[
+    ("default", AutoRecovery::Default),
+    ("disabled", AutoRecovery::Disabled),
+];
+
 /// The launch template settings of a group as written.
 #[derive(Clone, Default)]
 pub(super) struct LaunchOptionsSpec {
@@ -40,6 +48,7 @@ pub(super) struct LaunchOptionsSpec {
     pub(super) cpu_options: Opt<CpuOptionsSpec>,
     pub(super) cpu_credits: Opt<CpuCredits>,
     pub(super) enclave: Opt<bool>,
+    pub(super) auto_recovery: Opt<AutoRecovery>,
 }
 
 impl LaunchOptionsSpec {
@@ -51,11 +60,13 @@ impl LaunchOptionsSpec {
             cpu_options: self.cpu_options.or(d.cpu_options),
             cpu_credits: self.cpu_credits.or(d.cpu_credits),
             enclave: self.enclave.or(d.enclave),
+            auto_recovery: self.auto_recovery.or(d.auto_recovery),
         }
     }
 }
 
-/// `ebsOptimized`, `cpuOptions`, `cpuCredits` and `enclave` of a group.
+/// `ebsOptimized`, `cpuOptions`, `cpuCredits`, `enclave` and
+/// `autoRecovery` of a group.
 pub(super) fn decode_launch_options(d: &mut Decoder, f: &mut Fields<'_>) -> LaunchOptionsSpec {
     LaunchOptionsSpec {
         ebs_optimized: opt_bool(d, f, "", "ebsOptimized"),
@@ -67,6 +78,9 @@ pub(super) fn decode_launch_options(d: &mut Decoder, f: &mut Fields<'_>) -> Laun
             .get("cpuCredits")
             .and_then(|n| d.choice("cpuCredits", n, CPU_CREDITS)),
         enclave: opt_bool(d, f, "", "enclave"),
+        auto_recovery: f
+            .get("autoRecovery")
+            .and_then(|n| d.choice("autoRecovery", n, AUTO_RECOVERY)),
     }
 }
 
@@ -105,7 +119,7 @@ fn decode_cpu_options(
 
 /// The burstable families, whose instances spend CPU credits
 /// (`CreditSpecification` applies to T2, T3, T3a and T4g only).
-fn burstable(instance_type: &str) -> bool {
+pub(super) fn burstable(instance_type: &str) -> bool {
     matches!(
         instance_type.split('.').next(),
         Some("t2" | "t3" | "t3a" | "t4g")
@@ -247,5 +261,6 @@ pub(super) fn check_launch_options(
         cpu,
         cpu_credits,
         enclave,
+        auto_recovery: spec.auto_recovery.as_ref().map(|a| a.value),
     }
 }

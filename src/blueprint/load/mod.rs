@@ -15,6 +15,7 @@ mod access;
 mod ami;
 mod cluster;
 mod cluster_dns;
+mod existing_launch_template;
 mod families;
 mod group_fields;
 mod group_instances;
@@ -29,10 +30,12 @@ mod networking;
 mod node_config;
 mod node_group;
 mod node_repair;
+mod placement;
 mod raw;
 mod read;
 mod scaling;
 mod security;
+mod security_group_rules;
 mod sources;
 mod stacks;
 mod storage;
@@ -61,19 +64,23 @@ use suppressions::decode_suppressions;
 pub(super) use access::PROVIDER_FIELDS;
 pub(super) use ami::AMI_FIELDS;
 pub(super) use cluster::CLUSTER_FIELDS;
+pub(super) use existing_launch_template::LAUNCH_TEMPLATE_FIELDS;
 pub(super) use group_fields::{CLUSTER_AUTOSCALER_FIELDS, GROUP_FIELDS};
 pub(super) use group_sections::{EFS_FIELDS, IMDS_FIELDS, TAINT_FIELDS};
 pub(super) use iam::{IAM_FIELDS, STATEMENT_FIELDS, TOP_IAM_FIELDS};
 pub(super) use instances::{
-    CAPACITY_RESERVATION_FIELDS, INSTANCE_TYPE_FIELDS, RANGE_FIELDS, REQUIREMENTS_FIELDS,
+    CAPACITY_RESERVATION_FIELDS, EFA_FIELDS, INSTANCE_TYPE_FIELDS, RANGE_FIELDS,
+    REQUIREMENTS_FIELDS,
 };
 pub(super) use kubelet::{GENERATED as KUBELET_GENERATED, KUBELET_FIELDS};
 pub(super) use launch_options::CPU_OPTIONS_FIELDS;
 pub(super) use networking::SSH_FIELDS;
 pub(super) use node_repair::{NODE_REPAIR_FIELDS, REPAIR_OVERRIDE_FIELDS};
+pub(super) use placement::PLACEMENT_FIELDS;
 pub(super) use scaling::{
     DISTRIBUTION_FIELDS, LIFECYCLE_FIELDS, UPDATE_CONFIG_FIELDS, UPDATE_FIELDS,
 };
+pub(super) use security_group_rules::SECURITY_GROUP_RULE_FIELDS;
 pub(super) use sources::SOURCE_FIELDS;
 pub(super) use storage::{DATA_VOLUME_FIELDS, VOLUME_FIELDS};
 pub(super) use suppressions::SUPPRESSION_FIELDS;
@@ -355,7 +362,7 @@ fn check_cluster_values(
             shared_security_group |= merged
                 .node_security_group
                 .is_none_or(|n| n.value == NodeSecurityGroup::Shared);
-            ssh |= merged.ssh.is_some();
+            ssh |= merged.ssh.is_some() || merged.security_group_rules.is_some();
         }
         let at = top.key_span("cluster").unwrap_or(node.span);
         cluster::check_bootstrap_values(d, node, at, bootstraps);

@@ -10,20 +10,21 @@ use super::group_sections::{
 };
 use super::iam::{IamSpec, decode_iam};
 use super::instances::{
-    TypeSpec, check_placement_group_name, decode_capacity_reservation, decode_instance_types,
-    decode_requirements, is_reservation_id,
+    TypeSpec, check_placement_group_name, decode_capacity_reservation, decode_efa,
+    decode_instance_types, decode_requirements, is_reservation_id,
 };
 use super::kubelet::decode_kubelet;
 use super::launch_options::{LaunchOptionsSpec, decode_launch_options};
 use super::networking::{NODE_SECURITY_GROUPS, decode_security_groups};
 use super::node_repair::decode_node_repair;
+use super::placement::{PlacementSpec, decode_placement};
 use super::read::{Opt, duration, opt_bool, opt_string, opt_strings, opt_u32};
 use super::scaling::{
     DistributionSpec, UpdateSpec, decode_distribution, decode_lifecycle, decode_update,
     decode_update_config,
 };
 use super::storage::{
-    DataVolumeSpec, INSTANCE_STORE_POLICIES, VolumeSpec, decode_volume, decode_volumes,
+    DataVolumeSpec, INSTANCE_STORE_POLICIES, RootVolumeSpec, decode_volume, decode_volumes,
 };
 use crate::blueprint::compose;
 use crate::blueprint::decode::{Decoder, Fields, Located};
@@ -45,11 +46,14 @@ pub(super) struct GroupSpec {
     pub(super) instance_types: Opt<Vec<TypeSpec>>,
     pub(super) instance_requirements: Opt<InstanceRequirements>,
     pub(super) placement_group: Opt<String>,
+    pub(super) placement: PlacementSpec,
     pub(super) capacity_reservation: Opt<CapacityReservation>,
     /// The older spellings under `lifecycle`, taken with it.
     pub(super) lifecycle_placement_group: Opt<String>,
     pub(super) lifecycle_capacity_reservation: Opt<CapacityReservation>,
     pub(super) efa: Opt<bool>,
+    /// `efa.interfaces: efa-only`.
+    pub(super) efa_only: Opt<bool>,
     pub(super) min_size: Opt<u32>,
     pub(super) max_size: Opt<u32>,
     pub(super) desired_capacity: Opt<u32>,
@@ -62,7 +66,7 @@ pub(super) struct GroupSpec {
     pub(super) kubelet: Vec<(Located<String>, serde_json::Value)>,
     /// `nodeConfig` as written, checked once the family is known.
     pub(super) node_config: Option<Node>,
-    pub(super) root_volume: VolumeSpec,
+    pub(super) root_volume: RootVolumeSpec,
     pub(super) volumes: Opt<Vec<DataVolumeSpec>>,
     pub(super) instance_store: Opt<InstanceStore>,
     pub(super) imds: ImdsSpec,
@@ -78,6 +82,7 @@ pub(super) struct GroupSpec {
     pub(super) associate_public_ip: Opt<bool>,
     pub(super) node_security_group: Opt<NodeSecurityGroup>,
     pub(super) ssh: Opt<super::networking::SshSpec>,
+    pub(super) security_group_rules: Opt<Vec<SecurityGroupRule>>,
     pub(super) cluster_autoscaler: Opt<bool>,
     /// `clusterAutoscaler.priority`: the group's priority for the
     /// autoscaler's priority expander.
@@ -97,6 +102,7 @@ pub(super) struct GroupSpec {
     pub(super) force_update_enabled: Opt<bool>,
     pub(super) release_version: Opt<String>,
     pub(super) ami_type: Opt<String>,
+    pub(super) launch_template: Opt<ExistingLaunchTemplate>,
     pub(super) nodegroup_name: Opt<String>,
     pub(super) capacity_reservation_id: Opt<String>,
     /// Every field written, with where: kind-specific fields are checked
@@ -163,10 +169,12 @@ impl GroupSpec {
             instance_types: self.instance_types.or(d_types),
             instance_requirements: self.instance_requirements.or(d_requirements),
             placement_group: self.placement_group.or(d.placement_group),
+            placement: self.placement.over(d.placement),
             capacity_reservation: self.capacity_reservation.or(d.capacity_reservation),
             lifecycle_placement_group,
             lifecycle_capacity_reservation,
             efa: self.efa.or(d.efa),
+            efa_only: self.efa_only.or(d.efa_only),
             min_size: self.min_size.or(d.min_size),
             max_size: self.max_size.or(d.max_size),
             desired_capacity: self.desired_capacity.or(d.desired_capacity),
@@ -188,6 +196,7 @@ impl GroupSpec {
             imds: ImdsSpec {
                 tokens_required: self.imds.tokens_required.or(d.imds.tokens_required),
                 hop_limit: self.imds.hop_limit.or(d.imds.hop_limit),
+                ipv6: self.imds.ipv6.or(d.imds.ipv6),
                 block_pods: self.imds.block_pods.or(d.imds.block_pods),
                 instance_tags: self.imds.instance_tags.or(d.imds.instance_tags),
             },
@@ -203,6 +212,7 @@ impl GroupSpec {
             associate_public_ip: self.associate_public_ip.or(d.associate_public_ip),
             node_security_group: self.node_security_group.or(d.node_security_group),
             ssh: self.ssh.or(d.ssh),
+            security_group_rules: self.security_group_rules.or(d.security_group_rules),
             cluster_autoscaler: self.cluster_autoscaler.or(d.cluster_autoscaler),
             // A group the autoscaler does not discover takes no priority
             // from `defaults`.
@@ -234,6 +244,7 @@ impl GroupSpec {
             force_update_enabled: self.force_update_enabled.or(d.force_update_enabled),
             release_version: self.release_version.or(d.release_version),
             ami_type: self.ami_type.or(d.ami_type),
+            launch_template: self.launch_template.or(d.launch_template),
             // Names one EKS node group: never taken from `defaults`.
             nodegroup_name: self.nodegroup_name,
             capacity_reservation_id: self.capacity_reservation_id.or(d.capacity_reservation_id),
@@ -308,10 +319,15 @@ fn decode_instances(d: &mut Decoder, f: &mut Fields<'_>, spec: &mut GroupSpec) {
     });
     spec.placement_group =
         opt_string(d, f, "", "placementGroup").filter(|name| check_placement_group_name(d, name));
+    if let Some(n) = f.get("placement") {
+        spec.placement = decode_placement(d, n);
+    }
     spec.capacity_reservation = f
         .get("capacityReservation")
         .and_then(|n| decode_capacity_reservation(d, "capacityReservation", n));
-    spec.efa = opt_bool(d, f, "", "efa");
+    if let Some(n) = f.get("efa") {
+        (spec.efa, spec.efa_only) = decode_efa(d, n);
+    }
     spec.min_size = opt_u32(d, f, "", "minSize");
     spec.max_size = opt_u32(d, f, "", "maxSize");
     spec.desired_capacity = opt_u32(d, f, "", "desiredCapacity");
@@ -406,6 +422,9 @@ fn decode_access(d: &mut Decoder, f: &mut Fields<'_>, spec: &mut GroupSpec, cont
     spec.ssh = f
         .get("ssh")
         .and_then(|n| super::networking::decode_ssh(d, n));
+    spec.security_group_rules = f
+        .get("securityGroupRules")
+        .and_then(|n| super::security_group_rules::decode_security_group_rules(d, n));
     spec.detailed_monitoring = opt_bool(d, f, "", "detailedMonitoring");
     spec.launch_options = decode_launch_options(d, f);
     spec.associate_public_ip = opt_bool(d, f, "", "associatePublicIpAddress");
@@ -484,6 +503,10 @@ fn decode_managed(d: &mut Decoder, f: &mut Fields<'_>, spec: &mut GroupSpec, con
         .get("kubernetesVersion")
         .and_then(|n| super::cluster::decode_version(d, "kubernetesVersion", n));
     spec.ami_type = opt_string(d, f, "", "amiType");
+    spec.launch_template = f.get("launchTemplate").and_then(|n| {
+        let at = f.key_span("launchTemplate").unwrap_or(n.span);
+        super::existing_launch_template::decode_launch_template(d, n, at)
+    });
     spec.capacity_reservation_id = opt_string(d, f, "", "capacityReservationId").and_then(|id| {
         let ok = is_reservation_id(&id.value);
         if !ok {

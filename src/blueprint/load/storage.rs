@@ -9,8 +9,9 @@
 //! `xvd[b-z]` (Amazon EC2 User Guide, "Device names for volumes on Amazon
 //! EC2 instances",
 //! <https://docs.aws.amazon.com/ebs/latest/userguide/device_naming.html>).
-//! The root device is `/dev/xvda` (Windows: `/dev/sda1`); Bottlerocket's
-//! data volume, which `rootVolume` sizes, is `/dev/xvdb`.
+//! The root device is `/dev/xvda` (Windows: `/dev/sda1`), or the one
+//! `rootVolume.deviceName` names for a custom image; Bottlerocket's data
+//! volume, which `rootVolume` sizes, is `/dev/xvdb`, named by its image.
 
 use super::read::Opt;
 use super::read::{first_column, missing, opt_bool, opt_string, opt_u32};
@@ -38,6 +39,48 @@ pub(in crate::blueprint) const VOLUME_FIELDS: &[Field] = &[
         "kmsKeyId",
         Ty::Source,
         "A KMS key ID, ARN or alias: a literal, a parameter or an import",
+    ),
+    Field::new(
+        "snapshotId",
+        Ty::pattern("^snap-([0-9a-f]{8}|[0-9a-f]{17})$", None),
+        "The snapshot the volume starts from (Bottlerocket: a data volume with \
+        images already pulled)",
+    )
+    .long(
+        "the EBS snapshot the volume starts from (`SnapshotId`); `size` then \
+        defaults to the snapshot's, and a `size` below it fails at launch. On \
+        Bottlerocket this is the data volume, so a snapshot of one holds \
+        container images pulled in advance. Changing it changes the launch \
+        template, which rolls the nodes",
+    ),
+    Field::new(
+        "deviceName",
+        Ty::pattern("^/dev/(xvda|sda1)$", None),
+        "The image's root device, for a custom image whose root is not the \
+        family's",
+    )
+    .default("the family's root device: `/dev/xvda` (Windows: `/dev/sda1`)")
+    .long(
+        "the root device of the image (`/dev/xvda` or `/dev/sda1`, the names \
+        EC2 gives root devices), for a custom `ami` whose root device is not \
+        the family's: a mapping under any other name adds a volume and leaves \
+        the root at the image's size. With `ami: recommended` it must be the \
+        family's own. Refused on Bottlerocket, whose `rootVolume` is the data \
+        volume the image names `/dev/xvdb`",
+    ),
+    Field::new(
+        "initializationRate",
+        Ty::integer(100, 300),
+        "MiB/s at which the volume is filled from its `snapshotId` \
+        (`VolumeInitializationRate`)",
+    )
+    .long(
+        "MiB/s, 100 to 300, at which EBS fills the volume from `snapshotId` \
+        (`VolumeInitializationRate`, a provisioned rate billed per volume), so \
+        that a node reads its whole root (Bottlerocket: its image cache) at a \
+        known speed after launch; only with `snapshotId`. Without it EBS fills \
+        the volume at its default rate, or at once from a snapshot with fast \
+        snapshot restore",
     ),
 ];
 pub(in crate::blueprint) const DATA_VOLUME_FIELDS: &[Field] = &[
@@ -74,6 +117,9 @@ pub(in crate::blueprint) const DATA_VOLUME_FIELDS: &[Field] = &[
     )
     .default("`true`"),
 ];
+/// The names EC2 gives root devices (Amazon EC2 User Guide, "Device names
+/// for volumes on Amazon EC2 instances").
+const ROOT_DEVICES: &[&str] = &["/dev/xvda", "/dev/sda1"];
 pub(in crate::blueprint) const VOLUME_TYPES: &[&str] =
     &["gp3", "gp2", "io1", "io2", "st1", "sc1", "standard"];
 /// `instanceStore`: how the instance store NVMe disks are assembled.
@@ -101,6 +147,27 @@ impl VolumeSpec {
             throughput: self.throughput.or(d.throughput),
             encrypted: self.encrypted.or(d.encrypted),
             kms_key_id: self.kms_key_id.or(d.kms_key_id),
+        }
+    }
+}
+
+/// `rootVolume` as written: the settings every volume has, and its own.
+#[derive(Clone, Default)]
+pub(super) struct RootVolumeSpec {
+    pub(super) settings: VolumeSpec,
+    pub(super) snapshot_id: Opt<String>,
+    pub(super) device_name: Opt<String>,
+    pub(super) initialization_rate: Opt<u32>,
+}
+
+impl RootVolumeSpec {
+    /// The group's settings over the defaults', field by field.
+    pub(super) fn over(self, d: RootVolumeSpec) -> RootVolumeSpec {
+        RootVolumeSpec {
+            settings: self.settings.over(d.settings),
+            snapshot_id: self.snapshot_id.or(d.snapshot_id),
+            device_name: self.device_name.or(d.device_name),
+            initialization_rate: self.initialization_rate.or(d.initialization_rate),
         }
     }
 }
@@ -142,13 +209,46 @@ fn decode_settings(
     }
 }
 
-pub(super) fn decode_volume(d: &mut Decoder, node: &Node) -> VolumeSpec {
+/// A volume's `snapshotId`, an EBS snapshot ID.
+fn decode_snapshot_id(
+    d: &mut Decoder,
+    f: &mut crate::blueprint::decode::Fields<'_>,
+    what: &str,
+) -> Opt<String> {
+    opt_string(d, f, &format!("{what}."), "snapshotId").and_then(|id| {
+        let ok = rules::is_ec2_id("snap", &id.value);
+        if !ok {
+            let message = format!("`{}` is not an EBS snapshot ID", id.value);
+            d.error(id.span, message).help =
+                Some("snapshot IDs look like `snap-0123456789abcdef0`".into());
+        }
+        ok.then_some(id)
+    })
+}
+
+pub(super) fn decode_volume(d: &mut Decoder, node: &Node) -> RootVolumeSpec {
     let Some(mut f) = d.fields("rootVolume", node, VOLUME_FIELDS) else {
-        return VolumeSpec::default();
+        return RootVolumeSpec::default();
     };
-    let spec = decode_settings(d, &mut f, "rootVolume");
+    let settings = decode_settings(d, &mut f, "rootVolume");
+    let snapshot_id = decode_snapshot_id(d, &mut f, "rootVolume");
+    let device_name = opt_string(d, &mut f, "rootVolume.", "deviceName").and_then(|name| {
+        let ok = ROOT_DEVICES.contains(&name.value.as_str());
+        if !ok {
+            let message = format!("`{}` is not a root device name", name.value);
+            d.error(name.span, message).help =
+                Some("EC2 names a root device `/dev/xvda` or `/dev/sda1`".into());
+        }
+        ok.then_some(name)
+    });
+    let initialization_rate = opt_u32(d, &mut f, "rootVolume.", "initializationRate");
     f.finish(d, "`rootVolume`");
-    spec
+    RootVolumeSpec {
+        settings,
+        snapshot_id,
+        device_name,
+        initialization_rate,
+    }
 }
 
 /// `volumes`: a list of extra EBS volumes.
@@ -170,15 +270,7 @@ fn decode_data_volume(d: &mut Decoder, node: &Node) -> Option<DataVolumeSpec> {
     let mut f = d.fields("volumes[]", node, DATA_VOLUME_FIELDS)?;
     let device_name = opt_string(d, &mut f, "volumes[].", "deviceName");
     let settings = decode_settings(d, &mut f, "volumes[]");
-    let snapshot_id = opt_string(d, &mut f, "volumes[].", "snapshotId").and_then(|id| {
-        let ok = rules::is_ec2_id("snap", &id.value);
-        if !ok {
-            let message = format!("`{}` is not an EBS snapshot ID", id.value);
-            d.error(id.span, message).help =
-                Some("snapshot IDs look like `snap-0123456789abcdef0`".into());
-        }
-        ok.then_some(id)
-    });
+    let snapshot_id = decode_snapshot_id(d, &mut f, "volumes[]");
     let delete_on_termination = opt_bool(d, &mut f, "volumes[].", "deleteOnTermination");
     f.finish(d, "a volume");
     let sized = f.given("size") || f.given("snapshotId");
@@ -301,17 +393,76 @@ fn check_settings(
     }
 }
 
-/// Checks the root volume and returns it; `at` is the group's name.
-pub(super) fn check_root_volume(d: &mut Decoder, root: &VolumeSpec, at: Span) -> Volume {
-    let size_gib = root.size.as_ref().map_or(20, |s| s.value);
-    let checked = check_settings(d, root, "rootVolume", "the root volume", Some(size_gib), at);
+/// Checks the root volume and returns it; `at` is the group's name. A
+/// volume from a snapshot takes the snapshot's size unless told otherwise.
+pub(super) fn check_root_volume(
+    d: &mut Decoder,
+    spec: &RootVolumeSpec,
+    family: AmiFamily,
+    custom_image: bool,
+    at: Span,
+) -> Volume {
+    let root = &spec.settings;
+    let size_gib = match (&root.size, &spec.snapshot_id) {
+        (Some(size), _) => Some(size.value),
+        (None, Some(_)) => None,
+        (None, None) => Some(20),
+    };
+    let checked = check_settings(d, root, "rootVolume", "the root volume", size_gib, at);
+    if let Some(rate) = &spec.initialization_rate
+        && spec.snapshot_id.is_none()
+    {
+        d.error(
+            rate.span,
+            "`rootVolume.initializationRate` needs `rootVolume.snapshotId`",
+        )
+        .help = Some(
+            "EBS fills only a volume made from a snapshot at a provisioned rate; add the snapshot or remove the rate"
+                .into(),
+        );
+    }
+    if let Some(name) = &spec.device_name {
+        check_root_device(d, name, family, custom_image);
+    }
     Volume {
-        size_gib,
+        size_gib: checked.size_gib,
         volume_type: checked.volume_type,
         iops: root.iops.as_ref().map(|v| v.value),
         throughput: root.throughput.as_ref().map(|v| v.value),
         encrypted: checked.encrypted,
         kms_key_id: root.kms_key_id.clone(),
+        snapshot_id: spec.snapshot_id.as_ref().map(|s| s.value.clone()),
+        device_name: spec.device_name.as_ref().map(|n| n.value.clone()),
+        initialization_rate: spec.initialization_rate.as_ref().map(|r| r.value),
+    }
+}
+
+/// `rootVolume.deviceName`: not on Bottlerocket, whose `rootVolume` is the
+/// data volume its image names, and only the family's own root device on
+/// the EKS-optimized image, where any other name would add a volume.
+fn check_root_device(d: &mut Decoder, name: &Located<String>, family: AmiFamily, custom: bool) {
+    let own = family.root_device();
+    if family == AmiFamily::Bottlerocket {
+        d.error(
+            name.span,
+            "`rootVolume.deviceName` is not taken on Bottlerocket",
+        )
+        .help = Some(format!(
+            "Bottlerocket's `rootVolume` is its data volume, which its image names `{own}`; remove `deviceName`"
+        ));
+    } else if !custom && name.value != own {
+        d.error(
+            name.span,
+            format!(
+                "the EKS-optimized {} image's root device is `{own}`, not `{}`",
+                family.name(),
+                name.value
+            ),
+        )
+        .help = Some(
+            "a mapping under another name adds a volume and leaves the root as the image made it; remove `deviceName`, or set it with a custom `ami`"
+                .into(),
+        );
     }
 }
 

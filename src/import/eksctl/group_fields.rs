@@ -1,5 +1,5 @@
 //! The nested sections of an eksctl node group: `iam`, `ssh`,
-//! `additionalVolumes`, `securityGroups`, `placement`,
+//! `additionalVolumes`, `securityGroups`, `placement`, `launchTemplate`,
 //! `capacityReservation`, `instanceMarketOptions`, `bottlerocket`,
 //! `nodeRepairConfig`, `instancesDistribution` and `instanceSelector`.
 
@@ -259,6 +259,18 @@ pub(super) fn placement(group: &mut Group<'_>, _key: &Key, node: &Node) {
                 "eksynth names an existing placement group, whose strategy is its own",
             ),
             _ => group.unknown_below("placement", key, &["groupName", "spreadLevel"]),
+        }
+    }
+}
+
+/// A managed group's `launchTemplate`: eksynth's own `{id, version}`.
+pub(super) fn launch_template(group: &mut Group<'_>, node: &Node) {
+    for (key, value) in self::entries(node) {
+        let origin = group.origin_below("launchTemplate", key);
+        match key.name.as_str() {
+            "id" => group.set_in("launchTemplate", "id", copy_text(value), origin),
+            "version" => group.set_in("launchTemplate", "version", copy_text(value), origin),
+            _ => group.unknown_below("launchTemplate", key, &["id", "version"]),
         }
     }
 }

@@ -250,10 +250,7 @@ fn field_of(group: &mut Group<'_>, entries: &[(Key, Node)], key: &Key, value: &N
         "volumeThroughput" => root_volume(group, key, value, "throughput"),
         "volumeEncrypted" => root_volume(group, key, value, "encrypted"),
         "volumeKmsKeyID" => root_volume(group, key, value, "kmsKeyId"),
-        "volumeName" => group.unmapped(
-            key,
-            "eksynth names the root device after the image's (`/dev/xvda`; Bottlerocket's data volume `/dev/xvdb`)",
-        ),
+        "volumeName" => root_volume(group, key, value, "deviceName"),
         "additionalVolumes" => group_fields::volumes(group, key, value),
         "maxPodsPerNode" => group.set(key, "maxPods", copy(value)),
         "preBootstrapCommands" => group.set(key, "preBootstrapCommands", copy(value)),
@@ -319,10 +316,7 @@ fn field_of(group: &mut Group<'_>, entries: &[(Key, Node)], key: &Key, value: &N
             }
         }
         "nodeRepairConfig" if managed => group_fields::node_repair(group, key, value),
-        "launchTemplate" if managed => group.unmapped(
-            key,
-            "eksynth writes the group's launch template itself; carry its settings as blueprint fields",
-        ),
+        "launchTemplate" if managed => group_fields::launch_template(group, value),
         "asgSuspendProcesses" => group.unmapped(
             key,
             "eksynth suspends processes only during its rolling updates; suspend others outside the template",
