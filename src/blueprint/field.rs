@@ -83,8 +83,6 @@ pub enum Ty {
     Either(&'static [Ty]),
     /// Any value.
     Anything,
-    /// Known, so that it is not reported as unknown, but always refused.
-    Refused,
     /// A shape the variants above do not describe: the schema, given the
     /// field's `doc`, and what the reference says it takes.
     Custom {
@@ -204,7 +202,6 @@ impl Ty {
                 json!({ "oneOf": choices.iter().map(Ty::schema).collect::<Vec<_>>() })
             }
             Ty::Anything => json!({}),
-            Ty::Refused => json!({"not": {}}),
             Ty::Custom { schema, .. } => schema(""),
         }
     }
@@ -250,7 +247,6 @@ impl Ty {
                 choices.join(", or ")
             }
             Ty::Anything => "any value".to_string(),
-            Ty::Refused => "refused".to_string(),
             Ty::Custom { reads, .. } => reads.to_string(),
         }
     }

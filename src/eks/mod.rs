@@ -481,6 +481,10 @@ fn record_field_origins(
             group.update.pause_time_span,
         ));
     }
+    let nodegroup = group.managed.as_ref().map(|_| managed::logical_id(group));
+    if let (Some(nodegroup), Some(pool)) = (&nodegroup, &group.lifecycle.warm_pool) {
+        fields.push((nodegroup, "Properties/WarmPoolConfig", Some(pool.span)));
+    }
     for (id, path, span) in fields {
         if let Some(span) = span {
             field_origins.insert(format!("{id}/{path}"), span);

@@ -106,6 +106,7 @@ pub(super) fn resolve_group(
         .as_ref()
         .map_or(CapacityType::OnDemand, |c| c.value);
     let managed = resolve_managed(d, &spec, &instance_types, &name, capacity_type, is_managed);
+    super::warm_pool::check_warm_pool(d, &spec, ami_family, is_managed);
     let distribution = if is_managed {
         None
     } else {

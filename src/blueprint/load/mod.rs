@@ -36,6 +36,7 @@ mod sources;
 mod stacks;
 mod storage;
 mod suppressions;
+mod warm_pool;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -76,6 +77,7 @@ pub(super) use scaling::{
 pub(super) use sources::SOURCE_FIELDS;
 pub(super) use storage::{DATA_VOLUME_FIELDS, VOLUME_FIELDS};
 pub(super) use suppressions::SUPPRESSION_FIELDS;
+pub(super) use warm_pool::WARM_POOL_FIELDS;
 
 /// A loaded blueprint and the warnings found on the way.
 #[derive(Debug)]

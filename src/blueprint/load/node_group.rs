@@ -20,7 +20,7 @@ use super::node_repair::decode_node_repair;
 use super::read::{Opt, duration, opt_bool, opt_string, opt_strings, opt_u32};
 use super::scaling::{
     DistributionSpec, UpdateSpec, decode_distribution, decode_lifecycle, decode_update,
-    decode_update_config,
+    decode_update_config, self_managed_lifecycle_keys,
 };
 use super::storage::{
     DataVolumeSpec, INSTANCE_STORE_POLICIES, VolumeSpec, decode_volume, decode_volumes,
@@ -89,6 +89,9 @@ pub(super) struct GroupSpec {
     pub(super) distribution: Opt<DistributionSpec>,
     pub(super) bootstrap_arguments: Opt<String>,
     pub(super) lifecycle: Opt<Lifecycle>,
+    /// The group's own `lifecycle` keys that only a self-managed group
+    /// understands, with where they are written.
+    pub(super) lifecycle_self_managed: Vec<(&'static str, Span)>,
     pub(super) max_unavailable: Opt<Amount>,
     pub(super) update_strategy: Opt<UpdateStrategy>,
     pub(super) node_repair: Opt<NodeRepair>,
@@ -224,6 +227,11 @@ impl GroupSpec {
             capacity_type: self.capacity_type.or(d.capacity_type),
             distribution: self.distribution.or(d.distribution),
             bootstrap_arguments: self.bootstrap_arguments.or(d.bootstrap_arguments),
+            lifecycle_self_managed: if self.lifecycle.is_some() {
+                self.lifecycle_self_managed
+            } else {
+                d.lifecycle_self_managed
+            },
             lifecycle: self.lifecycle.or(d.lifecycle),
             max_unavailable: self.max_unavailable.or(d.max_unavailable),
             update_strategy: self.update_strategy.or(d.update_strategy),
@@ -455,6 +463,9 @@ fn decode_self_managed(d: &mut Decoder, f: &mut Fields<'_>, spec: &mut GroupSpec
         );
         None
     });
+    if let Some(node) = f.get("lifecycle") {
+        spec.lifecycle_self_managed = self_managed_lifecycle_keys(node);
+    }
     if let Some((lifecycle, placement_group, capacity_reservation)) =
         f.get("lifecycle").and_then(|n| decode_lifecycle(d, n))
     {

@@ -1,0 +1,154 @@
+//! `lifecycle.warmPool`: its fields, and the rules a warm pool must keep
+//! on each kind of group and image family.
+
+use super::node_group::GroupSpec;
+use super::read::{opt_bool, opt_u32};
+use crate::blueprint::decode::{Decoder, Located};
+use crate::blueprint::field::{Field, Ty, choices};
+use crate::blueprint::*;
+use crate::syntax::Node;
+
+pub(in crate::blueprint) const WARM_POOL_FIELDS: &[Field] = &[
+    Field::new(
+        "minSize",
+        Ty::integer(0, 10_000),
+        "Instances the pool keeps at least",
+    )
+    .default("0"),
+    Field::new(
+        "maxPreparedCapacity",
+        Ty::integer(1, 10_000),
+        "Instances in the group and the pool together, at most",
+    )
+    .default("the group's `maxSize`"),
+    Field::new(
+        "poolState",
+        Ty::OneOf(|| choices(POOL_STATES)),
+        "The state of the pool's instances",
+    )
+    .default("`Stopped`"),
+    Field::new(
+        "reuseOnScaleIn",
+        Ty::Boolean,
+        "Instances go back to the pool on scale-in instead of terminating",
+    )
+    .default("false"),
+];
+
+/// `warmPool.poolState`, as EC2 Auto Scaling spells it.
+pub(in crate::blueprint) const POOL_STATES: &[(&str, PoolState)] = &[
+    ("Stopped", PoolState::Stopped),
+    ("Running", PoolState::Running),
+    ("Hibernated", PoolState::Hibernated),
+];
+
+/// `lifecycle.warmPool`: the pool's sizes, state and reuse.
+pub(super) fn decode_warm_pool(d: &mut Decoder, node: &Node) -> Option<WarmPool> {
+    let mut f = d.fields("lifecycle.warmPool", node, WARM_POOL_FIELDS)?;
+    let p = "lifecycle.warmPool.";
+    let pool = WarmPool {
+        min_size: opt_u32(d, &mut f, p, "minSize").map(|v| v.value),
+        max_prepared_capacity: opt_u32(d, &mut f, p, "maxPreparedCapacity").map(|v| v.value),
+        pool_state: f
+            .get("poolState")
+            .and_then(|n| d.choice("lifecycle.warmPool.poolState", n, POOL_STATES))
+            .unwrap_or_else(|| Located::new(PoolState::Stopped, node.span)),
+        reuse_on_scale_in: opt_bool(d, &mut f, p, "reuseOnScaleIn")
+            .unwrap_or_else(|| Located::new(false, node.span)),
+        span: node.span,
+    };
+    f.finish(d, "`lifecycle.warmPool`");
+    Some(pool)
+}
+
+/// The group's warm pool, if it has one, against the rules of its kind of
+/// group and image family.
+pub(super) fn check_warm_pool(
+    d: &mut Decoder,
+    spec: &GroupSpec,
+    ami_family: AmiFamily,
+    is_managed: bool,
+) {
+    let Some(pool) = spec
+        .lifecycle
+        .as_ref()
+        .and_then(|l| l.value.warm_pool.as_ref())
+    else {
+        return;
+    };
+    check_hibernation(d, spec, pool);
+    if is_managed {
+        check_managed(d, spec, pool, ami_family);
+    } else {
+        refuse_self_managed(d, pool);
+    }
+}
+
+/// A hibernated instance writes its memory to its root volume, which EC2
+/// requires encrypted (EC2 User Guide, "Prerequisites for EC2 instance
+/// hibernation").
+fn check_hibernation(d: &mut Decoder, spec: &GroupSpec, pool: &WarmPool) {
+    let unencrypted = spec
+        .root_volume
+        .encrypted
+        .as_ref()
+        .is_some_and(|e| !e.value);
+    if pool.pool_state.value == PoolState::Hibernated && unencrypted {
+        d.error(
+            pool.pool_state.span,
+            "a `Hibernated` warm pool needs an encrypted root volume",
+        )
+        .help = Some(
+            "EC2 hibernates only instances whose root volume is encrypted; remove `rootVolume.encrypted: false`".into(),
+        );
+    }
+}
+
+/// A managed group's warm pool, as EKS takes it: only on an EKS AMI, and
+/// on Bottlerocket neither hibernated nor reused on scale-in (EKS User
+/// Guide, "Decrease latency for applications with long boot times using
+/// warm pools with managed node groups", Considerations).
+fn check_managed(d: &mut Decoder, spec: &GroupSpec, pool: &WarmPool, ami_family: AmiFamily) {
+    if let Some(ami) = &spec.ami
+        && !matches!(ami.value, Ami::Recommended)
+    {
+        d.error(
+            pool.span,
+            "a managed group's `lifecycle.warmPool` needs an EKS AMI",
+        )
+        .help = Some(
+            "EKS runs warm pools only on its optimized AMIs; remove `ami` or the warm pool".into(),
+        );
+        return;
+    }
+    if ami_family != AmiFamily::Bottlerocket {
+        return;
+    }
+    if pool.pool_state.value == PoolState::Hibernated {
+        d.error(
+            pool.pool_state.span,
+            "a managed Bottlerocket group's warm pool cannot be `Hibernated`",
+        )
+        .help = Some("EKS keeps Bottlerocket warm pools `Stopped` or `Running`".into());
+    }
+    if pool.reuse_on_scale_in.value {
+        d.error(
+            pool.reuse_on_scale_in.span,
+            "a managed Bottlerocket group's warm pool cannot take `reuseOnScaleIn`",
+        )
+        .help = Some("EKS does not return Bottlerocket nodes to the pool; remove it".into());
+    }
+}
+
+/// A self-managed group's warm pool is refused: the user data joins the
+/// cluster and signals at first boot, and an instance launched into a warm
+/// pool boots too, before it is InService.
+fn refuse_self_managed(d: &mut Decoder, pool: &WarmPool) {
+    d.error(
+        pool.span,
+        "a self-managed group's `lifecycle.warmPool` is refused: a warmed instance would join the cluster",
+    )
+    .help = Some(
+        "the user data joins the cluster and signals CloudFormation at first boot, before the instance is InService; an instance launched into a warm pool would register as a Kubernetes node, take pods, and then be stopped. Remove `warmPool`".into(),
+    );
+}
