@@ -406,6 +406,7 @@ fn user_data_input(
         signal,
         bootstrap_arguments: group.bootstrap_arguments.clone(),
         instance_store_raid0: group.instance_store == Some(InstanceStore::Raid0),
+        warm_pool: group.managed.is_none() && group.lifecycle.warm_pool.is_some(),
     }
 }
 

@@ -99,6 +99,10 @@ pub fn lower(blueprint: &Blueprint) -> Result<Lowered, Error> {
         }
         shared_access.extend(lowered.existing_role_access);
         record_origins(&template, &mut origins, group.name.span);
+        // A self-managed group's warm pool comes from `lifecycle.warmPool`.
+        if let (Some(pool), None) = (&group.lifecycle.warm_pool, &group.managed) {
+            origins.insert(autoscaling::warm_pool_id(group), pool.span);
+        }
         record_field_origins(
             &mut field_origins,
             group,

@@ -63,9 +63,13 @@ pub(in crate::blueprint) const LIFECYCLE_FIELDS: &[Field] = &[
         hibernation in the launch template (the encrypted root volume must hold \
         the instance's memory). Managed: the node group's `WarmPoolConfig`, \
         which EKS runs (EKS AMIs only; not `Hibernated` nor `reuseOnScaleIn` on \
-        Bottlerocket); changing it updates the pool in place and rolls no node, \
-        except a switch to or from `Hibernated` (a new launch template version). \
-        Self-managed: refused, since a warmed instance would join the cluster.",
+        Bottlerocket). Self-managed (AL2023 and AL2): an \
+        `AWS::AutoScaling::WarmPool`; a warmed instance prepares (pre-bootstrap \
+        commands) but joins and signals only once in service. Changing it \
+        updates the pool in place and rolls no node, except a switch to or from \
+        `Hibernated` and, on a self-managed group, adding or removing it (the \
+        launch template changes); a rolling update does not replace the pool's \
+        instances (see README, Day 2).",
     ),
     Field::new(
         "maxInstanceLifetime",

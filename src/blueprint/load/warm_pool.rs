@@ -80,7 +80,7 @@ pub(super) fn check_warm_pool(
     if is_managed {
         check_managed(d, spec, pool, ami_family);
     } else {
-        refuse_self_managed(d, pool);
+        check_self_managed(d, spec, pool, ami_family);
     }
 }
 
@@ -140,15 +140,56 @@ fn check_managed(d: &mut Decoder, spec: &GroupSpec, pool: &WarmPool, ami_family:
     }
 }
 
-/// A self-managed group's warm pool is refused: the user data joins the
-/// cluster and signals at first boot, and an instance launched into a warm
-/// pool boots too, before it is InService.
-fn refuse_self_managed(d: &mut Decoder, pool: &WarmPool) {
-    d.error(
-        pool.span,
-        "a self-managed group's `lifecycle.warmPool` is refused: a warmed instance would join the cluster",
-    )
-    .help = Some(
-        "the user data joins the cluster and signals CloudFormation at first boot, before the instance is InService; an instance launched into a warm pool would register as a Kubernetes node, take pods, and then be stopped. Remove `warmPool`".into(),
-    );
+/// A self-managed group's warm pool, on the families whose user data
+/// eksynth can hold until the instance is in service (AL2023 and AL2:
+/// ARCHITECTURE.md, "Warm pools"), with what an instance in the pool keeps.
+fn check_self_managed(d: &mut Decoder, spec: &GroupSpec, pool: &WarmPool, ami_family: AmiFamily) {
+    let why = match ami_family {
+        AmiFamily::AmazonLinux2023 | AmiFamily::AmazonLinux2 => None,
+        AmiFamily::Bottlerocket => Some(
+            "Bottlerocket starts kubelet from its settings at every boot, with no step eksynth can hold until Auto Scaling puts the instance in service",
+        ),
+        _ => Some(
+            "Windows user data runs the EKS bootstrap at first boot, with no step eksynth can hold until Auto Scaling puts the instance in service",
+        ),
+    };
+    if let Some(why) = why {
+        d.error(
+            pool.span,
+            format!(
+                "a self-managed `{}` group cannot have a warm pool: a warmed instance would join the cluster",
+                ami_family.name()
+            ),
+        )
+        .help = Some(format!(
+            "{why}; use `AmazonLinux2023` or `AmazonLinux2`, or a managed group"
+        ));
+        return;
+    }
+    if pool.pool_state.value != PoolState::Running
+        && let Some(store) = &spec.instance_store
+    {
+        let state = if pool.pool_state.value == PoolState::Stopped {
+            "Stopped"
+        } else {
+            "Hibernated"
+        };
+        d.error(
+            pool.pool_state.span,
+            format!("a `{state}` warm pool empties the instance store the node prepared"),
+        )
+        .help = Some(format!(
+            "EC2 gives a stopped instance blank instance store disks, and `instanceStore` (line {}) puts kubelet and the container runtime there; use `poolState: Running` or remove `instanceStore`",
+            store.span.line
+        ));
+    }
+    if pool.pool_state.value == PoolState::Running && pool.reuse_on_scale_in.value {
+        d.error(
+            pool.reuse_on_scale_in.span,
+            "`reuseOnScaleIn` with a `Running` warm pool keeps a scaled-in node in the cluster",
+        )
+        .help = Some(
+            "an instance returned to a running pool keeps its kubelet running and its pods scheduled; use `poolState: Stopped` or `Hibernated`, or remove `reuseOnScaleIn`".into(),
+        );
+    }
 }
