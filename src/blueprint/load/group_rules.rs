@@ -106,7 +106,19 @@ pub(super) fn resolve_group(
         .as_ref()
         .map_or(CapacityType::OnDemand, |c| c.value);
     let managed = resolve_managed(d, &spec, &instance_types, &name, capacity_type, is_managed);
-    super::warm_pool::check_warm_pool(d, &spec, ami_family, is_managed);
+    super::warm_pool::check_warm_pool(
+        d,
+        spec.lifecycle
+            .as_ref()
+            .and_then(|l| l.value.warm_pool.as_ref()),
+        &super::warm_pool::Around {
+            ami_family,
+            is_managed,
+            ami: &spec.ami,
+            root_encrypted: &spec.root_volume.encrypted,
+            instance_store: &spec.instance_store,
+        },
+    );
     let distribution = if is_managed {
         None
     } else {

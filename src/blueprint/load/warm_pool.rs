@@ -1,8 +1,7 @@
 //! `lifecycle.warmPool`: its fields, and the rules a warm pool must keep
 //! on each kind of group and image family.
 
-use super::node_group::GroupSpec;
-use super::read::{opt_bool, opt_u32};
+use super::read::{Opt, opt_bool, opt_u32};
 use crate::blueprint::decode::{Decoder, Located};
 use crate::blueprint::field::{Field, Ty, choices};
 use crate::blueprint::*;
@@ -61,38 +60,35 @@ pub(super) fn decode_warm_pool(d: &mut Decoder, node: &Node) -> Option<WarmPool>
     Some(pool)
 }
 
+/// What the warm pool's rules read of the group besides the pool: each
+/// check is given only these fields.
+pub(super) struct Around<'a> {
+    pub(super) ami_family: AmiFamily,
+    pub(super) is_managed: bool,
+    pub(super) ami: &'a Opt<Ami>,
+    pub(super) root_encrypted: &'a Opt<bool>,
+    pub(super) instance_store: &'a Opt<InstanceStore>,
+}
+
 /// The group's warm pool, if it has one, against the rules of its kind of
 /// group and image family.
-pub(super) fn check_warm_pool(
-    d: &mut Decoder,
-    spec: &GroupSpec,
-    ami_family: AmiFamily,
-    is_managed: bool,
-) {
-    let Some(pool) = spec
-        .lifecycle
-        .as_ref()
-        .and_then(|l| l.value.warm_pool.as_ref())
-    else {
+pub(super) fn check_warm_pool(d: &mut Decoder, pool: Option<&WarmPool>, around: &Around<'_>) {
+    let Some(pool) = pool else {
         return;
     };
-    check_hibernation(d, spec, pool);
-    if is_managed {
-        check_managed(d, spec, pool, ami_family);
+    check_hibernation(d, around.root_encrypted, pool);
+    if around.is_managed {
+        check_managed(d, around.ami, pool, around.ami_family);
     } else {
-        check_self_managed(d, spec, pool, ami_family);
+        check_self_managed(d, around.instance_store, pool, around.ami_family);
     }
 }
 
 /// A hibernated instance writes its memory to its root volume, which EC2
 /// requires encrypted (EC2 User Guide, "Prerequisites for EC2 instance
 /// hibernation").
-fn check_hibernation(d: &mut Decoder, spec: &GroupSpec, pool: &WarmPool) {
-    let unencrypted = spec
-        .root_volume
-        .encrypted
-        .as_ref()
-        .is_some_and(|e| !e.value);
+fn check_hibernation(d: &mut Decoder, root_encrypted: &Opt<bool>, pool: &WarmPool) {
+    let unencrypted = root_encrypted.as_ref().is_some_and(|e| !e.value);
     if pool.pool_state.value == PoolState::Hibernated && unencrypted {
         d.error(
             pool.pool_state.span,
@@ -108,8 +104,8 @@ fn check_hibernation(d: &mut Decoder, spec: &GroupSpec, pool: &WarmPool) {
 /// on Bottlerocket neither hibernated nor reused on scale-in (EKS User
 /// Guide, "Decrease latency for applications with long boot times using
 /// warm pools with managed node groups", Considerations).
-fn check_managed(d: &mut Decoder, spec: &GroupSpec, pool: &WarmPool, ami_family: AmiFamily) {
-    if let Some(ami) = &spec.ami
+fn check_managed(d: &mut Decoder, ami: &Opt<Ami>, pool: &WarmPool, ami_family: AmiFamily) {
+    if let Some(ami) = ami
         && !matches!(ami.value, Ami::Recommended)
     {
         d.error(
@@ -143,7 +139,12 @@ fn check_managed(d: &mut Decoder, spec: &GroupSpec, pool: &WarmPool, ami_family:
 /// A self-managed group's warm pool, on the families whose user data
 /// eksynth can hold until the instance is in service (AL2023 and AL2:
 /// ARCHITECTURE.md, "Warm pools"), with what an instance in the pool keeps.
-fn check_self_managed(d: &mut Decoder, spec: &GroupSpec, pool: &WarmPool, ami_family: AmiFamily) {
+fn check_self_managed(
+    d: &mut Decoder,
+    instance_store: &Opt<InstanceStore>,
+    pool: &WarmPool,
+    ami_family: AmiFamily,
+) {
     let why = match ami_family {
         AmiFamily::AmazonLinux2023 | AmiFamily::AmazonLinux2 => None,
         AmiFamily::Bottlerocket => Some(
@@ -167,7 +168,7 @@ fn check_self_managed(d: &mut Decoder, spec: &GroupSpec, pool: &WarmPool, ami_fa
         return;
     }
     if pool.pool_state.value != PoolState::Running
-        && let Some(store) = &spec.instance_store
+        && let Some(store) = instance_store
     {
         let state = if pool.pool_state.value == PoolState::Stopped {
             "Stopped"
