@@ -92,6 +92,7 @@ pub(super) fn resolve_group(
     let imds = resolve_imds(d, &spec, is_managed);
     let autoscaler = spec.cluster_autoscaler.as_ref().is_none_or(|v| v.value);
     check_max_pods(d, &spec, cluster, &instance_types);
+    super::kubelet::check_kubelet_together(d, &spec.kubelet, &spec.kubelet_nodes);
     let (fips, node_config) = check_bootstrap(
         d,
         &spec,

@@ -102,7 +102,6 @@ pub(super) fn decode_kubelet(
             out.push((Located::new(field.to_string(), value.span), json));
         }
     }
-    check_together(d, entries, &out);
     let percent = |name: &str| {
         out.iter()
             .find(|(k, _)| k.value == name)
@@ -121,13 +120,28 @@ pub(super) fn decode_kubelet(
     out
 }
 
-/// The rules between fields (`upstream::kubelet_config::check_together`),
-/// each problem at the key that is wrong; fields that did not decode were
+/// Each setting of a `kubelet` section with its value as written, so that
+/// a rule between fields, checked once `defaults` is merged in, can point
+/// into the value that is wrong.
+pub(super) fn kubelet_nodes(node: &Node) -> Vec<(Located<String>, Node)> {
+    let Value::Map(entries) = &node.value else {
+        return Vec::new();
+    };
+    entries
+        .iter()
+        .filter(|(_, value)| !matches!(value.value, Value::Null))
+        .map(|(key, value)| (Located::new(key.name.clone(), key.span), value.clone()))
+        .collect()
+}
+
+/// The rules between fields (`upstream::kubelet_config::check_together`)
+/// over a group's `kubelet` settings with `defaults` merged in, each
+/// problem at the key that is wrong; fields that did not decode were
 /// reported already and are left out.
-fn check_together(
+pub(super) fn check_kubelet_together(
     d: &mut Decoder,
-    entries: &[(crate::syntax::Key, Node)],
     decoded: &[(Located<String>, serde_json::Value)],
+    nodes: &[(Located<String>, Node)],
 ) {
     let config: serde_json::Map<String, serde_json::Value> = decoded
         .iter()
@@ -137,13 +151,12 @@ fn check_together(
         let Some(kubelet_config::Segment::Key(field)) = problem.path.first() else {
             continue;
         };
-        let Some((_, value)) = entries.iter().find(|(key, _)| &key.name == field) else {
+        let Some((_, value)) = nodes.iter().find(|(key, _)| &key.value == field) else {
             continue;
         };
         let span = locate(value, &problem.path[1..], true);
         let message = format!("`kubelet.{}`: {}", problem.path_text(), problem.message());
-        let diagnostic = d.error(span, message);
-        diagnostic.help = problem.help();
+        d.error(span, message).help = problem.help();
     }
 }
 

@@ -13,7 +13,7 @@ use super::instances::{
     TypeSpec, check_placement_group_name, decode_capacity_reservation, decode_instance_types,
     decode_requirements, is_reservation_id,
 };
-use super::kubelet::decode_kubelet;
+use super::kubelet::{decode_kubelet, kubelet_nodes};
 use super::launch_options::{LaunchOptionsSpec, decode_launch_options};
 use super::networking::{NODE_SECURITY_GROUPS, decode_security_groups};
 use super::node_repair::decode_node_repair;
@@ -58,6 +58,8 @@ pub(super) struct GroupSpec {
     pub(super) taints: Opt<Vec<Located<Taint>>>,
     pub(super) max_pods: Opt<u32>,
     pub(super) kubelet: Vec<(Located<String>, serde_json::Value)>,
+    /// The `kubelet` settings as written, for the rules between them.
+    pub(super) kubelet_nodes: Vec<(Located<String>, Node)>,
     /// `nodeConfig` as written, checked once the family is known.
     pub(super) node_config: Option<Node>,
     pub(super) root_volume: VolumeSpec,
@@ -176,6 +178,7 @@ impl GroupSpec {
             taints: self.taints.or(d.taints),
             max_pods: self.max_pods.or(d.max_pods),
             kubelet: merge_pairs(&d.kubelet, &self.kubelet),
+            kubelet_nodes: merge_pairs(&d.kubelet_nodes, &self.kubelet_nodes),
             // A fragment of nodeadm's spec: mappings merge key by key at
             // every depth, as `extends` merges.
             node_config: match (d.node_config, self.node_config) {
@@ -350,6 +353,7 @@ fn decode_nodes(d: &mut Decoder, f: &mut Fields<'_>, spec: &mut GroupSpec) {
     spec.max_pods = opt_u32(d, f, "", "maxPods");
     if let Some(n) = f.get("kubelet") {
         spec.kubelet = decode_kubelet(d, n);
+        spec.kubelet_nodes = kubelet_nodes(n);
     }
     if let Some(n) = f.get("nodeConfig") {
         match n.value {
