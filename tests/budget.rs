@@ -46,6 +46,7 @@ fn plain_al2023() -> UserDataInput {
         }),
         bootstrap_arguments: None,
         instance_store_raid0: false,
+        warm_pool: false,
     }
 }
 
@@ -88,6 +89,22 @@ fn every_familys_own_user_data_leaves_most_of_16_kb() {
             16_384 - bytes
         );
         assert!(bytes <= budget, "{bootstrap:?}: {bytes} bytes");
+    }
+}
+
+/// A warm pool adds the wait for InService and the unit that joins once
+/// the instance is in service (on AL2 also the join script itself).
+#[test]
+fn with_a_warm_pool_it_fits_in_6500_bytes() {
+    for bootstrap in [Bootstrap::Al2023, Bootstrap::Al2] {
+        let input = UserDataInput {
+            bootstrap,
+            warm_pool: true,
+            ..plain_al2023()
+        };
+        let bytes = own_bytes(&input);
+        eprintln!("{bootstrap:?} with a warm pool: {bytes} bytes of eksynth's own");
+        assert!(bytes <= 6_500, "{bootstrap:?}: {bytes} bytes");
     }
 }
 

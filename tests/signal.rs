@@ -538,6 +538,7 @@ fn failing_user_data(node: &Node, bootstrap: Bootstrap) -> String {
         signal: Some(signal(900)),
         bootstrap_arguments: None,
         instance_store_raid0: false,
+        warm_pool: false,
     };
     let doc = render(&input).expect("renders");
     let start = doc.find("#!/bin/bash").expect("a shell part");

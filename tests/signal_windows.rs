@@ -57,6 +57,7 @@ fn user_data() -> String {
         }),
         bootstrap_arguments: None,
         instance_store_raid0: false,
+        warm_pool: false,
     })
     .expect("renders")
 }

@@ -74,6 +74,7 @@ fn sample(bootstrap: Bootstrap) -> UserDataInput {
         signal: Some(sample_signal()),
         bootstrap_arguments: None,
         instance_store_raid0: false,
+        warm_pool: false,
     }
 }
 

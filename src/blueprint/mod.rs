@@ -842,6 +842,33 @@ pub struct Lifecycle {
     pub max_instance_lifetime: Option<u32>,
     pub metrics_collection: bool,
     pub health_check_grace_period: Option<u32>,
+    /// Pre-initialized instances beside the group's Auto Scaling group.
+    pub warm_pool: Option<WarmPool>,
+}
+
+/// A warm pool (`lifecycle.warmPool`): instances launched ahead of need
+/// and kept stopped, running or hibernated until the group scales out.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WarmPool {
+    /// Instances the pool keeps at least (Auto Scaling's default is 0).
+    pub min_size: Option<u32>,
+    /// The group and the pool together hold at most this many instances;
+    /// Auto Scaling's default is the group's maximum size.
+    pub max_prepared_capacity: Option<u32>,
+    /// Where written, or at `warmPool` when left to its default.
+    pub pool_state: Located<PoolState>,
+    /// Instances return to the pool on scale-in instead of terminating.
+    pub reuse_on_scale_in: Located<bool>,
+    /// Where `warmPool` is written: its resource's origin.
+    pub span: Span,
+}
+
+/// The state a warm pool keeps its instances in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PoolState {
+    Stopped,
+    Running,
+    Hibernated,
 }
 
 /// One node group, self-managed or managed, with the blueprint defaults

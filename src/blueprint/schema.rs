@@ -139,7 +139,12 @@ const OBJECTS: &[Object] = &[
     Object {
         name: "lifecycle",
         fields: LIFECYCLE_FIELDS,
-        intro: "A self-managed group's `lifecycle`.",
+        intro: "A group's `lifecycle`: a managed group takes only `warmPool`.",
+    },
+    Object {
+        name: "warmPool",
+        fields: WARM_POOL_FIELDS,
+        intro: "`lifecycle.warmPool`: instances prepared ahead of a scale-out.",
     },
     Object {
         name: "updateConfig",

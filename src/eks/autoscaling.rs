@@ -4,7 +4,7 @@
 use super::inputs;
 use crate::blueprint::instances::default_on_demand_strategy;
 use crate::blueprint::tags::{NAME, user_name};
-use crate::blueprint::{InstanceRequirements, NodeGroup, Range};
+use crate::blueprint::{InstanceRequirements, NodeGroup, PoolState, Range};
 use crate::cfn::{Expr, Resource, Template};
 
 /// Processes suspended during a rolling update, so that health checks,
@@ -69,6 +69,7 @@ pub fn lower(template: &mut Template, group: &NodeGroup, context: &Context<'_>) 
     resource.update_policy = Some(update_policy(group));
     template.resources.insert(id.clone(), resource);
     lower_lifecycle(template, group, &id);
+    lower_warm_pool(template, group, &id);
     id
 }
 
@@ -342,4 +343,39 @@ fn lower_lifecycle(template: &mut Template, group: &NodeGroup, asg: &str) {
                 ),
         );
     }
+}
+
+/// The logical ID of a self-managed group's warm pool.
+pub fn warm_pool_id(group: &NodeGroup) -> String {
+    format!("{}WarmPool", group.logical_id)
+}
+
+/// The group's warm pool. It names the group, so CloudFormation creates
+/// it once the group is complete: the instances it launches come after
+/// the creation policy's count, and their user data neither joins nor
+/// signals until Auto Scaling puts them in service.
+fn lower_warm_pool(template: &mut Template, group: &NodeGroup, asg: &str) {
+    let Some(pool) = &group.lifecycle.warm_pool else {
+        return;
+    };
+    let state = match pool.pool_state.value {
+        PoolState::Stopped => "Stopped",
+        PoolState::Running => "Running",
+        PoolState::Hibernated => "Hibernated",
+    };
+    let resource = Resource::new("AWS::AutoScaling::WarmPool")
+        .prop("AutoScalingGroupName", Expr::reference(asg))
+        .prop_opt(
+            "InstanceReusePolicy",
+            pool.reuse_on_scale_in
+                .value
+                .then(|| Expr::map([("ReuseOnScaleIn", Expr::Bool(true))])),
+        )
+        .prop_opt(
+            "MaxGroupPreparedCapacity",
+            pool.max_prepared_capacity.map(Expr::from),
+        )
+        .prop_opt("MinSize", pool.min_size.map(Expr::from))
+        .prop("PoolState", state);
+    template.resources.insert(warm_pool_id(group), resource);
 }

@@ -13,7 +13,7 @@ use super::userdata::{
 use crate::blueprint::tags::{NAME, user_name};
 use crate::blueprint::{
     Ami, AmiFamily, Blueprint, CapacityReservation, CpuOptions, InstanceStore, NodeGroup,
-    NodeSecurityGroup, PlacementGroup, SignalClient,
+    NodeSecurityGroup, PlacementGroup, PoolState, SignalClient,
 };
 use crate::cfn::sub::SubBuilder;
 use crate::cfn::{Expr, Pseudo, Resource, Template};
@@ -62,6 +62,7 @@ pub fn lower(
         .prop_opt("CreditSpecification", credit_specification(group))
         .prop_opt("EbsOptimized", options.ebs_optimized.map(Expr::Bool))
         .prop_opt("EnclaveOptions", options.enclave.then(enabled))
+        .prop_opt("HibernationOptions", hibernation_options(group))
         .prop_opt("IamInstanceProfile", iam_instance_profile(context))
         .prop_opt("ImageId", image_id)
         .prop_opt("InstanceMarketOptions", instance_market_options(group))
@@ -97,6 +98,15 @@ pub fn lower(
 }
 
 /// An option that is on (`Enabled: true`).
+/// A warm pool that hibernates its instances needs them launched with
+/// hibernation configured (EC2's hibernation prerequisites; the root
+/// volume is encrypted already).
+fn hibernation_options(group: &NodeGroup) -> Option<Expr> {
+    let pool = group.lifecycle.warm_pool.as_ref()?;
+    (pool.pool_state.value == PoolState::Hibernated)
+        .then(|| Expr::map([("Configured", Expr::Bool(true))]))
+}
+
 fn enabled() -> Expr {
     Expr::map([("Enabled", Expr::Bool(true))])
 }
@@ -423,6 +433,7 @@ fn user_data_input(
         signal,
         bootstrap_arguments: group.bootstrap_arguments.clone(),
         instance_store_raid0: group.instance_store == Some(InstanceStore::Raid0),
+        warm_pool: group.managed.is_none() && group.lifecycle.warm_pool.is_some(),
     }
 }
 

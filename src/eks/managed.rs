@@ -6,7 +6,7 @@
 use super::inputs::{self, ClusterValues};
 use crate::blueprint::{
     Ami, Amount, CapacityType, ExistingLaunchTemplate, KubernetesVersion, Managed, NodeGroup,
-    NodeRepair, RepairAction, TaintEffect, UpdateStrategy,
+    NodeRepair, PoolState, RepairAction, TaintEffect, UpdateStrategy, WarmPool,
 };
 use crate::cfn::{Expr, Resource, Template};
 use crate::upstream::ami_catalogue;
@@ -64,6 +64,10 @@ pub fn lower(
         .prop_opt("Tags", tags(group))
         .prop_opt("Taints", taints(group))
         .prop_opt("UpdateConfig", update_config(managed))
+        .prop_opt(
+            "WarmPoolConfig",
+            group.lifecycle.warm_pool.as_ref().map(warm_pool_config),
+        )
         // EKS upgrades the nodes of a group on an EKS AMI when its `Version`
         // changes, with its update settings; a custom AMI is the launch
         // template's, and EKS refuses a `Version` beside it.
@@ -155,6 +159,28 @@ pub fn existing_launch_template(
         ));
     }
     Expr::map(spec)
+}
+
+/// The warm pool EKS attaches to the group's Auto Scaling group; EKS
+/// spells pool states in upper case.
+fn warm_pool_config(pool: &WarmPool) -> Expr {
+    let state = match pool.pool_state.value {
+        PoolState::Stopped => "STOPPED",
+        PoolState::Running => "RUNNING",
+        PoolState::Hibernated => "HIBERNATED",
+    };
+    let mut config = vec![("Enabled", Expr::Bool(true))];
+    if let Some(max) = pool.max_prepared_capacity {
+        config.push(("MaxGroupPreparedCapacity", Expr::from(max)));
+    }
+    if let Some(min) = pool.min_size {
+        config.push(("MinSize", Expr::from(min)));
+    }
+    config.push(("PoolState", Expr::str(state)));
+    if pool.reuse_on_scale_in.value {
+        config.push(("ReuseOnScaleIn", Expr::Bool(true)));
+    }
+    Expr::map(config)
 }
 
 /// The group's sizes, the desired one when the blueprint sets it.

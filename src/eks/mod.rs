@@ -112,6 +112,10 @@ pub fn lower(blueprint: &Blueprint) -> Result<Lowered, Error> {
                 *origin = *span;
             }
         }
+        // A self-managed group's warm pool comes from `lifecycle.warmPool`.
+        if let (Some(pool), None) = (&group.lifecycle.warm_pool, &group.managed) {
+            origins.insert(autoscaling::warm_pool_id(group), pool.span);
+        }
         record_field_origins(
             &mut field_origins,
             group,
@@ -521,6 +525,10 @@ fn record_field_origins(
             "UpdatePolicy/AutoScalingRollingUpdate/PauseTime",
             group.update.pause_time_span,
         ));
+    }
+    let nodegroup = group.managed.as_ref().map(|_| managed::logical_id(group));
+    if let (Some(nodegroup), Some(pool)) = (&nodegroup, &group.lifecycle.warm_pool) {
+        fields.push((nodegroup, "Properties/WarmPoolConfig", Some(pool.span)));
     }
     for (id, path, span) in fields {
         if let Some(span) = span {

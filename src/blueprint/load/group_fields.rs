@@ -534,16 +534,14 @@ pub(in crate::blueprint) const GROUP_FIELDS: &[Field] = &[
     Field::new(
         "lifecycle",
         Ty::Object("lifecycle"),
-        "Lifecycle of a self-managed group",
+        "Lifecycle of the group's instances",
     )
     .long(
-        "self-managed: `terminationHookTimeout` (a termination lifecycle hook for \
-        draining tools), `maxInstanceLifetime`, `metricsCollection`, \
-        `healthCheckGracePeriod`; `placementGroup` and `capacityReservation` are \
-        the older spelling of the group fields (not both); `warmPool` is refused \
-        (see below)",
-    )
-    .self_managed(),
+        "`warmPool` (any group); self-managed: `terminationHookTimeout` (a \
+        termination lifecycle hook for draining tools), `maxInstanceLifetime`, \
+        `metricsCollection`, `healthCheckGracePeriod`; `placementGroup` and \
+        `capacityReservation` are the older spelling of the group fields (not both)",
+    ),
     Field::new(
         "updateConfig",
         Ty::Object("updateConfig"),

@@ -100,6 +100,7 @@ pub(super) fn resolve_group(
     let imds = resolve_imds(d, &spec, is_managed);
     let autoscaler = spec.cluster_autoscaler.as_ref().is_none_or(|v| v.value);
     check_max_pods(d, &spec, cluster, &instance_types);
+    super::kubelet::check_kubelet_together(d, &spec.kubelet, &spec.kubelet_nodes);
     let (fips, node_config) = check_bootstrap(
         d,
         &spec,
@@ -114,6 +115,19 @@ pub(super) fn resolve_group(
         .as_ref()
         .map_or(CapacityType::OnDemand, |c| c.value);
     let managed = resolve_managed(d, &spec, &instance_types, &name, capacity_type, is_managed);
+    super::warm_pool::check_warm_pool(
+        d,
+        spec.lifecycle
+            .as_ref()
+            .and_then(|l| l.value.warm_pool.as_ref()),
+        &super::warm_pool::Around {
+            ami_family,
+            is_managed,
+            ami: &spec.ami,
+            root_encrypted: &spec.root_volume.settings.encrypted,
+            instance_store: &spec.instance_store,
+        },
+    );
     let distribution = if is_managed {
         None
     } else {

@@ -40,6 +40,15 @@ pub(super) fn check_kind_of_group(d: &mut Decoder, spec: &GroupSpec, is_managed:
         let message = format!("`{field}` does not apply to {kind}");
         d.error(*at, message).help = Some(format!("it belongs to groups in {other}"));
     }
+    // A managed group's `lifecycle` holds only its warm pool: the rest
+    // configures an Auto Scaling group that EKS runs.
+    if is_managed {
+        for (field, at) in &spec.lifecycle_self_managed {
+            let message = format!("`lifecycle.{field}` does not apply to {kind}");
+            d.error(*at, message).help =
+                Some("a managed group's `lifecycle` takes only `warmPool`".into());
+        }
+    }
 }
 
 /// Image family: the AMI family and the Kubernetes version of the nodes,

@@ -35,7 +35,7 @@ pub(in crate::blueprint) const KUBELET_FIELDS: &[Field] = &[
     Field::new("podPidsLimit", Ty::integer(-1, 4_194_304), "PIDs per pod"),
     Field::new(
         "cpuManagerPolicy",
-        Ty::OneOf(|| CPU_MANAGER_POLICIES.to_vec()),
+        Ty::OneOf(|| cpu_manager_policies().to_vec()),
         "",
     )
     .long("the kubelet's CPU manager policy"),
@@ -48,7 +48,10 @@ pub(in crate::blueprint) const KUBELET_FIELDS: &[Field] = &[
     ),
 ];
 
-pub(in crate::blueprint) const CPU_MANAGER_POLICIES: &[&str] = &["none", "static"];
+/// The CPU manager's policies, as the kubelet knows them.
+fn cpu_manager_policies() -> &'static [&'static str] {
+    kubelet_config::allowed_values("cpuManagerPolicy").unwrap_or_default()
+}
 
 pub(super) fn decode_kubelet(
     d: &mut Decoder,
@@ -82,7 +85,7 @@ pub(super) fn decode_kubelet(
             }
             "serializeImagePulls" => d.boolean(&path, value).map(|v| v.value.into()),
             "cpuManagerPolicy" => d
-                .name_choice(&path, value, CPU_MANAGER_POLICIES)
+                .name_choice(&path, value, cpu_manager_policies())
                 .map(|v| v.value.into()),
             "containerLogMaxSize" => d.string(&path, value).map(|v| v.value.into()),
             _ => {
@@ -115,6 +118,46 @@ pub(super) fn decode_kubelet(
         d.error(span, message);
     }
     out
+}
+
+/// Each setting of a `kubelet` section with its value as written, so that
+/// a rule between fields, checked once `defaults` is merged in, can point
+/// into the value that is wrong.
+pub(super) fn kubelet_nodes(node: &Node) -> Vec<(Located<String>, Node)> {
+    let Value::Map(entries) = &node.value else {
+        return Vec::new();
+    };
+    entries
+        .iter()
+        .filter(|(_, value)| !matches!(value.value, Value::Null))
+        .map(|(key, value)| (Located::new(key.name.clone(), key.span), value.clone()))
+        .collect()
+}
+
+/// The rules between fields (`upstream::kubelet_config::check_together`)
+/// over a group's `kubelet` settings with `defaults` merged in, each
+/// problem at the key that is wrong; fields that did not decode were
+/// reported already and are left out.
+pub(super) fn check_kubelet_together(
+    d: &mut Decoder,
+    decoded: &[(Located<String>, serde_json::Value)],
+    nodes: &[(Located<String>, Node)],
+) {
+    let config: serde_json::Map<String, serde_json::Value> = decoded
+        .iter()
+        .map(|(key, value)| (key.value.clone(), value.clone()))
+        .collect();
+    for problem in kubelet_config::check_together(&config) {
+        let Some(kubelet_config::Segment::Key(field)) = problem.path.first() else {
+            continue;
+        };
+        let Some((_, value)) = nodes.iter().find(|(key, _)| &key.value == field) else {
+            continue;
+        };
+        let span = locate(value, &problem.path[1..], true);
+        let message = format!("`kubelet.{}`: {}", problem.path_text(), problem.message());
+        d.error(span, message).help = problem.help();
+    }
 }
 
 /// A field without rules of its own: known to the kubelet, not one eksynth

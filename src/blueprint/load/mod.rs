@@ -40,6 +40,7 @@ mod sources;
 mod stacks;
 mod storage;
 mod suppressions;
+mod warm_pool;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -84,6 +85,7 @@ pub(super) use security_group_rules::SECURITY_GROUP_RULE_FIELDS;
 pub(super) use sources::SOURCE_FIELDS;
 pub(super) use storage::{DATA_VOLUME_FIELDS, VOLUME_FIELDS};
 pub(super) use suppressions::SUPPRESSION_FIELDS;
+pub(super) use warm_pool::WARM_POOL_FIELDS;
 
 /// A loaded blueprint and the warnings found on the way.
 #[derive(Debug)]

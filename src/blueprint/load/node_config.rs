@@ -12,7 +12,7 @@ use super::raw::{locate, to_json};
 use crate::blueprint::AmiFamily;
 use crate::blueprint::decode::Decoder;
 use crate::source::Span;
-use crate::upstream::kubelet_config::Segment;
+use crate::upstream::kubelet_config::{self, Segment};
 use crate::upstream::node_config;
 
 /// The cluster fields of the generated `spec` (or of the one EKS adds for
@@ -69,6 +69,9 @@ pub(super) fn check_node_config(
         );
         return None;
     }
+    if !check_max_pods_expression(d, spec, node, &value) {
+        return None;
+    }
     // What eksynth generates, with stand-ins for the cluster's values: a
     // user value differs from a stand-in, so giving one is a conflict.
     let mut config = serde_json::Map::new();
@@ -86,7 +89,8 @@ pub(super) fn check_node_config(
     if spec.instance_store.is_some() {
         generated["instance"] = json!({"localStorage": {"strategy": "RAID0"}});
     }
-    let (_, conflicts) = node_config::merge(&generated, &value);
+    let (merged, conflicts) = node_config::merge(&generated, &value);
+    check_kubelet_together(d, node, &config, &merged);
     for conflict in &conflicts {
         let span: Span = locate(node, &conflict.path, true);
         let path = conflict.path_text();
@@ -121,4 +125,68 @@ pub(super) fn check_node_config(
         .help = Some("the group's `clusterDNS` sets it; set it once".into());
     }
     (conflicts.is_empty() && !dns_twice).then_some(value)
+}
+
+/// The rules between kubelet fields over the merged `kubelet.config`,
+/// for what `nodeConfig` adds: a problem the `kubelet` section has alone
+/// was reported at that section already.
+fn check_kubelet_together(
+    d: &mut Decoder,
+    node: &crate::syntax::Node,
+    section: &serde_json::Map<String, Json>,
+    merged: &Json,
+) {
+    let Some(Json::Object(config)) = merged.pointer("/kubelet/config") else {
+        return;
+    };
+    let reported = kubelet_config::check_together(section);
+    for problem in kubelet_config::check_together(config) {
+        if reported.contains(&problem) {
+            continue;
+        }
+        let mut path = vec![
+            Segment::Key("kubelet".into()),
+            Segment::Key("config".into()),
+        ];
+        path.extend(problem.path.iter().cloned());
+        let message = format!(
+            "`nodeConfig.kubelet.config.{}`: {}",
+            problem.path_text(),
+            problem.message()
+        );
+        d.error(locate(node, &path, true), message).help = problem.help();
+    }
+}
+
+/// nodeadm's `kubelet.maxPodsExpression` computes `maxPods` only when no
+/// `maxPods` is set: beside the group's `maxPods` (or one in
+/// `kubelet.config`) it would be silently ignored (`awslabs/amazon-eks-ami`,
+/// `nodeadm/doc/api.md` and `nodeadm/doc/examples.md`). False when it is
+/// such a pair, reported at the expression.
+fn check_max_pods_expression(
+    d: &mut Decoder,
+    spec: &GroupSpec,
+    node: &crate::syntax::Node,
+    value: &Json,
+) -> bool {
+    if value.pointer("/kubelet/maxPodsExpression").is_none() {
+        return true;
+    }
+    let set_by = if spec.max_pods.is_some() {
+        "the group's `maxPods`"
+    } else if value.pointer("/kubelet/config/maxPods").is_some() {
+        "`nodeConfig.kubelet.config.maxPods`"
+    } else {
+        return true;
+    };
+    let path = [
+        Segment::Key("kubelet".into()),
+        Segment::Key("maxPodsExpression".into()),
+    ];
+    d.error(
+        locate(node, &path, true),
+        format!("`nodeConfig.kubelet.maxPodsExpression` is ignored: {set_by} is set"),
+    )
+    .help = Some("nodeadm takes `maxPods` over the expression; keep one of them".into());
+    false
 }

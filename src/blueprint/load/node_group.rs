@@ -13,7 +13,7 @@ use super::instances::{
     TypeSpec, check_placement_group_name, decode_capacity_reservation, decode_efa,
     decode_instance_types, decode_requirements, is_reservation_id,
 };
-use super::kubelet::decode_kubelet;
+use super::kubelet::{decode_kubelet, kubelet_nodes};
 use super::launch_options::{LaunchOptionsSpec, decode_launch_options};
 use super::networking::{NODE_SECURITY_GROUPS, decode_security_groups};
 use super::node_repair::decode_node_repair;
@@ -21,7 +21,7 @@ use super::placement::{PlacementSpec, decode_placement};
 use super::read::{Opt, duration, opt_bool, opt_string, opt_strings, opt_u32};
 use super::scaling::{
     DistributionSpec, UpdateSpec, decode_distribution, decode_lifecycle, decode_update,
-    decode_update_config,
+    decode_update_config, self_managed_lifecycle_keys,
 };
 use super::storage::{
     DataVolumeSpec, INSTANCE_STORE_POLICIES, RootVolumeSpec, decode_volume, decode_volumes,
@@ -64,6 +64,8 @@ pub(super) struct GroupSpec {
     /// `clusterDNS`: the nameservers kubelet gives pods, each where written.
     pub(super) cluster_dns: Opt<Vec<Located<String>>>,
     pub(super) kubelet: Vec<(Located<String>, serde_json::Value)>,
+    /// The `kubelet` settings as written, for the rules between them.
+    pub(super) kubelet_nodes: Vec<(Located<String>, Node)>,
     /// `nodeConfig` as written, checked once the family is known.
     pub(super) node_config: Option<Node>,
     pub(super) root_volume: RootVolumeSpec,
@@ -96,6 +98,9 @@ pub(super) struct GroupSpec {
     pub(super) distribution: Opt<DistributionSpec>,
     pub(super) bootstrap_arguments: Opt<String>,
     pub(super) lifecycle: Opt<Lifecycle>,
+    /// The group's own `lifecycle` keys that only a self-managed group
+    /// understands, with where they are written.
+    pub(super) lifecycle_self_managed: Vec<(&'static str, Span)>,
     pub(super) max_unavailable: Opt<Amount>,
     pub(super) update_strategy: Opt<UpdateStrategy>,
     pub(super) node_repair: Opt<NodeRepair>,
@@ -184,6 +189,7 @@ impl GroupSpec {
             max_pods: self.max_pods.or(d.max_pods),
             cluster_dns: self.cluster_dns.or(d.cluster_dns),
             kubelet: merge_pairs(&d.kubelet, &self.kubelet),
+            kubelet_nodes: merge_pairs(&d.kubelet_nodes, &self.kubelet_nodes),
             // A fragment of nodeadm's spec: mappings merge key by key at
             // every depth, as `extends` merges.
             node_config: match (d.node_config, self.node_config) {
@@ -237,6 +243,11 @@ impl GroupSpec {
             capacity_type: self.capacity_type.or(d.capacity_type),
             distribution: self.distribution.or(d.distribution),
             bootstrap_arguments: self.bootstrap_arguments.or(d.bootstrap_arguments),
+            lifecycle_self_managed: if self.lifecycle.is_some() {
+                self.lifecycle_self_managed
+            } else {
+                d.lifecycle_self_managed
+            },
             lifecycle: self.lifecycle.or(d.lifecycle),
             max_unavailable: self.max_unavailable.or(d.max_unavailable),
             update_strategy: self.update_strategy.or(d.update_strategy),
@@ -364,6 +375,7 @@ fn decode_nodes(d: &mut Decoder, f: &mut Fields<'_>, spec: &mut GroupSpec) {
         .and_then(|n| super::cluster_dns::decode_cluster_dns(d, n));
     if let Some(n) = f.get("kubelet") {
         spec.kubelet = decode_kubelet(d, n);
+        spec.kubelet_nodes = kubelet_nodes(n);
     }
     if let Some(n) = f.get("nodeConfig") {
         match n.value {
@@ -480,6 +492,9 @@ fn decode_self_managed(d: &mut Decoder, f: &mut Fields<'_>, spec: &mut GroupSpec
         );
         None
     });
+    if let Some(node) = f.get("lifecycle") {
+        spec.lifecycle_self_managed = self_managed_lifecycle_keys(node);
+    }
     if let Some((lifecycle, placement_group, capacity_reservation)) =
         f.get("lifecycle").and_then(|n| decode_lifecycle(d, n))
     {

@@ -6,10 +6,12 @@ use super::instances::{
     ON_DEMAND_ALLOCATION_STRATEGIES, check_placement_group_name, decode_capacity_reservation,
 };
 use super::read::{Opt, duration, opt_bool, opt_string, opt_u32};
+use super::warm_pool::decode_warm_pool;
 use crate::blueprint::decode::{Decoder, Located};
-use crate::blueprint::field::{Field, Text, Ty, choices};
+use crate::blueprint::field::{Field, Kind, Text, Ty, choices};
 use crate::blueprint::*;
-use crate::syntax::Node;
+use crate::source::Span;
+use crate::syntax::{Node, Value};
 
 pub(in crate::blueprint) const DISTRIBUTION_FIELDS: &[Field] = &[
     Field::new("onDemandBaseCapacity", Ty::integer(0, 10_000), "Instances"),
@@ -49,30 +51,46 @@ pub(in crate::blueprint) const DISTRIBUTION_FIELDS: &[Field] = &[
     ),
 ];
 pub(in crate::blueprint) const LIFECYCLE_FIELDS: &[Field] = &[
-    Field::new("terminationHookTimeout", Ty::integer(30, 7200), "Seconds"),
+    Field::new("terminationHookTimeout", Ty::integer(30, 7200), "Seconds").self_managed(),
     Field::new(
         "warmPool",
-        Ty::Refused,
-        "Refused: a warmed instance would join the cluster and signal at first \
-        boot, then be stopped",
+        Ty::Object("warmPool"),
+        "A warm pool of prepared instances",
+    )
+    .long(
+        "Instances launched ahead of need and kept `Stopped`, `Running` or \
+        `Hibernated` until the group scales out; `Hibernated` configures \
+        hibernation in the launch template (the encrypted root volume must hold \
+        the instance's memory). Managed: the node group's `WarmPoolConfig`, \
+        which EKS runs (EKS AMIs only; not `Hibernated` nor `reuseOnScaleIn` on \
+        Bottlerocket). Self-managed (AL2023 and AL2): an \
+        `AWS::AutoScaling::WarmPool`; a warmed instance prepares (pre-bootstrap \
+        commands) but joins and signals only once in service. Changing it \
+        updates the pool in place and rolls no node, except a switch to or from \
+        `Hibernated` and, on a self-managed group, adding or removing it (the \
+        launch template changes); a rolling update does not replace the pool's \
+        instances (see README, Day 2).",
     ),
     Field::new(
         "maxInstanceLifetime",
         Ty::integer(86_400, 31_536_000),
         "Seconds",
-    ),
-    Field::new("metricsCollection", Ty::Boolean, "Group metrics"),
-    Field::new("healthCheckGracePeriod", Ty::integer(0, 7200), "Seconds"),
+    )
+    .self_managed(),
+    Field::new("metricsCollection", Ty::Boolean, "Group metrics").self_managed(),
+    Field::new("healthCheckGracePeriod", Ty::integer(0, 7200), "Seconds").self_managed(),
     Field::new(
         "placementGroup",
         Ty::STRING,
         "The older spelling of the group's `placementGroup`",
-    ),
+    )
+    .self_managed(),
     Field::new(
         "capacityReservation",
         Ty::STRING,
         "The older spelling of the group's `capacityReservation`",
-    ),
+    )
+    .self_managed(),
 ];
 pub(in crate::blueprint) const UPDATE_CONFIG_FIELDS: &[Field] = &[
     Field::new("maxUnavailable", Ty::integer(1, 100), "Nodes or percent"),
@@ -182,22 +200,12 @@ pub(super) fn decode_lifecycle(
 ) -> Option<(Located<Lifecycle>, Opt<String>, Opt<CapacityReservation>)> {
     let mut f = d.fields("lifecycle", node, LIFECYCLE_FIELDS)?;
     let p = "lifecycle.";
-    if f.get("warmPool").is_some()
-        && let Some(at) = f.key_span("warmPool")
-    {
-        d.error(
-            at,
-            "`lifecycle.warmPool` is refused: a warmed instance would join the cluster",
-        )
-        .help = Some(
-            "the user data joins the cluster and signals CloudFormation at first boot, before the instance is InService; an instance launched into a warm pool would register as a Kubernetes node, take pods, and then be stopped. Remove `warmPool`".into(),
-        );
-    }
     let lifecycle = Lifecycle {
         termination_hook: opt_u32(d, &mut f, p, "terminationHookTimeout").map(|v| v.value),
         max_instance_lifetime: opt_u32(d, &mut f, p, "maxInstanceLifetime").map(|v| v.value),
         metrics_collection: opt_bool(d, &mut f, p, "metricsCollection").is_some_and(|v| v.value),
         health_check_grace_period: opt_u32(d, &mut f, p, "healthCheckGracePeriod").map(|v| v.value),
+        warm_pool: f.get("warmPool").and_then(|n| decode_warm_pool(d, n)),
     };
     let placement_group = opt_string(d, &mut f, p, "placementGroup")
         .filter(|name| check_placement_group_name(d, name));
@@ -210,6 +218,24 @@ pub(super) fn decode_lifecycle(
         placement_group,
         capacity_reservation,
     ))
+}
+
+/// The keys of `lifecycle` only a self-managed group understands, with
+/// where they are written, for the check of the kind of group.
+pub(super) fn self_managed_lifecycle_keys(node: &Node) -> Vec<(&'static str, Span)> {
+    let Value::Map(entries) = &node.value else {
+        return Vec::new();
+    };
+    LIFECYCLE_FIELDS
+        .iter()
+        .filter(|field| field.kind == Kind::SelfManaged)
+        .filter_map(|field| {
+            entries
+                .iter()
+                .find(|(key, _)| key.name == field.name)
+                .map(|(key, _)| (field.name, key.span))
+        })
+        .collect()
 }
 
 /// `spotMaxPrice`: US dollars an hour, as EC2 writes prices (`"0.35"`,

@@ -6,9 +6,10 @@ use super::kubelet::Prepared;
 use super::mime::{Part, SHELL_CONTENT_TYPE, extra_parts, mime};
 use super::quote::to_json;
 use super::shell::{has_shell_steps, shell_data};
-use super::templates::{AL2_TEMPLATE, render_template};
+use super::templates::{AL2_JOIN_TEMPLATE, AL2_TEMPLATE, render_template};
 use super::{
-    Field, Mode, UserDataError, UserDataInput, bootstrap_arguments, refuse_fields, unsupported,
+    Field, Mode, UserDataError, UserDataInput, bootstrap_arguments, refuse_fields, unique_marker,
+    unsupported,
 };
 
 /// Kubelet settings that AL2's bootstrap passes as flags rather than through
@@ -112,6 +113,14 @@ pub(super) fn render(input: &UserDataInput, prepared: &Prepared) -> Result<Strin
         json!(input.instance_store_raid0 && input.mode == Mode::ManagedEksAmi),
     );
     data.insert("bootstrap".into(), al2_bootstrap_data(input, prepared)?);
+    if input.warm_pool {
+        // The join runs from a script of its own once the instance is in
+        // service: it is written into the user data under a heredoc marker
+        // that no line of it uses.
+        let join = render_template(AL2_JOIN_TEMPLATE, &Value::Object(data.clone()))?;
+        let eof = unique_marker("EKSYNTH_JOIN_EOF", |m| join.lines().any(|l| l == m));
+        data.insert("join".into(), json!({ "script": join, "eof": eof }));
+    }
     let script = render_template(AL2_TEMPLATE, &Value::Object(data))?;
     parts.push(Part::new(SHELL_CONTENT_TYPE, script));
     mime(parts)

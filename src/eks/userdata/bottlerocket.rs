@@ -124,6 +124,7 @@ pub(super) fn render(input: &UserDataInput, prepared: &Prepared) -> Result<Strin
         input,
         "Bottlerocket (its user data is settings, not a script)",
         &[
+            Field::WarmPool,
             Field::PreBootstrapCommands,
             Field::PostBootstrapCommands,
             Field::UserDataParts,

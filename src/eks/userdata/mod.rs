@@ -120,6 +120,10 @@ pub struct UserDataInput {
     /// Assemble the instance store NVMe disks into one RAID 0 array for
     /// kubelet and the container runtime (AL2023, AL2 and Bottlerocket).
     pub instance_store_raid0: bool,
+    /// A self-managed group with a warm pool (AL2023 and AL2): the node
+    /// prepares at first boot but joins and signals only once Auto Scaling
+    /// puts the instance in service, at whichever boot that is.
+    pub warm_pool: bool,
 }
 
 /// A MIME part of the user's, added as written.
@@ -233,6 +237,7 @@ pub(super) fn refuse_fields(
             Field::UserDataParts => !input.user_data_parts.is_empty(),
             Field::BottlerocketSettings => !input.bottlerocket_settings.is_empty(),
             Field::InstanceStore => input.instance_store_raid0,
+            Field::WarmPool => input.warm_pool,
         };
         if set {
             return Err(unsupported(field.name(), target));
@@ -252,6 +257,7 @@ pub(super) enum Field {
     UserDataParts,
     BottlerocketSettings,
     InstanceStore,
+    WarmPool,
 }
 
 impl Field {
@@ -265,6 +271,7 @@ impl Field {
             Field::UserDataParts => "MIME user-data parts",
             Field::BottlerocketSettings => "Bottlerocket settings",
             Field::InstanceStore => "the instance store RAID 0 array",
+            Field::WarmPool => "a warm pool (a join held until the instance is in service)",
         }
     }
 }

@@ -54,5 +54,6 @@ pub(super) fn shell_data(
     );
     data.insert("blockPodImds".into(), json!(input.block_pod_imds));
     data.insert("efsMounts".into(), Value::Array(mounts));
+    data.insert("warmPool".into(), json!(input.warm_pool));
     Ok(data)
 }

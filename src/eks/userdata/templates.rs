@@ -17,6 +17,7 @@ pub(super) const MIME_TEMPLATE: &str = "mime";
 pub(super) const NODECONFIG_TEMPLATE: &str = "nodeconfig";
 pub(super) const AL2023_TEMPLATE: &str = "al2023";
 pub(super) const AL2_TEMPLATE: &str = "al2";
+pub(super) const AL2_JOIN_TEMPLATE: &str = "al2_join_script";
 pub(super) const SIGNAL_TEMPLATE: &str = "signal";
 pub(super) const SIGNAL_SIGV4_TEMPLATE: &str = "signal_sigv4";
 pub(super) const BOTTLEROCKET_TEMPLATE: &str = "bottlerocket";
@@ -38,6 +39,10 @@ const TEMPLATES: &[(&str, &str)] = &[
     (
         AL2_TEMPLATE,
         include_str!("../../../blueprints/userdata/al2.sh.hbs"),
+    ),
+    (
+        AL2_JOIN_TEMPLATE,
+        include_str!("../../../blueprints/userdata/al2_join_script.sh.hbs"),
     ),
     (
         SIGNAL_TEMPLATE,
@@ -91,6 +96,22 @@ const PARTIALS: &[(&str, &str)] = &[
         "post_bootstrap",
         include_str!("../../../blueprints/userdata/post_bootstrap.sh.hbs"),
     ),
+    (
+        "al2_join",
+        include_str!("../../../blueprints/userdata/al2_join.sh.hbs"),
+    ),
+    (
+        "warm_pool_gate",
+        include_str!("../../../blueprints/userdata/warm_pool_gate.sh.hbs"),
+    ),
+    (
+        "warm_pool_al2023",
+        include_str!("../../../blueprints/userdata/warm_pool_al2023.sh.hbs"),
+    ),
+    (
+        "warm_pool_al2",
+        include_str!("../../../blueprints/userdata/warm_pool_al2.sh.hbs"),
+    ),
 ];
 
 /// One registry per template, holding the partials it includes, built when
@@ -119,7 +140,18 @@ fn build_registry(name: &str, text: &str) -> Result<Handlebars<'static>, String>
     for (key, name, text) in helpers {
         hb.register_helper(key, Box::new(TextHelper { name, text }));
     }
-    let used: Vec<&str> = partials_used(text).collect();
+    // The partials the template includes, and those they include in turn.
+    let mut used: Vec<&str> = partials_used(text).collect();
+    let mut next = 0;
+    while let Some(partial) = used.get(next).copied() {
+        next += 1;
+        let source = PARTIALS.iter().find(|(p, _)| *p == partial);
+        for inner in source.into_iter().flat_map(|(_, s)| partials_used(s)) {
+            if !used.contains(&inner) {
+                used.push(inner);
+            }
+        }
+    }
     for (partial, source) in PARTIALS.iter().filter(|(p, _)| used.contains(p)) {
         hb.register_partial(partial, without_comments(source))
             .map_err(|e| format!("partial {partial}: {e}"))?;
@@ -285,12 +317,14 @@ mod tests {
         }
     }
 
-    /// Each template's registry holds the partials its text includes: each
-    /// is one of the partials, and each partial is included somewhere.
+    /// Each template's registry holds the partials its text includes, and
+    /// those they include: each is one of the partials, and each partial is
+    /// included somewhere.
     #[test]
     fn every_partial_included_is_known_and_every_partial_is_included() {
         let used: Vec<&str> = TEMPLATES
             .iter()
+            .chain(PARTIALS)
             .flat_map(|(_, text)| partials_used(text))
             .collect();
         assert!(used.contains(&"prelude") && used.contains(&"post_bootstrap"));

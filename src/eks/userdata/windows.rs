@@ -119,6 +119,7 @@ pub(super) fn render(input: &UserDataInput, prepared: &Prepared) -> Result<Strin
         input,
         "Windows",
         &[
+            Field::WarmPool,
             Field::EfsMounts,
             Field::BlockPodImds,
             Field::BootstrapArguments,

@@ -17,6 +17,9 @@ use serde_json::{Map, Value};
 use crate::suggest;
 
 mod families;
+mod rules;
+
+pub use rules::{allowed_values, check_together};
 
 const SCHEMA_JSON: &str = include_str!("../../../data/kubelet-config/kubelet-config.schema.json");
 static SCHEMA: LazyLock<Value> = LazyLock::new(|| {
@@ -113,6 +116,8 @@ pub enum ProblemKind {
     /// A string that does not parse as what it stands for (a duration, a
     /// quantity).
     Malformed { value: String, expected: String },
+    /// A key that needs the same key in the field `other`.
+    Unpaired { other: String },
 }
 
 impl Problem {
@@ -149,6 +154,9 @@ impl Problem {
             ProblemKind::Malformed { value, expected } => {
                 format!("`{value}` is not {expected}")
             }
+            ProblemKind::Unpaired { other } => {
+                format!("has no matching `{other}` entry")
+            }
         }
     }
 
@@ -158,6 +166,13 @@ impl Problem {
             ProblemKind::UnknownField {
                 suggestion: Some(best),
             } => Some(format!("did you mean `{best}`?")),
+            ProblemKind::NotAllowed { value, allowed } => {
+                let allowed: Vec<&str> = allowed.iter().map(String::as_str).collect();
+                suggest::closest(value, &allowed).map(|best| format!("did you mean `{best}`?"))
+            }
+            ProblemKind::Unpaired { .. } => Some(
+                "the kubelet refuses a soft eviction threshold without its grace period; give `evictionSoft` and `evictionSoftGracePeriod` the same signals".to_string(),
+            ),
             _ => None,
         }
     }
@@ -175,7 +190,10 @@ pub fn check(name: &str, value: &Value) -> Vec<Problem> {
     let mut out = Vec::new();
     let path = vec![Segment::Key(name.to_string())];
     match properties(&SCHEMA).get(name) {
-        Some(schema) => walk(schema, value, &path, &mut out),
+        Some(schema) => {
+            walk(schema, value, &path, &mut out);
+            rules::check_value(name, value, &mut out);
+        }
         None => out.push(Problem::new(
             &path,
             ProblemKind::UnknownField {
