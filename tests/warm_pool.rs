@@ -266,6 +266,7 @@ fn input(bootstrap: Bootstrap, dir: &Path) -> UserDataInput {
         service_ipv4_cidr: Some("10.100.0.0/16".into()),
         service_ipv6_cidr: None,
         dns_cluster_ip: "10.100.0.10".into(),
+        cluster_dns: Vec::new(),
         labels: vec![],
         taints: vec![],
         max_pods: None,
