@@ -137,6 +137,13 @@ fn parameter_uses<'a>(
         for value in group.security_groups.iter().chain(ssh) {
             add(parameter(&value.value), SECURITY_GROUP, value.span);
         }
+        let load_balancers = group
+            .target_group_arns
+            .iter()
+            .chain(&group.classic_load_balancer_names);
+        for value in load_balancers {
+            add(parameter(&value.value), STRING, value.span);
+        }
     }
     for group in groups {
         if let Ami::Parameter { name, .. } = &group.ami {
@@ -748,6 +755,12 @@ pub struct NodeGroup {
     pub accelerator: Accelerator,
     /// Spot and on-demand mix of a self-managed group; `None` is all on-demand.
     pub distribution: Option<InstancesDistribution>,
+    /// Target groups the Auto Scaling group registers its instances with
+    /// (self-managed groups).
+    pub target_group_arns: Vec<Located<Source>>,
+    /// Classic Load Balancers the Auto Scaling group registers its
+    /// instances with (self-managed groups).
+    pub classic_load_balancer_names: Vec<Located<Source>>,
     pub lifecycle: Lifecycle,
     /// Extra `bootstrap.sh` arguments (AL2 only).
     pub bootstrap_arguments: Option<String>,

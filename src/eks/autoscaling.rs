@@ -4,7 +4,8 @@
 use super::inputs;
 use crate::blueprint::instances::default_on_demand_strategy;
 use crate::blueprint::tags::{NAME, user_name};
-use crate::blueprint::{InstanceRequirements, NodeGroup, Range};
+
+use crate::blueprint::{InstanceRequirements, Located, NodeGroup, Range, Source};
 use crate::cfn::{Expr, Resource, Template};
 
 /// Processes suspended during a rolling update, so that health checks,
@@ -64,12 +65,49 @@ pub fn lower(template: &mut Template, group: &NodeGroup, context: &Context<'_>) 
             "VPCZoneIdentifier",
             inputs::subnets(template, &group.subnets.value),
         )
+        .prop_opt(
+            "TargetGroupARNs",
+            load_balancers(
+                template,
+                &group.target_group_arns,
+                "The ARN of a target group the nodes are registered with",
+            ),
+        )
+        .prop_opt(
+            "LoadBalancerNames",
+            load_balancers(
+                template,
+                &group.classic_load_balancer_names,
+                "The name of a Classic Load Balancer the nodes are registered with",
+            ),
+        )
         .prop("Tags", tags(group, context));
     resource.creation_policy = creation_policy(group);
     resource.update_policy = Some(update_policy(group));
     template.resources.insert(id.clone(), resource);
     lower_lifecycle(template, group, &id);
     id
+}
+
+/// The load balancers the group registers its instances with, in the
+/// blueprint's order: a literal may name pseudo parameters (`Fn::Sub`), a
+/// parameter is declared, an import is `Fn::ImportValue`. `None` for none.
+fn load_balancers(
+    template: &mut Template,
+    sources: &[Located<Source>],
+    description: &str,
+) -> Option<Expr> {
+    (!sources.is_empty()).then(|| {
+        Expr::List(
+            sources
+                .iter()
+                .map(|source| match &source.value {
+                    Source::Literal(text) => Expr::sub_or_str(text.as_str()),
+                    other => inputs::value(template, other, inputs::Kind::String, description),
+                })
+                .collect(),
+        )
+    })
 }
 
 /// The group's name, when the blueprint gives one, and its sizes.

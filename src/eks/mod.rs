@@ -454,6 +454,13 @@ fn record_origins(template: &Template, origins: &mut IndexMap<String, Span>, spa
     }
 }
 
+/// The group fields that write one property of a self-managed group's Auto
+/// Scaling group each, and that property's path.
+const AUTO_SCALING_GROUP_FIELDS: &[(&str, &str)] = &[
+    ("targetGroupArns", "Properties/TargetGroupARNs"),
+    ("classicLoadBalancerNames", "Properties/LoadBalancerNames"),
+];
+
 /// Records where `group`'s fields that findings are about are written: in
 /// its launch template and, for a self-managed group, its Auto Scaling group.
 fn record_field_origins(
@@ -480,6 +487,14 @@ fn record_field_origins(
             "UpdatePolicy/AutoScalingRollingUpdate/PauseTime",
             group.update.pause_time_span,
         ));
+        for (field, path) in AUTO_SCALING_GROUP_FIELDS {
+            let span = group
+                .field_spans
+                .iter()
+                .find(|(written, _)| written == field)
+                .map(|(_, span)| *span);
+            fields.push((asg, path, span));
+        }
     }
     for (id, path, span) in fields {
         if let Some(span) = span {

@@ -4,6 +4,7 @@
 //! its decoder (`IMDS_FIELDS` in `group_sections.rs`, ...).
 
 use super::launch_options::CPU_CREDITS;
+use super::load_balancers::MAX_LOAD_BALANCERS;
 use super::networking::{NODE_SECURITY_GROUPS, security_groups_schema};
 use super::storage::INSTANCE_STORE_POLICIES;
 use crate::blueprint::field::{Field, Text, Ty, choices};
@@ -464,6 +465,44 @@ pub(in crate::blueprint) const GROUP_FIELDS: &[Field] = &[
         `lowest-price`), `spotInstancePools` (1-20, with `lowest-price`), \
         `spotMaxPrice` (US dollars an hour, `\"0.35\"`; unset caps spot at the \
         on-demand price), `capacityRebalance`",
+    )
+    .self_managed(),
+    Field::new(
+        "targetGroupArns",
+        Ty::List {
+            item: &Ty::Source,
+            min: Some(1),
+            max: Some(MAX_LOAD_BALANCERS),
+        },
+        "Self-managed: target groups (Application, Network, Gateway Load \
+        Balancers) the instances are registered with",
+    )
+    .long(
+        "self-managed: the Auto Scaling group's `TargetGroupARNs`, each an ARN \
+        (`arn:${AWS::Partition}:elasticloadbalancing:<region>:<account>:targetgroup/<name>/<id>`, \
+        the partition, region and account may be pseudo parameters), \
+        `{parameter: Name}` or `{import: ExportName}`; at most 50, the fixed \
+        Auto Scaling quota. Applied in place: Auto Scaling registers the \
+        group's instances with a target group added and deregisters them from \
+        one removed, with no rolling update. With `lifecycle.healthCheckType: \
+        ELB` the group also replaces instances the load balancer finds \
+        unhealthy. Refused on managed groups, whose Auto Scaling group is EKS's",
+    )
+    .self_managed(),
+    Field::new(
+        "classicLoadBalancerNames",
+        Ty::List {
+            item: &Ty::Source,
+            min: Some(1),
+            max: Some(MAX_LOAD_BALANCERS),
+        },
+        "Self-managed: Classic Load Balancers the instances are registered with",
+    )
+    .long(
+        "self-managed: the Auto Scaling group's `LoadBalancerNames`, each a \
+        name (1 to 32 letters, digits and dashes), `{parameter: Name}` or \
+        `{import: ExportName}`; at most 50. Applied in place, as \
+        `targetGroupArns`. Refused on managed groups",
     )
     .self_managed(),
     Field::new(

@@ -177,6 +177,11 @@ fn assemble(
         arch: checked.arch,
         accelerator: checked.accelerator,
         distribution: checked.distribution,
+        target_group_arns: spec.target_group_arns.map(|t| t.value).unwrap_or_default(),
+        classic_load_balancer_names: spec
+            .classic_load_balancer_names
+            .map(|c| c.value)
+            .unwrap_or_default(),
         lifecycle: spec.lifecycle.map(|l| l.value).unwrap_or_default(),
         weights: checked.instances.weights,
         instance_requirements: spec.instance_requirements.map(|r| r.value),

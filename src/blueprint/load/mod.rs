@@ -24,6 +24,7 @@ mod iam;
 mod instances;
 mod kubelet;
 mod launch_options;
+mod load_balancers;
 mod networking;
 mod node_config;
 mod node_group;
