@@ -728,6 +728,45 @@ pub struct Lifecycle {
     pub max_instance_lifetime: Option<u32>,
     pub metrics_collection: bool,
     pub health_check_grace_period: Option<u32>,
+    /// `TerminationPolicies`: names, or Lambda function ARNs (which may
+    /// name pseudo parameters), in order.
+    pub termination_policies: Vec<String>,
+    pub default_instance_warmup: Option<u32>,
+    /// `HealthCheckType`'s types, each once, in the order written.
+    pub health_check_types: Vec<&'static str>,
+    /// Where `healthCheckType` is written, when it is.
+    pub health_check_span: Option<Span>,
+    /// `NewInstancesProtectedFromScaleIn`, when written.
+    pub protect_from_scale_in: Option<bool>,
+    /// `InstanceMaintenancePolicy`: the minimum and maximum healthy
+    /// percentages.
+    pub instance_maintenance: Option<(u32, u32)>,
+    /// `AvailabilityZoneDistribution.CapacityDistributionStrategy`.
+    pub availability_zone_distribution: Option<&'static str>,
+    pub deletion_protection: Option<&'static str>,
+    /// `LifecycleHookSpecificationList`.
+    pub hooks: Vec<LifecycleHook>,
+}
+
+/// A lifecycle hook of a self-managed group's Auto Scaling group, made
+/// with the group so that it holds its very first instances too.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LifecycleHook {
+    pub name: String,
+    /// `autoscaling:EC2_INSTANCE_LAUNCHING` or
+    /// `autoscaling:EC2_INSTANCE_TERMINATING`.
+    pub transition: &'static str,
+    /// Seconds, 30 to 7200.
+    pub heartbeat_timeout: u32,
+    /// `CONTINUE` or `ABANDON`.
+    pub default_result: &'static str,
+    pub notification_target_arn: Option<String>,
+    pub role_arn: Option<String>,
+    /// Where the hook's `lifecycleTransition` is written: where a rule
+    /// about the hook as a whole points.
+    pub span: Span,
+    /// Where `heartbeatTimeout` is written, when it is.
+    pub heartbeat_span: Option<Span>,
 }
 
 /// One node group, self-managed or managed, with the blueprint defaults

@@ -459,6 +459,8 @@ fn record_origins(template: &Template, origins: &mut IndexMap<String, Span>, spa
 const AUTO_SCALING_GROUP_FIELDS: &[(&str, &str)] = &[
     ("targetGroupArns", "Properties/TargetGroupARNs"),
     ("classicLoadBalancerNames", "Properties/LoadBalancerNames"),
+    ("lifecycle", "Properties/TerminationPolicies"),
+    ("lifecycle", "Properties/LifecycleHookSpecificationList"),
 ];
 
 /// Records where `group`'s fields that findings are about are written: in

@@ -522,7 +522,11 @@ pub(in crate::blueprint) const GROUP_FIELDS: &[Field] = &[
     .long(
         "self-managed: `terminationHookTimeout` (a termination lifecycle hook for \
         draining tools), `maxInstanceLifetime`, `metricsCollection`, \
-        `healthCheckGracePeriod`; `placementGroup` and `capacityReservation` are \
+        `healthCheckGracePeriod`, and the Auto Scaling group's settings \
+        (`terminationPolicies`, `defaultInstanceWarmup`, `healthCheckType`, \
+        `protectFromScaleIn`, `instanceMaintenancePolicy`, \
+        `availabilityZoneDistribution`, `deletionProtection`, `hooks`; see \
+        [`lifecycle`](#lifecycle)); `placementGroup` and `capacityReservation` are \
         the older spelling of the group fields (not both); `warmPool` is refused \
         (see below)",
     )

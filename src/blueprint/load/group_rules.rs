@@ -75,6 +75,17 @@ pub(super) fn resolve_group(
     let (root_volume, volumes) = resolve_storage(d, &spec, ami_family, &name);
     let (signal_timeout, update) =
         resolve_rolling_update(d, &spec, min_size, max_size, &instances.weights);
+    if let Some(lifecycle) = spec.lifecycle.as_ref().filter(|_| !is_managed) {
+        let has_load_balancer =
+            spec.target_group_arns.is_some() || spec.classic_load_balancer_names.is_some();
+        super::asg_settings::check_lifecycle(
+            d,
+            &lifecycle.value,
+            has_load_balancer,
+            &signal_timeout,
+            &update.pause_time,
+        );
+    }
     let existing = resolve_iam(d, &spec, is_managed);
     check_autoscaler(d, &spec, is_managed);
     let associate_public_ip =

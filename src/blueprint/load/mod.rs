@@ -13,6 +13,7 @@
 
 mod access;
 mod ami;
+mod asg_settings;
 mod cluster;
 mod families;
 mod group_fields;
@@ -60,6 +61,7 @@ use suppressions::decode_suppressions;
 // The field tables, for the JSON Schema and the field reference.
 pub(super) use access::PROVIDER_FIELDS;
 pub(super) use ami::AMI_FIELDS;
+pub(super) use asg_settings::{HOOK_FIELDS, MAINTENANCE_FIELDS};
 pub(super) use cluster::CLUSTER_FIELDS;
 pub(super) use group_fields::{CLUSTER_AUTOSCALER_FIELDS, GROUP_FIELDS};
 pub(super) use group_sections::{EFS_FIELDS, IMDS_FIELDS, TAINT_FIELDS};
