@@ -659,9 +659,6 @@ pub struct Managed {
     /// otherwise (a `perAz` group adds its subnet suffix to either).
     pub nodegroup_name: Located<String>,
     pub capacity_type: CapacityType,
-    /// The capacity block's reservation: set exactly when `capacity_type`
-    /// is `CapacityBlock`.
-    pub capacity_reservation_id: Option<String>,
     /// `MaxUnavailable` (a count) or `MaxUnavailablePercentage`.
     pub max_unavailable: Option<Amount>,
     /// `UpdateConfig.UpdateStrategy`; EKS's default when unset.
@@ -814,6 +811,10 @@ pub struct NodeGroup {
     pub instance_requirements: Option<InstanceRequirements>,
     pub placement_group: Option<PlacementGroup>,
     pub capacity_reservation: Option<CapacityReservation>,
+    /// The capacity block's reservation (`capacityReservationId`): set
+    /// exactly when the group's capacity type is `CAPACITY_BLOCK`,
+    /// self-managed or managed.
+    pub capacity_block: Option<String>,
     /// An Elastic Fabric Adapter as the primary network interface, in a
     /// cluster placement group.
     pub efa: bool,

@@ -445,8 +445,8 @@ pub(in crate::blueprint) const GROUP_FIELDS: &[Field] = &[
     Field::new("capacityType", Ty::OneOf(|| choices(CAPACITY_TYPES)), "")
         .default("`ON_DEMAND`")
         .long(
-            "`SPOT` (or `CAPACITY_BLOCK` for managed groups, with \
-            `capacityReservationId`); a self-managed spot group gets a mixed \
+            "`SPOT` (or `CAPACITY_BLOCK`, with `capacityReservationId`); a \
+            self-managed spot group gets a mixed \
             instances policy, capacity rebalancing and a `node-lifecycle=spot` label",
         ),
     Field::new(
@@ -583,18 +583,22 @@ pub(in crate::blueprint) const GROUP_FIELDS: &[Field] = &[
     Field::new(
         "capacityReservationId",
         Ty::pattern("^cr-[0-9a-f]{17}$", None),
-        "Managed, with capacityType CAPACITY_BLOCK: the capacity block's \
-        reservation ID",
+        "With capacityType CAPACITY_BLOCK: the capacity block's reservation ID",
     )
     .long(
-        "managed, required with `capacityType: CAPACITY_BLOCK` (and only then): \
-        the capacity block's reservation (`cr-…`). The group takes exactly one \
+        "required with `capacityType: CAPACITY_BLOCK` (and only then): the \
+        capacity block's reservation (`cr-…`). The group takes exactly one \
         instance type, which goes into the launch template with \
         `InstanceMarketOptions.MarketType: capacity-block` and the reservation \
-        as `CapacityReservationTarget`, and the node group lists no \
-        `InstanceTypes`, as EKS requires for capacity blocks",
-    )
-    .managed(),
+        as `CapacityReservationTarget`. Managed: the node group lists no \
+        `InstanceTypes`, as EKS requires for capacity blocks. Self-managed: the \
+        Auto Scaling group launches from that launch template, with no mixed \
+        instances policy (no `instancesDistribution`, weights or \
+        `instanceRequirements`); its subnets must be in the block's \
+        Availability Zone, and instances launch only while the block is active \
+        (EC2 terminates them 30 minutes before it ends): keep `minSize: 0` and \
+        scale with scheduled actions, as AWS advises",
+    ),
     Field::new(
         "nodeRepair",
         Ty::Object("nodeRepair"),

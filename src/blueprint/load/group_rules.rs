@@ -36,6 +36,7 @@ struct Checked {
     fips: bool,
     node_config: Option<serde_json::Value>,
     managed: Option<Managed>,
+    capacity_block: Option<String>,
     distribution: Option<InstancesDistribution>,
     labels: Vec<(String, String)>,
 }
@@ -116,7 +117,8 @@ pub(super) fn resolve_group(
         .capacity_type
         .as_ref()
         .map_or(CapacityType::OnDemand, |c| c.value);
-    let managed = resolve_managed(d, &spec, &instance_types, &name, capacity_type, is_managed);
+    let capacity_block = resolve_capacity_block(d, &spec, &instance_types, is_managed);
+    let managed = resolve_managed(d, &spec, &name, capacity_type, is_managed);
     let distribution = if is_managed {
         None
     } else {
@@ -154,6 +156,7 @@ pub(super) fn resolve_group(
         fips,
         node_config,
         managed,
+        capacity_block,
         distribution,
         labels,
     };
@@ -198,6 +201,7 @@ fn assemble(
         instance_requirements: spec.instance_requirements.map(|r| r.value),
         placement_group: checked.instances.placement_group,
         capacity_reservation: checked.instances.capacity_reservation,
+        capacity_block: checked.capacity_block,
         efa: checked.instances.efa,
         efa_cards: checked.instances.efa_cards,
         bootstrap_arguments: spec.bootstrap_arguments.map(|b| b.value),

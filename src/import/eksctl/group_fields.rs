@@ -311,14 +311,15 @@ pub(super) fn capacity_reservation(group: &mut Group<'_>, _key: &Key, node: &Nod
     }
 }
 
-/// `instanceMarketOptions.marketType: capacity-block` is a managed group's
-/// capacity block, whose reservation `capacityReservation` names.
+/// `instanceMarketOptions.marketType: capacity-block` is a capacity
+/// block, self-managed or managed, whose reservation
+/// `capacityReservation` names.
 pub(super) fn market_options(group: &mut Group<'_>, key: &Key, node: &Node, all: &[(Key, Node)]) {
     let block = field(node, "marketType").and_then(text).as_deref() == Some("capacity-block");
-    if !(block && group.managed) {
+    if !block {
         group.unmapped(
             key,
-            "eksynth has capacity blocks on managed groups only (`capacityType: CAPACITY_BLOCK`)",
+            "eksynth takes a market type only for capacity blocks (`capacityType: CAPACITY_BLOCK`)",
         );
         return;
     }
