@@ -3,6 +3,7 @@
 //! the fields it decodes itself. Each nested section's own table is beside
 //! its decoder (`IMDS_FIELDS` in `group_sections.rs`, ...).
 
+use super::group_stages::MAX_AUTO_SCALING_TYPES;
 use super::launch_options::CPU_CREDITS;
 use super::load_balancers::MAX_LOAD_BALANCERS;
 use super::networking::{NODE_SECURITY_GROUPS, security_groups_schema};
@@ -100,14 +101,16 @@ pub(in crate::blueprint) const GROUP_FIELDS: &[Field] = &[
         Ty::List {
             item: &Ty::Either(&[Ty::STRING, Ty::Object("weightedInstanceType")]),
             min: Some(1),
-            max: Some(20),
+            max: Some(MAX_AUTO_SCALING_TYPES as u32),
         },
         "Instance types, each a name or (self-managed) `{type, weight}`: with \
         weights, sizes count capacity units",
     )
     .required_when("unless `instanceType` or `instanceRequirements`")
     .long(
-        "one type, or up to 20 (same architecture); the architecture (x86_64, \
+        "one type, or several (same architecture): up to 40 on a self-managed \
+        group (the most instance types an Auto Scaling group's mixed instances \
+        policy takes), up to 20 on a managed group (EKS's limit); the architecture (x86_64, \
         arm64) and accelerator (NVIDIA, Neuron) follow from them and pick the \
         AMI. Self-managed, an item may be `{type, weight}` (`WeightedCapacity`, \
         1 to 999; every type then needs one): sizes then count capacity units, \

@@ -58,7 +58,7 @@ pub(super) fn resolve_group(
     check_kind_of_group(d, &spec, is_managed);
     let (ami_family, version) = resolve_image_family(d, &spec, cluster, &name);
     let requirements = spec.instance_requirements.as_ref();
-    let instance_types = resolve_instance_types(d, &spec, &name);
+    let instance_types = resolve_instance_types(d, &spec, &name, is_managed);
     let (arch, accelerator) = resolve_hardware(d, &instance_types, requirements);
     let family_at = spec.ami_family.as_ref().map_or(name.span, |f| f.span);
     check_family(

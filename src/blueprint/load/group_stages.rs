@@ -68,13 +68,24 @@ pub(super) fn resolve_image_family(
     (ami_family, version)
 }
 
+/// The most instance types a self-managed group's mixed instances policy
+/// takes: "You can specify up to 40 instance types per Auto Scaling group"
+/// (`LaunchTemplateOverrides`,
+/// <https://docs.aws.amazon.com/autoscaling/ec2/APIReference/API_LaunchTemplateOverrides.html>).
+pub(in crate::blueprint) const MAX_AUTO_SCALING_TYPES: usize = 40;
+/// The most a managed group's `InstanceTypes` takes: "0-20 instance types"
+/// (`AWS::EKS::Nodegroup` `InstanceTypes`,
+/// <https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/aws-resource-eks-nodegroup.html#cfn-eks-nodegroup-instancetypes>).
+const MAX_NODEGROUP_TYPES: usize = 20;
+
 /// Instances, by name: `instanceType` or `instanceTypes`, never both and
-/// never next to `instanceRequirements`, and no more than the 20 overrides
-/// an Auto Scaling group accepts.
+/// never next to `instanceRequirements`, and no more than the group's kind
+/// takes: 40 overrides for an Auto Scaling group, 20 types for EKS.
 pub(super) fn resolve_instance_types(
     d: &mut Decoder,
     spec: &GroupSpec,
     name: &Located<String>,
+    is_managed: bool,
 ) -> Vec<Located<String>> {
     let requirements = spec.instance_requirements.as_ref();
     let instance_types: Vec<Located<String>> = match (&spec.instance_type, &spec.instance_types) {
@@ -125,9 +136,20 @@ pub(super) fn resolve_instance_types(
             Vec::new()
         }
     };
-    if instance_types.len() > 20 {
-        d.error(instance_types[20].span, "more than 20 instance types")
-            .help = Some("an Auto Scaling group accepts at most 20 overrides".into());
+    let (max, takes) = if is_managed {
+        (
+            MAX_NODEGROUP_TYPES,
+            "EKS takes at most 20 instance types for a managed node group",
+        )
+    } else {
+        (
+            MAX_AUTO_SCALING_TYPES,
+            "an Auto Scaling group's mixed instances policy takes at most 40 instance types",
+        )
+    };
+    if let Some(extra) = instance_types.get(max) {
+        d.error(extra.span, format!("more than {max} instance types"))
+            .help = Some(takes.into());
     }
     instance_types
 }
