@@ -275,13 +275,16 @@ pub enum NodeAccess {
     /// served by the provider, which keeps it while any stack that owns it
     /// stands (API authentication modes).
     SharedAccessEntries(AwsAuthProvider),
+    /// Nothing: someone outside the blueprint grants the node roles access
+    /// (an access entry or an aws-auth mapping made elsewhere).
+    None,
 }
 
 impl NodeAccess {
     /// The provider the access resources need, if any.
     pub fn provider(&self) -> Option<&AwsAuthProvider> {
         match self {
-            NodeAccess::AccessEntries => None,
+            NodeAccess::AccessEntries | NodeAccess::None => None,
             NodeAccess::AwsAuth(provider) | NodeAccess::SharedAccessEntries(provider) => {
                 Some(provider)
             }

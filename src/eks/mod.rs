@@ -273,7 +273,7 @@ fn lower_group(
                 &name_tag,
             );
             if group.iam.existing.is_some() {
-                existing_role_access = Some(access);
+                existing_role_access = access;
             }
             Nodes::AutoScalingGroup(asg)
         }
@@ -313,7 +313,8 @@ fn lower_placement_group(template: &mut Template, group: &NodeGroup) {
 /// A self-managed group's Auto Scaling group and the access of its role,
 /// which the Auto Scaling group waits for: self-managed nodes join only
 /// once their role is authorized (EKS authorizes a managed group's role
-/// itself). Returns both logical IDs.
+/// itself). Returns both logical IDs; no access with `nodeAccess: none`,
+/// where it is granted outside the blueprint.
 fn lower_self_managed(
     template: &mut Template,
     shared: &Shared,
@@ -321,7 +322,7 @@ fn lower_self_managed(
     identity: &iam::NodeIdentity,
     launch_template: &str,
     name_tag: &Expr,
-) -> (String, String) {
+) -> (String, Option<String>) {
     let asg = autoscaling::lower(
         template,
         group,
@@ -339,7 +340,9 @@ fn lower_self_managed(
         group,
         &identity.role_arn,
     );
-    template.resources[&asg].depends_on.push(access.clone());
+    if let Some(access) = &access {
+        template.resources[&asg].depends_on.push(access.clone());
+    }
     (asg, access)
 }
 
