@@ -20,9 +20,9 @@ pub(in crate::blueprint) const MAX_LOAD_BALANCERS: u32 = 50;
 /// `${AWS::AccountId}`), or a value source holding one.
 pub(super) fn decode_target_groups(d: &mut Decoder, node: &Node) -> Opt<Vec<Located<Source>>> {
     decode_list(d, "targetGroupArns", node, |text| {
-        (!is_target_group_arn(text)).then(|| {
-            "target group ARNs look like `arn:${AWS::Partition}:elasticloadbalancing:eu-west-1:123456789012:targetgroup/web/0123456789abcdef`"
-        })
+        (!is_target_group_arn(text)).then_some(
+            "target group ARNs look like `arn:${AWS::Partition}:elasticloadbalancing:eu-west-1:123456789012:targetgroup/web/0123456789abcdef`",
+        )
     })
 }
 
@@ -33,9 +33,9 @@ pub(super) fn decode_classic_load_balancers(
     node: &Node,
 ) -> Opt<Vec<Located<Source>>> {
     decode_list(d, "classicLoadBalancerNames", node, |text| {
-        (!is_classic_load_balancer_name(text)).then(|| {
-            "a Classic Load Balancer's name is 1 to 32 letters, digits and dashes, not starting or ending with a dash"
-        })
+        (!is_classic_load_balancer_name(text)).then_some(
+            "a Classic Load Balancer's name is 1 to 32 letters, digits and dashes, not starting or ending with a dash",
+        )
     })
 }
 
