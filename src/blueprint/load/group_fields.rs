@@ -3,7 +3,6 @@
 //! the fields it decodes itself. Each nested section's own table is beside
 //! its decoder (`IMDS_FIELDS` in `group_sections.rs`, ...).
 
-use super::group_stages::MAX_AUTO_SCALING_TYPES;
 use super::launch_options::CPU_CREDITS;
 use super::load_balancers::MAX_LOAD_BALANCERS;
 use super::networking::{NODE_SECURITY_GROUPS, security_groups_schema};
@@ -19,6 +18,16 @@ fn node_config_schema(doc: &str) -> serde_json::Value {
     }
     spec
 }
+
+/// The most instance types a self-managed group's mixed instances policy
+/// takes: "You can specify up to 40 instance types per Auto Scaling group"
+/// (`LaunchTemplateOverrides`,
+/// <https://docs.aws.amazon.com/autoscaling/ec2/APIReference/API_LaunchTemplateOverrides.html>).
+pub(in crate::blueprint) const MAX_AUTO_SCALING_TYPES: usize = 40;
+/// The most a managed group's `InstanceTypes` takes: "0-20 instance types"
+/// (`AWS::EKS::Nodegroup` `InstanceTypes`,
+/// <https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/aws-resource-eks-nodegroup.html#cfn-eks-nodegroup-instancetypes>).
+pub(in crate::blueprint) const MAX_NODEGROUP_TYPES: usize = 20;
 
 pub(in crate::blueprint) const GROUP_FIELDS: &[Field] = &[
     Field::new(

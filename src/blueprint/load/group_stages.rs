@@ -5,7 +5,7 @@
 
 use super::ami;
 use super::families::{check_bootstrap_limits, check_signal_client};
-use super::group_fields::GROUP_FIELDS;
+use super::group_fields::{GROUP_FIELDS, MAX_AUTO_SCALING_TYPES, MAX_NODEGROUP_TYPES};
 use super::kubelet::KUBELET_FIELDS;
 use super::node_config::check_node_config;
 use super::node_group::GroupSpec;
@@ -67,16 +67,6 @@ pub(super) fn resolve_image_family(
     }
     (ami_family, version)
 }
-
-/// The most instance types a self-managed group's mixed instances policy
-/// takes: "You can specify up to 40 instance types per Auto Scaling group"
-/// (`LaunchTemplateOverrides`,
-/// <https://docs.aws.amazon.com/autoscaling/ec2/APIReference/API_LaunchTemplateOverrides.html>).
-pub(in crate::blueprint) const MAX_AUTO_SCALING_TYPES: usize = 40;
-/// The most a managed group's `InstanceTypes` takes: "0-20 instance types"
-/// (`AWS::EKS::Nodegroup` `InstanceTypes`,
-/// <https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/aws-resource-eks-nodegroup.html#cfn-eks-nodegroup-instancetypes>).
-const MAX_NODEGROUP_TYPES: usize = 20;
 
 /// Instances, by name: `instanceType` or `instanceTypes`, never both and
 /// never next to `instanceRequirements`, and no more than the group's kind
