@@ -155,11 +155,11 @@ pub(in crate::blueprint) const LIFECYCLE_FIELDS: &[Field] = &[
     )
     .default("`none`")
     .long(
-        "`DeletionProtection`: `prevent-force-deletion` refuses to delete the \
-        group while it has instances, `prevent-all-deletion` refuses any delete. \
-        CloudFormation deletes the group when the stack or the group goes, and \
-        when a change replaces it (`autoScalingGroupName`): those then fail and \
-        roll back until the protection is lowered in a deploy of its own",
+        "`DeletionProtection`: `prevent-force-deletion` refuses a delete that \
+        would terminate the group's instances with it, `prevent-all-deletion` \
+        refuses any delete: deleting the stack or the group, or a change that \
+        replaces the group (`autoScalingGroupName`), then fails until a deploy \
+        of its own lowers the protection",
     ),
     Field::new(
         "hooks",
