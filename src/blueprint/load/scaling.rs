@@ -119,10 +119,11 @@ pub(in crate::blueprint) const LIFECYCLE_FIELDS: &[Field] = &[
         "New instances are protected from scale-in",
     )
     .long(
-        "`NewInstancesProtectedFromScaleIn`: Auto Scaling does not choose new \
-        instances when it lowers the group's capacity; whatever removes a \
-        node (the cluster autoscaler, a drain tool) must then terminate it \
-        itself. Applies to instances launched after the change",
+        "`NewInstancesProtectedFromScaleIn`: Auto Scaling does not choose these \
+        instances when it scales in (a lower desired capacity), from the time \
+        they are `InService`; which nodes go is then up to whoever lowers \
+        the protection of an instance or terminates it. Applies to instances \
+        launched after the change",
     ),
     Field::new(
         "instanceMaintenancePolicy",
