@@ -282,7 +282,8 @@ pub(super) fn capacity_reservation(group: &mut Group<'_>, _key: &Key, node: &Nod
                     let origin = group.origin_below("capacityReservation.capacityReservationTarget", target_key);
                     match target_key.name.as_str() {
                         "capacityReservationID" => {
-                            let is_block = group.out.get("capacityType") == Some(&Out::str("CAPACITY_BLOCK"));
+                            // Compared by text: the value carries its origin.
+                            let is_block = group.out.get("capacityType").and_then(Out::as_str) == Some("CAPACITY_BLOCK");
                             let field = if is_block { "capacityReservationId" } else { "capacityReservation" };
                             group.out.set(field, copy_text(target).from(origin));
                         }
