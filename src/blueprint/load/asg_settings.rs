@@ -469,7 +469,9 @@ fn check_notification(
 ///   hook's timeout must end by the node's own deadline for the shorter
 ///   of the two waits, the margin nodes keep for their signal.
 /// - A termination hook in `hooks` and `terminationHookTimeout` would be
-///   two draining hooks on the same instances: one is written, not both.
+///   two draining hooks on the same instances: one is written, not both;
+///   and the hook `terminationHookTimeout` makes counts toward the
+///   group's [`MAX_HOOKS`].
 pub(super) fn check_lifecycle(
     d: &mut Decoder,
     lifecycle: &Lifecycle,
@@ -488,6 +490,18 @@ pub(super) fn check_lifecycle(
         .help = Some(
             "register the instances with `targetGroupArns` or `classicLoadBalancerNames`, or leave `ELB` out".into(),
         );
+    }
+    if lifecycle.termination_hook.is_some()
+        && lifecycle.hooks.len() >= MAX_HOOKS as usize
+        && let Some(last) = lifecycle.hooks.last()
+    {
+        d.error(
+            last.span,
+            format!("`lifecycle.hooks` and `terminationHookTimeout` make more than {MAX_HOOKS} lifecycle hooks"),
+        )
+        .help = Some(format!(
+            "an Auto Scaling group takes at most {MAX_HOOKS}; remove a hook"
+        ));
     }
     let seconds = |text: &str| iso_duration_seconds(text).unwrap_or(0) as u32;
     let wait = seconds(signal_timeout).min(seconds(pause_time));
