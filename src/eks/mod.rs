@@ -463,6 +463,12 @@ const AUTO_SCALING_GROUP_FIELDS: &[(&str, &str)] = &[
     ("targetGroupArns", "Properties/TargetGroupARNs"),
     ("classicLoadBalancerNames", "Properties/LoadBalancerNames"),
     ("lifecycle", "Properties/TerminationPolicies"),
+    ("lifecycle", "Properties/DefaultInstanceWarmup"),
+    ("lifecycle", "Properties/HealthCheckType"),
+    ("lifecycle", "Properties/NewInstancesProtectedFromScaleIn"),
+    ("lifecycle", "Properties/InstanceMaintenancePolicy"),
+    ("lifecycle", "Properties/AvailabilityZoneDistribution"),
+    ("lifecycle", "Properties/DeletionProtection"),
     ("lifecycle", "Properties/LifecycleHookSpecificationList"),
 ];
 
