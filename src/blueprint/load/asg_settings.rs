@@ -5,7 +5,7 @@
 //! that tie them to the group's load balancers and to CloudFormation's
 //! wait for the nodes' signals.
 
-use super::read::{Opt, opt_string, opt_u32};
+use super::read::{Opt, missing, opt_bool, opt_string, opt_u32};
 use crate::blueprint::decode::{Decoder, Fields, Located};
 use crate::blueprint::field::{Field, Ty};
 use crate::blueprint::rules::{iso_duration_seconds, node_deadline_seconds};
@@ -130,8 +130,7 @@ pub(super) fn decode_settings(d: &mut Decoder, f: &mut Fields<'_>) -> Settings {
             .unwrap_or_default(),
         default_instance_warmup: opt_u32(d, f, p, "defaultInstanceWarmup").map(|v| v.value),
         health_check_types: f.get("healthCheckType").and_then(|n| health_check(d, n)),
-        protect_from_scale_in: super::read::opt_bool(d, f, p, "protectFromScaleIn")
-            .map(|v| v.value),
+        protect_from_scale_in: opt_bool(d, f, p, "protectFromScaleIn").map(|v| v.value),
         instance_maintenance: f
             .get("instanceMaintenancePolicy")
             .and_then(|n| instance_maintenance(d, n)),
@@ -244,7 +243,7 @@ fn instance_maintenance(d: &mut Decoder, node: &Node) -> Option<(u32, u32)> {
         (&max, "maxHealthyPercentage"),
     ] {
         if value.is_none() && !f.given(name) && !reported.contains(&name) {
-            super::read::missing(
+            missing(
                 d,
                 node.span,
                 name,
@@ -324,7 +323,7 @@ fn hook(d: &mut Decoder, node: &Node) -> Option<(LifecycleHook, Span)> {
     let role = opt_string(d, &mut f, p, "roleArn");
     let reported = f.finish(d, context);
     let mut ok = true;
-    for (missing, field, help) in [
+    for (absent, field, help) in [
         (name.is_none(), "name", "a name, e.g. `name: drain`"),
         (
             transition.is_none(),
@@ -332,10 +331,10 @@ fn hook(d: &mut Decoder, node: &Node) -> Option<(LifecycleHook, Span)> {
             "`lifecycleTransition: autoscaling:EC2_INSTANCE_LAUNCHING` or `autoscaling:EC2_INSTANCE_TERMINATING`",
         ),
     ] {
-        if missing {
+        if absent {
             ok = false;
             if !f.given(field) && !reported.contains(&field) {
-                super::read::missing(d, node.span, field, context, help);
+                missing(d, node.span, field, context, help);
             }
         }
     }
