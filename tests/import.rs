@@ -164,6 +164,39 @@ fn eksctl_cluster_dns_becomes_the_group_s_one_nameserver() {
     assert_eq!(report.count(Level::Error) + report.count(Level::Warning), 0);
 }
 
+#[test]
+fn eksctl_self_managed_capacity_blocks_and_load_balancers_are_blueprint_fields() {
+    let imported = import_text(
+        "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata: {name: c, region: us-west-2, version: \"1.33\"}\n\
+         nodeGroups:\n- name: training\n  instanceType: p5.48xlarge\n  minSize: 0\n  maxSize: 2\n\
+         \x20 instanceMarketOptions: {marketType: capacity-block}\n\
+         \x20 capacityReservation: {capacityReservationTarget: {capacityReservationID: cr-02168da1478b509e0}}\n\
+         - name: web\n  instanceType: m6i.large\n\
+         \x20 targetGroupARNs: [arn:aws:elasticloadbalancing:us-west-2:111122223333:targetgroup/web/0123456789abcdef]\n\
+         \x20 classicLoadBalancerNames: [legacy-web]\n",
+    );
+    let warnings: Vec<_> = imported
+        .warnings
+        .iter()
+        .map(|w| w.message.clone())
+        .collect();
+    assert_eq!(imported.complete_groups(), 2, "{warnings:?}");
+    for expected in [
+        "capacityType: CAPACITY_BLOCK",
+        "capacityReservationId: cr-02168da1478b509e0",
+        "targetGroupArns:",
+        "arn:${AWS::Partition}:elasticloadbalancing:",
+        "classicLoadBalancerNames:",
+    ] {
+        assert!(
+            imported.text.contains(expected),
+            "{expected}:\n{}",
+            imported.text
+        );
+    }
+    assert!(!imported.text.contains("overrides:"), "{}", imported.text);
+}
+
 const PROD: &str = "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\n\
     metadata: {name: prod, region: us-west-2, version: \"1.31\"}\n\
     managedNodeGroups:\n- name: ng\n  instanceType: m6i.large\n";

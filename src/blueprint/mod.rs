@@ -144,6 +144,13 @@ fn parameter_uses<'a>(
         for value in group.security_groups.iter().chain(ssh).chain(rules) {
             add(parameter(&value.value), SECURITY_GROUP, value.span);
         }
+        let load_balancers = group
+            .target_group_arns
+            .iter()
+            .chain(&group.classic_load_balancer_names);
+        for value in load_balancers {
+            add(parameter(&value.value), STRING, value.span);
+        }
     }
     for group in groups {
         let template = group.managed.iter().flat_map(|m| &m.launch_template);
@@ -281,13 +288,16 @@ pub enum NodeAccess {
     /// served by the provider, which keeps it while any stack that owns it
     /// stands (API authentication modes).
     SharedAccessEntries(AwsAuthProvider),
+    /// Nothing: someone outside the blueprint grants the node roles access
+    /// (an access entry or an aws-auth mapping made elsewhere).
+    None,
 }
 
 impl NodeAccess {
     /// The provider the access resources need, if any.
     pub fn provider(&self) -> Option<&AwsAuthProvider> {
         match self {
-            NodeAccess::AccessEntries => None,
+            NodeAccess::AccessEntries | NodeAccess::None => None,
             NodeAccess::AwsAuth(provider) | NodeAccess::SharedAccessEntries(provider) => {
                 Some(provider)
             }
@@ -763,9 +773,6 @@ pub struct Managed {
     /// otherwise (a `perAz` group adds its subnet suffix to either).
     pub nodegroup_name: Located<String>,
     pub capacity_type: CapacityType,
-    /// The capacity block's reservation: set exactly when `capacity_type`
-    /// is `CapacityBlock`.
-    pub capacity_reservation_id: Option<String>,
     /// `MaxUnavailable` (a count) or `MaxUnavailablePercentage`.
     pub max_unavailable: Option<Amount>,
     /// `UpdateConfig.UpdateStrategy`; EKS's default when unset.
@@ -842,8 +849,47 @@ pub struct Lifecycle {
     pub max_instance_lifetime: Option<u32>,
     pub metrics_collection: bool,
     pub health_check_grace_period: Option<u32>,
+    /// `TerminationPolicies`: names, or Lambda function ARNs (which may
+    /// name pseudo parameters), in order.
+    pub termination_policies: Vec<String>,
+    pub default_instance_warmup: Option<u32>,
+    /// `HealthCheckType`'s types, each once, in the order written.
+    pub health_check_types: Vec<&'static str>,
+    /// Where `healthCheckType` is written, when it is.
+    pub health_check_span: Option<Span>,
+    /// `NewInstancesProtectedFromScaleIn`, when written.
+    pub protect_from_scale_in: Option<bool>,
+    /// `InstanceMaintenancePolicy`: the minimum and maximum healthy
+    /// percentages.
+    pub instance_maintenance: Option<(u32, u32)>,
+    /// `AvailabilityZoneDistribution.CapacityDistributionStrategy`.
+    pub availability_zone_distribution: Option<&'static str>,
+    pub deletion_protection: Option<&'static str>,
+    /// `LifecycleHookSpecificationList`.
+    pub hooks: Vec<LifecycleHook>,
     /// Pre-initialized instances beside the group's Auto Scaling group.
     pub warm_pool: Option<WarmPool>,
+}
+
+/// A lifecycle hook of a self-managed group's Auto Scaling group, made
+/// with the group so that it holds its very first instances too.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LifecycleHook {
+    pub name: String,
+    /// `autoscaling:EC2_INSTANCE_LAUNCHING` or
+    /// `autoscaling:EC2_INSTANCE_TERMINATING`.
+    pub transition: &'static str,
+    /// Seconds, 30 to 7200.
+    pub heartbeat_timeout: u32,
+    /// `CONTINUE` or `ABANDON`.
+    pub default_result: &'static str,
+    pub notification_target_arn: Option<String>,
+    pub role_arn: Option<String>,
+    /// Where the hook's `lifecycleTransition` is written: where a rule
+    /// about the hook as a whole points.
+    pub span: Span,
+    /// Where `heartbeatTimeout` is written, when it is.
+    pub heartbeat_span: Option<Span>,
 }
 
 /// A warm pool (`lifecycle.warmPool`): instances launched ahead of need
@@ -896,6 +942,12 @@ pub struct NodeGroup {
     pub accelerator: Accelerator,
     /// Spot and on-demand mix of a self-managed group; `None` is all on-demand.
     pub distribution: Option<InstancesDistribution>,
+    /// Target groups the Auto Scaling group registers its instances with
+    /// (self-managed groups).
+    pub target_group_arns: Vec<Located<Source>>,
+    /// Classic Load Balancers the Auto Scaling group registers its
+    /// instances with (self-managed groups).
+    pub classic_load_balancer_names: Vec<Located<Source>>,
     pub lifecycle: Lifecycle,
     /// Extra `bootstrap.sh` arguments (AL2 only).
     pub bootstrap_arguments: Option<String>,
@@ -911,6 +963,10 @@ pub struct NodeGroup {
     pub placement_group: Option<PlacementGroup>,
     pub placement: Placement,
     pub capacity_reservation: Option<CapacityReservation>,
+    /// The capacity block's reservation (`capacityReservationId`): set
+    /// exactly when the group's capacity type is `CAPACITY_BLOCK`,
+    /// self-managed or managed.
+    pub capacity_block: Option<String>,
     /// An Elastic Fabric Adapter as the primary network interface, in a
     /// cluster placement group.
     pub efa: bool,

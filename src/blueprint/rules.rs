@@ -153,6 +153,19 @@ pub fn service_cidr_dns_ip(cidr: &str) -> Result<String, String> {
     Ok(std::net::Ipv4Addr::from(value + 10).to_string())
 }
 
+/// The most a node keeps back from CloudFormation's timeout: CloudFormation's
+/// clock starts when it creates or updates the group, before the instance
+/// is launched and boots, and the signal's retries take time too.
+pub const SIGNAL_MARGIN_SECONDS: u32 = 300;
+
+/// How long after its user data starts a node waits for kubelet and its
+/// registration before it signals FAILURE: CloudFormation's timeout minus [`SIGNAL_MARGIN_SECONDS`],
+/// or half the timeout when that is shorter, so that the FAILURE and its
+/// reason reach CloudFormation while it still waits.
+pub fn node_deadline_seconds(timeout_seconds: u32) -> u32 {
+    timeout_seconds - SIGNAL_MARGIN_SECONDS.min(timeout_seconds / 2)
+}
+
 /// Checks an ISO 8601 duration of the `PT#H#M#S` form CloudFormation uses
 /// for timeouts and pause times; returns the number of seconds.
 pub fn iso_duration_seconds(text: &str) -> Option<u64> {

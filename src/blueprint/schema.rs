@@ -147,6 +147,16 @@ const OBJECTS: &[Object] = &[
         intro: "`lifecycle.warmPool`: instances prepared ahead of a scale-out.",
     },
     Object {
+        name: "instanceMaintenancePolicy",
+        fields: MAINTENANCE_FIELDS,
+        intro: "`lifecycle.instanceMaintenancePolicy` of a self-managed group.",
+    },
+    Object {
+        name: "lifecycleHook",
+        fields: HOOK_FIELDS,
+        intro: "An item of `lifecycle.hooks` of a self-managed group.",
+    },
+    Object {
         name: "updateConfig",
         fields: UPDATE_CONFIG_FIELDS,
         intro: "A managed group's `updateConfig`.",

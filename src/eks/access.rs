@@ -36,14 +36,14 @@ const NODE_USERNAME: &str = "system:node:{{EC2PrivateDNSName}}";
 const INSTANCE_ID_USERNAME: &str = "system:node:{{SessionName}}";
 
 /// Authorizes one self-managed group's role; returns the logical ID of the
-/// resource its nodes must wait for.
+/// resource its nodes must wait for, none with `nodeAccess: none`.
 pub fn lower(
     template: &mut Template,
     blueprint: &Blueprint,
     cluster_name: &Expr,
     group: &NodeGroup,
     role_arn: &Expr,
-) -> String {
+) -> Option<String> {
     // An access entry takes the role's full ARN, its path included;
     // aws-auth matches a role's ARN without its path
     // (https://docs.aws.amazon.com/eks/latest/userguide/creating-access-entries.html:
@@ -53,9 +53,10 @@ pub fn lower(
             ("PrincipalArn", role_arn.clone())
         }
         NodeAccess::AwsAuth(_) => ("RoleArn", aws_auth_arn(group, role_arn)),
+        NodeAccess::None => return None,
     };
     if let Some(id) = existing_access(template, role_property, &principal) {
-        return id;
+        return Some(id);
     }
     let stem = access_stem(template, blueprint, group);
     let (id, resource) = match &blueprint.cluster.node_access {
@@ -91,9 +92,10 @@ pub fn lower(
                     .prop("Groups", aws_auth_groups(group)),
             )
         }
+        NodeAccess::None => return None,
     };
     template.resources.entry(id.clone()).or_insert(resource);
-    id
+    Some(id)
 }
 
 /// The access an earlier group gave the same role, if any. Groups that

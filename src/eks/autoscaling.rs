@@ -4,7 +4,10 @@
 use super::inputs;
 use crate::blueprint::instances::default_on_demand_strategy;
 use crate::blueprint::tags::{NAME, user_name};
-use crate::blueprint::{InstanceRequirements, NodeGroup, PoolState, Range};
+
+use crate::blueprint::{
+    InstanceRequirements, Lifecycle, Located, NodeGroup, PoolState, Range, Source,
+};
 use crate::cfn::{Expr, Resource, Template};
 
 /// Processes suspended during a rolling update, so that health checks,
@@ -64,13 +67,117 @@ pub fn lower(template: &mut Template, group: &NodeGroup, context: &Context<'_>) 
             "VPCZoneIdentifier",
             inputs::subnets(template, &group.subnets.value),
         )
+        .prop_opt(
+            "TargetGroupARNs",
+            load_balancers(
+                template,
+                &group.target_group_arns,
+                "The ARN of a target group the nodes are registered with",
+            ),
+        )
+        .prop_opt(
+            "LoadBalancerNames",
+            load_balancers(
+                template,
+                &group.classic_load_balancer_names,
+                "The name of a Classic Load Balancer the nodes are registered with",
+            ),
+        )
         .prop("Tags", tags(group, context));
+    resource = settings(resource, lifecycle);
     resource.creation_policy = creation_policy(group);
     resource.update_policy = Some(update_policy(group));
     template.resources.insert(id.clone(), resource);
     lower_lifecycle(template, group, &id);
     lower_warm_pool(template, group, &id);
     id
+}
+
+/// The load balancers the group registers its instances with, in the
+/// blueprint's order: a literal may name pseudo parameters (`Fn::Sub`), a
+/// parameter is declared, an import is `Fn::ImportValue`. `None` for none.
+fn load_balancers(
+    template: &mut Template,
+    sources: &[Located<Source>],
+    description: &str,
+) -> Option<Expr> {
+    (!sources.is_empty()).then(|| {
+        Expr::List(
+            sources
+                .iter()
+                .map(|source| match &source.value {
+                    Source::Literal(text) => Expr::sub_or_str(text.as_str()),
+                    other => inputs::value(template, other, inputs::Kind::String, description),
+                })
+                .collect(),
+        )
+    })
+}
+
+/// The group's `lifecycle` settings beyond its first ones, and the
+/// lifecycle hooks made with it.
+fn settings(resource: Resource, lifecycle: &Lifecycle) -> Resource {
+    let hooks = lifecycle.hooks.iter().map(|hook| {
+        let mut entries = vec![
+            ("DefaultResult", Expr::str(hook.default_result)),
+            ("HeartbeatTimeout", Expr::from(hook.heartbeat_timeout)),
+            ("LifecycleHookName", Expr::str(&hook.name)),
+            ("LifecycleTransition", Expr::str(hook.transition)),
+        ];
+        if let (Some(target), Some(role)) = (&hook.notification_target_arn, &hook.role_arn) {
+            entries.push(("NotificationTargetARN", Expr::sub_or_str(target)));
+            entries.push(("RoleARN", Expr::sub_or_str(role)));
+        }
+        Expr::map(entries)
+    });
+    resource
+        .prop_opt(
+            "TerminationPolicies",
+            (!lifecycle.termination_policies.is_empty()).then(|| {
+                Expr::list(
+                    lifecycle
+                        .termination_policies
+                        .iter()
+                        .map(|p| Expr::sub_or_str(p)),
+                )
+            }),
+        )
+        .prop_opt(
+            "DefaultInstanceWarmup",
+            lifecycle.default_instance_warmup.map(Expr::from),
+        )
+        .prop_opt(
+            "HealthCheckType",
+            (!lifecycle.health_check_types.is_empty())
+                .then(|| Expr::str(lifecycle.health_check_types.join(","))),
+        )
+        .prop_opt(
+            "NewInstancesProtectedFromScaleIn",
+            lifecycle.protect_from_scale_in.map(Expr::Bool),
+        )
+        .prop_opt(
+            "InstanceMaintenancePolicy",
+            lifecycle.instance_maintenance.map(|(min, max)| {
+                Expr::map([
+                    ("MaxHealthyPercentage", Expr::from(max)),
+                    ("MinHealthyPercentage", Expr::from(min)),
+                ])
+            }),
+        )
+        .prop_opt(
+            "AvailabilityZoneDistribution",
+            lifecycle
+                .availability_zone_distribution
+                .map(|strategy| Expr::map([("CapacityDistributionStrategy", Expr::str(strategy))])),
+        )
+        .prop_opt(
+            "DeletionProtection",
+            lifecycle.deletion_protection.map(Expr::str),
+        )
+        .prop_opt(
+            "LifecycleHookSpecificationList",
+            (!lifecycle.hooks.is_empty()).then(|| Expr::list(hooks)),
+        )
 }
 
 /// The group's name, when the blueprint gives one, and its sizes.

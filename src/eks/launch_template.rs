@@ -128,7 +128,7 @@ fn iam_instance_profile(context: &Context<'_>) -> Option<Expr> {
         .map(|arn| Expr::map([("Arn", arn.clone())]))
 }
 
-/// The `capacity-block` market of a managed group on a capacity block.
+/// The `capacity-block` market of a group on a capacity block.
 fn instance_market_options(group: &NodeGroup) -> Option<Expr> {
     capacity_block(group).map(|_| Expr::map([("MarketType", Expr::str("capacity-block"))]))
 }
@@ -226,18 +226,15 @@ fn metadata_options(group: &NodeGroup) -> Expr {
     Expr::map(metadata)
 }
 
-/// The capacity block a managed group launches into, if any.
+/// The capacity block a group launches into, if any.
 fn capacity_block(group: &NodeGroup) -> Option<&str> {
-    group
-        .managed
-        .as_ref()
-        .and_then(|m| m.capacity_reservation_id.as_deref())
+    group.capacity_block.as_deref()
 }
 
-/// The capacity reservation the nodes launch into or prefer. A managed
-/// group on a capacity block launches into its reservation with the
-/// `capacity-block` market type, and EKS takes its one instance type from
-/// here rather than from the node group.
+/// The capacity reservation the nodes launch into or prefer. A group on a
+/// capacity block launches into its reservation with the `capacity-block`
+/// market type (a managed group's EKS takes its one instance type from
+/// here rather than from the node group).
 fn capacity_reservation(group: &NodeGroup) -> Option<Expr> {
     match (capacity_block(group), &group.capacity_reservation) {
         (Some(id), _) => Some(reservation_target("CapacityReservationId", id)),

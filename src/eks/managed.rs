@@ -49,7 +49,7 @@ pub fn lower(
             "ForceUpdateEnabled",
             managed.force_update_enabled.then_some(Expr::Bool(true)),
         )
-        .prop_opt("InstanceTypes", instance_types(group, managed))
+        .prop_opt("InstanceTypes", instance_types(group))
         .prop_opt("Labels", labels(group))
         .prop("LaunchTemplate", context.launch_template.clone())
         .prop_opt(
@@ -108,9 +108,9 @@ fn ami_type(group: &NodeGroup, managed: &Managed) -> Option<String> {
 /// The group's instance types. A capacity block's instance type is in the
 /// launch template, where EKS requires it, and the node group then names
 /// none.
-fn instance_types(group: &NodeGroup, managed: &Managed) -> Option<Expr> {
-    managed
-        .capacity_reservation_id
+fn instance_types(group: &NodeGroup) -> Option<Expr> {
+    group
+        .capacity_block
         .is_none()
         .then(|| Expr::list(group.instance_types.iter().map(|t| Expr::str(&t.value))))
 }

@@ -298,7 +298,7 @@ fn lower_group(
                 &name_tag,
             );
             if group.iam.existing.is_some() {
-                existing_role_access = Some(access);
+                existing_role_access = access;
             }
             (
                 Nodes::AutoScalingGroup(asg),
@@ -357,7 +357,8 @@ fn lower_placement_group(template: &mut Template, group: &NodeGroup) {
 /// A self-managed group's Auto Scaling group and the access of its role,
 /// which the Auto Scaling group waits for: self-managed nodes join only
 /// once their role is authorized (EKS authorizes a managed group's role
-/// itself). Returns both logical IDs.
+/// itself). Returns both logical IDs; no access with `nodeAccess: none`,
+/// where it is granted outside the blueprint.
 fn lower_self_managed(
     template: &mut Template,
     shared: &Shared,
@@ -365,7 +366,7 @@ fn lower_self_managed(
     identity: &iam::NodeIdentity,
     launch_template: &str,
     name_tag: &Expr,
-) -> (String, String) {
+) -> (String, Option<String>) {
     let asg = autoscaling::lower(
         template,
         group,
@@ -383,7 +384,9 @@ fn lower_self_managed(
         group,
         &identity.role_arn,
     );
-    template.resources[&asg].depends_on.push(access.clone());
+    if let Some(access) = &access {
+        template.resources[&asg].depends_on.push(access.clone());
+    }
     (asg, access)
 }
 
@@ -498,6 +501,21 @@ fn record_origins(template: &Template, origins: &mut IndexMap<String, Span>, spa
     }
 }
 
+/// The group fields that write one property of a self-managed group's Auto
+/// Scaling group each, and that property's path.
+const AUTO_SCALING_GROUP_FIELDS: &[(&str, &str)] = &[
+    ("targetGroupArns", "Properties/TargetGroupARNs"),
+    ("classicLoadBalancerNames", "Properties/LoadBalancerNames"),
+    ("lifecycle", "Properties/TerminationPolicies"),
+    ("lifecycle", "Properties/DefaultInstanceWarmup"),
+    ("lifecycle", "Properties/HealthCheckType"),
+    ("lifecycle", "Properties/NewInstancesProtectedFromScaleIn"),
+    ("lifecycle", "Properties/InstanceMaintenancePolicy"),
+    ("lifecycle", "Properties/AvailabilityZoneDistribution"),
+    ("lifecycle", "Properties/DeletionProtection"),
+    ("lifecycle", "Properties/LifecycleHookSpecificationList"),
+];
+
 /// Records where `group`'s fields that findings are about are written: in
 /// its launch template and, for a self-managed group, its Auto Scaling group.
 fn record_field_origins(
@@ -525,6 +543,14 @@ fn record_field_origins(
             "UpdatePolicy/AutoScalingRollingUpdate/PauseTime",
             group.update.pause_time_span,
         ));
+        for (field, path) in AUTO_SCALING_GROUP_FIELDS {
+            let span = group
+                .field_spans
+                .iter()
+                .find(|(written, _)| written == field)
+                .map(|(_, span)| *span);
+            fields.push((asg, path, span));
+        }
     }
     let nodegroup = group.managed.as_ref().map(|_| managed::logical_id(group));
     if let (Some(nodegroup), Some(pool)) = (&nodegroup, &group.lifecycle.warm_pool) {

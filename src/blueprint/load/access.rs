@@ -42,12 +42,14 @@ pub(in crate::blueprint) enum AccessKind {
     AccessEntries,
     AwsAuth,
     SharedAccessEntries,
+    None,
 }
 
 pub(in crate::blueprint) const NODE_ACCESS: &[(&str, AccessKind)] = &[
     ("accessEntries", AccessKind::AccessEntries),
     ("awsAuth", AccessKind::AwsAuth),
     ("sharedAccessEntries", AccessKind::SharedAccessEntries),
+    ("none", AccessKind::None),
 ];
 
 /// Access entries in the API modes, aws-auth in `CONFIG_MAP` mode or when
@@ -63,6 +65,23 @@ pub(super) fn decode_node_access(
     let provider_node = fields.get("awsAuthProvider");
     let mode = mode?;
     let kind = match (&asked, mode) {
+        (Some(choice), _) if choice.value == AccessKind::None => {
+            // Nothing is made, so nothing is served: a provider set up here
+            // would say that eksynth grants access after all.
+            if provider_node.is_some()
+                && let Some(at) = fields.key_span("awsAuthProvider")
+            {
+                d.error(
+                    at,
+                    "`awsAuthProvider` is set but `nodeAccess: none` makes no aws-auth mapping or access entry",
+                )
+                .help = Some(
+                    "remove `awsAuthProvider`, or let eksynth grant access with `nodeAccess: awsAuth` or `sharedAccessEntries`"
+                        .into(),
+                );
+            }
+            return Some(NodeAccess::None);
+        }
         (Some(choice), AuthenticationMode::ConfigMap) if choice.value != AccessKind::AwsAuth => {
             d.error(
                 choice.span,

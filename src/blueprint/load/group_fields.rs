@@ -4,6 +4,7 @@
 //! its decoder (`IMDS_FIELDS` in `group_sections.rs`, ...).
 
 use super::launch_options::{AUTO_RECOVERY, CPU_CREDITS};
+use super::load_balancers::MAX_LOAD_BALANCERS;
 use super::networking::{NODE_SECURITY_GROUPS, security_groups_schema};
 use super::storage::INSTANCE_STORE_POLICIES;
 use crate::blueprint::field::{Field, Text, Ty, choices};
@@ -17,6 +18,16 @@ fn node_config_schema(doc: &str) -> serde_json::Value {
     }
     spec
 }
+
+/// The most instance types a self-managed group's mixed instances policy
+/// takes: "You can specify up to 40 instance types per Auto Scaling group"
+/// (`LaunchTemplateOverrides`,
+/// <https://docs.aws.amazon.com/autoscaling/ec2/APIReference/API_LaunchTemplateOverrides.html>).
+pub(in crate::blueprint) const MAX_AUTO_SCALING_TYPES: usize = 40;
+/// The most a managed group's `InstanceTypes` takes: "0-20 instance types"
+/// (`AWS::EKS::Nodegroup` `InstanceTypes`,
+/// <https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/aws-resource-eks-nodegroup.html#cfn-eks-nodegroup-instancetypes>).
+pub(in crate::blueprint) const MAX_NODEGROUP_TYPES: usize = 20;
 
 pub(in crate::blueprint) const GROUP_FIELDS: &[Field] = &[
     Field::new(
@@ -99,14 +110,16 @@ pub(in crate::blueprint) const GROUP_FIELDS: &[Field] = &[
         Ty::List {
             item: &Ty::Either(&[Ty::STRING, Ty::Object("weightedInstanceType")]),
             min: Some(1),
-            max: Some(20),
+            max: Some(MAX_AUTO_SCALING_TYPES as u32),
         },
         "Instance types, each a name or (self-managed) `{type, weight}`: with \
         weights, sizes count capacity units",
     )
     .required_when("unless `instanceType` or `instanceRequirements`")
     .long(
-        "one type, or up to 20 (same architecture); the architecture (x86_64, \
+        "one type, or several (same architecture): up to 40 on a self-managed \
+        group (the most instance types an Auto Scaling group's mixed instances \
+        policy takes), up to 20 on a managed group (EKS's limit); the architecture (x86_64, \
         arm64) and accelerator (NVIDIA, Neuron) follow from them and pick the \
         AMI. Self-managed, an item may be `{type, weight}` (`WeightedCapacity`, \
         1 to 999; every type then needs one): sizes then count capacity units, \
@@ -500,8 +513,8 @@ pub(in crate::blueprint) const GROUP_FIELDS: &[Field] = &[
     Field::new("capacityType", Ty::OneOf(|| choices(CAPACITY_TYPES)), "")
         .default("`ON_DEMAND`")
         .long(
-            "`SPOT` (or `CAPACITY_BLOCK` for managed groups, with \
-            `capacityReservationId`); a self-managed spot group gets a mixed \
+            "`SPOT` (or `CAPACITY_BLOCK`, with `capacityReservationId`); a \
+            self-managed spot group gets a mixed \
             instances policy, capacity rebalancing and a `node-lifecycle=spot` label",
         ),
     Field::new(
@@ -523,6 +536,44 @@ pub(in crate::blueprint) const GROUP_FIELDS: &[Field] = &[
     )
     .self_managed(),
     Field::new(
+        "targetGroupArns",
+        Ty::List {
+            item: &Ty::Source,
+            min: Some(1),
+            max: Some(MAX_LOAD_BALANCERS),
+        },
+        "Self-managed: target groups (Application, Network, Gateway Load \
+        Balancers) the instances are registered with",
+    )
+    .long(
+        "self-managed: the Auto Scaling group's `TargetGroupARNs`, each an ARN \
+        (`arn:${AWS::Partition}:elasticloadbalancing:<region>:<account>:targetgroup/<name>/<id>`, \
+        the partition, region and account may be pseudo parameters), \
+        `{parameter: Name}` or `{import: ExportName}`; at most 50, the fixed \
+        Auto Scaling quota. Applied in place: Auto Scaling registers the \
+        group's instances with a target group added and deregisters them from \
+        one removed, with no rolling update. With `lifecycle.healthCheckType: \
+        ELB` the group also replaces instances the load balancer finds \
+        unhealthy. Refused on managed groups, whose Auto Scaling group is EKS's",
+    )
+    .self_managed(),
+    Field::new(
+        "classicLoadBalancerNames",
+        Ty::List {
+            item: &Ty::Source,
+            min: Some(1),
+            max: Some(MAX_LOAD_BALANCERS),
+        },
+        "Self-managed: Classic Load Balancers the instances are registered with",
+    )
+    .long(
+        "self-managed: the Auto Scaling group's `LoadBalancerNames`, each a \
+        name (1 to 32 letters, digits and dashes), `{parameter: Name}` or \
+        `{import: ExportName}`; at most 50. Applied in place, as \
+        `targetGroupArns`. Refused on managed groups",
+    )
+    .self_managed(),
+    Field::new(
         "bootstrapArguments",
         Ty::STRING,
         "Extra bootstrap.sh arguments (AL2)",
@@ -539,8 +590,12 @@ pub(in crate::blueprint) const GROUP_FIELDS: &[Field] = &[
     .long(
         "`warmPool` (any group); self-managed: `terminationHookTimeout` (a \
         termination lifecycle hook for draining tools), `maxInstanceLifetime`, \
-        `metricsCollection`, `healthCheckGracePeriod`; `placementGroup` and \
-        `capacityReservation` are the older spelling of the group fields (not both)",
+        `metricsCollection`, `healthCheckGracePeriod`, and the Auto Scaling \
+        group's settings (`terminationPolicies`, `defaultInstanceWarmup`, \
+        `healthCheckType`, `protectFromScaleIn`, `instanceMaintenancePolicy`, \
+        `availabilityZoneDistribution`, `deletionProtection`, `hooks`; see \
+        [`lifecycle`](#lifecycle)); `placementGroup` and `capacityReservation` are \
+        the older spelling of the group fields (not both)",
     ),
     Field::new(
         "updateConfig",
@@ -594,18 +649,22 @@ pub(in crate::blueprint) const GROUP_FIELDS: &[Field] = &[
     Field::new(
         "capacityReservationId",
         Ty::pattern("^cr-[0-9a-f]{17}$", None),
-        "Managed, with capacityType CAPACITY_BLOCK: the capacity block's \
-        reservation ID",
+        "With capacityType CAPACITY_BLOCK: the capacity block's reservation ID",
     )
     .long(
-        "managed, required with `capacityType: CAPACITY_BLOCK` (and only then): \
-        the capacity block's reservation (`cr-…`). The group takes exactly one \
+        "required with `capacityType: CAPACITY_BLOCK` (and only then): the \
+        capacity block's reservation (`cr-…`). The group takes exactly one \
         instance type, which goes into the launch template with \
         `InstanceMarketOptions.MarketType: capacity-block` and the reservation \
-        as `CapacityReservationTarget`, and the node group lists no \
-        `InstanceTypes`, as EKS requires for capacity blocks",
-    )
-    .managed(),
+        as `CapacityReservationTarget`. Managed: the node group lists no \
+        `InstanceTypes`, as EKS requires for capacity blocks. Self-managed: the \
+        Auto Scaling group launches from that launch template, with no mixed \
+        instances policy (no `instancesDistribution`, weights or \
+        `instanceRequirements`); its subnets must be in the block's \
+        Availability Zone, and instances launch only while the block is active \
+        (EC2 terminates them 30 minutes before it ends): keep `minSize: 0` and \
+        scale with scheduled actions, as AWS advises",
+    ),
     Field::new(
         "launchTemplate",
         Ty::Object("launchTemplate"),

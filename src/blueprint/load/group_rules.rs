@@ -37,6 +37,7 @@ struct Checked {
     fips: bool,
     node_config: Option<serde_json::Value>,
     managed: Option<Managed>,
+    capacity_block: Option<String>,
     distribution: Option<InstancesDistribution>,
     labels: Vec<(String, String)>,
 }
@@ -58,7 +59,7 @@ pub(super) fn resolve_group(
     check_kind_of_group(d, &spec, is_managed);
     let (ami_family, version) = resolve_image_family(d, &spec, cluster, &name);
     let requirements = spec.instance_requirements.as_ref();
-    let instance_types = resolve_instance_types(d, &spec, &name);
+    let instance_types = resolve_instance_types(d, &spec, &name, is_managed);
     let (arch, accelerator) = resolve_hardware(d, &instance_types, requirements);
     let family_at = spec.ami_family.as_ref().map_or(name.span, |f| f.span);
     check_family(
@@ -82,6 +83,17 @@ pub(super) fn resolve_group(
     let (root_volume, volumes) = resolve_storage(d, &spec, ami_family, &name);
     let (signal_timeout, update) =
         resolve_rolling_update(d, &spec, min_size, max_size, &instances.weights);
+    if let Some(lifecycle) = spec.lifecycle.as_ref().filter(|_| !is_managed) {
+        let has_load_balancer =
+            spec.target_group_arns.is_some() || spec.classic_load_balancer_names.is_some();
+        super::asg_settings::check_lifecycle(
+            d,
+            &lifecycle.value,
+            has_load_balancer,
+            &signal_timeout,
+            &update.pause_time,
+        );
+    }
     let existing = resolve_iam(d, &spec, is_managed);
     check_autoscaler(d, &spec, is_managed);
     let associate_public_ip =
@@ -114,7 +126,8 @@ pub(super) fn resolve_group(
         .capacity_type
         .as_ref()
         .map_or(CapacityType::OnDemand, |c| c.value);
-    let managed = resolve_managed(d, &spec, &instance_types, &name, capacity_type, is_managed);
+    let capacity_block = resolve_capacity_block(d, &spec, &instance_types, is_managed);
+    let managed = resolve_managed(d, &spec, &name, capacity_type, is_managed);
     super::warm_pool::check_warm_pool(
         d,
         spec.lifecycle
@@ -166,6 +179,7 @@ pub(super) fn resolve_group(
         fips,
         node_config,
         managed,
+        capacity_block,
         distribution,
         labels,
     };
@@ -223,12 +237,18 @@ fn assemble(
         arch: checked.arch,
         accelerator: checked.accelerator,
         distribution: checked.distribution,
+        target_group_arns: spec.target_group_arns.map(|t| t.value).unwrap_or_default(),
+        classic_load_balancer_names: spec
+            .classic_load_balancer_names
+            .map(|c| c.value)
+            .unwrap_or_default(),
         lifecycle: spec.lifecycle.map(|l| l.value).unwrap_or_default(),
         weights: checked.instances.weights,
         instance_requirements: spec.instance_requirements.map(|r| r.value),
         placement_group: checked.instances.placement_group,
         placement: checked.placement,
         capacity_reservation: checked.instances.capacity_reservation,
+        capacity_block: checked.capacity_block,
         efa: checked.instances.efa,
         efa_cards: checked.instances.efa_cards,
         efa_only: checked.instances.efa_only,

@@ -5,7 +5,7 @@
 
 use super::ami;
 use super::families::{check_bootstrap_limits, check_signal_client};
-use super::group_fields::GROUP_FIELDS;
+use super::group_fields::{GROUP_FIELDS, MAX_AUTO_SCALING_TYPES, MAX_NODEGROUP_TYPES};
 use super::kubelet::KUBELET_FIELDS;
 use super::node_config::check_node_config;
 use super::node_group::GroupSpec;
@@ -78,12 +78,13 @@ pub(super) fn resolve_image_family(
 }
 
 /// Instances, by name: `instanceType` or `instanceTypes`, never both and
-/// never next to `instanceRequirements`, and no more than the 20 overrides
-/// an Auto Scaling group accepts.
+/// never next to `instanceRequirements`, and no more than the group's kind
+/// takes: 40 overrides for an Auto Scaling group, 20 types for EKS.
 pub(super) fn resolve_instance_types(
     d: &mut Decoder,
     spec: &GroupSpec,
     name: &Located<String>,
+    is_managed: bool,
 ) -> Vec<Located<String>> {
     let requirements = spec.instance_requirements.as_ref();
     let instance_types: Vec<Located<String>> = match (&spec.instance_type, &spec.instance_types) {
@@ -134,9 +135,20 @@ pub(super) fn resolve_instance_types(
             Vec::new()
         }
     };
-    if instance_types.len() > 20 {
-        d.error(instance_types[20].span, "more than 20 instance types")
-            .help = Some("an Auto Scaling group accepts at most 20 overrides".into());
+    let (max, takes) = if is_managed {
+        (
+            MAX_NODEGROUP_TYPES,
+            "EKS takes at most 20 instance types for a managed node group",
+        )
+    } else {
+        (
+            MAX_AUTO_SCALING_TYPES,
+            "an Auto Scaling group's mixed instances policy takes at most 40 instance types",
+        )
+    };
+    if let Some(extra) = instance_types.get(max) {
+        d.error(extra.span, format!("more than {max} instance types"))
+            .help = Some(takes.into());
     }
     instance_types
 }
@@ -447,12 +459,11 @@ pub(super) fn check_bootstrap(
     (fips, node_config)
 }
 
-/// What only a managed group has (its AMI type, capacity block and update
-/// settings); a self-managed group cannot ask for a capacity block.
+/// What only a managed group has (its AMI type, name and update
+/// settings).
 pub(super) fn resolve_managed(
     d: &mut Decoder,
     spec: &GroupSpec,
-    instance_types: &[Located<String>],
     name: &Located<String>,
     capacity_type: CapacityType,
     is_managed: bool,
@@ -466,9 +477,7 @@ pub(super) fn resolve_managed(
             )
             .help = Some("give `iam.roleName` only".into());
         }
-        let capacity_reservation_id = check_capacity_block(d, spec, instance_types);
         Some(Managed {
-            capacity_reservation_id,
             nodegroup_name: spec.nodegroup_name.clone().unwrap_or_else(|| name.clone()),
             capacity_type,
             max_unavailable: spec.max_unavailable.as_ref().map(|m| m.value),
@@ -486,12 +495,6 @@ pub(super) fn resolve_managed(
             ),
         })
     } else {
-        if let Some(capacity) = &spec.capacity_type
-            && capacity.value == CapacityType::CapacityBlock
-        {
-            d.error(capacity.span, "`CAPACITY_BLOCK` is for managed node groups")
-                .help = Some("use `capacityReservation` for a self-managed group".into());
-        }
         None
     }
 }
@@ -605,14 +608,20 @@ pub(super) fn resolve_distribution(
     })
 }
 
-/// A managed group on a capacity block launches into one reservation with
-/// one instance type, which EKS takes from the launch template
-/// (<https://docs.aws.amazon.com/eks/latest/userguide/capacity-blocks-mng.html>).
+/// A group on a capacity block launches into one reservation with one
+/// instance type. A managed group's is in the launch template, where EKS
+/// takes it from
+/// (<https://docs.aws.amazon.com/eks/latest/userguide/capacity-blocks-mng.html>);
+/// a self-managed group launches from a launch template that names the
+/// reservation and the instance type
+/// (<https://docs.aws.amazon.com/autoscaling/ec2/userguide/launch-template-capacity-blocks.html>),
+/// with no mixed instances policy to choose among types or markets.
 /// Returns the reservation of a capacity-block group.
-fn check_capacity_block(
+pub(super) fn resolve_capacity_block(
     d: &mut Decoder,
     spec: &GroupSpec,
     instance_types: &[Located<String>],
+    is_managed: bool,
 ) -> Option<String> {
     let capacity_block = spec
         .capacity_type
@@ -630,6 +639,9 @@ fn check_capacity_block(
             None
         }
         (Some(_), Some(id)) => {
+            if !is_managed {
+                check_self_managed_block(d, spec);
+            }
             if instance_types.len() > 1 {
                 d.error(
                     instance_types[1].span,
@@ -651,6 +663,40 @@ fn check_capacity_block(
             None
         }
         (None, None) => None,
+    }
+}
+
+/// A self-managed capacity block group launches its one instance type from
+/// its launch template: a mixed instances policy (a spot mix, weights, or
+/// types chosen by attributes) has no capacity-block market to launch
+/// into.
+fn check_self_managed_block(d: &mut Decoder, spec: &GroupSpec) {
+    let help = "a capacity block reserves one instance type, launched from the launch template; name it with `instanceType`";
+    if let Some(distribution) = &spec.distribution {
+        d.error(
+            distribution.span,
+            "`instancesDistribution` is set for a capacity block group",
+        )
+        .help = Some(format!("{help}, and remove `instancesDistribution`"));
+    }
+    if let Some(requirements) = &spec.instance_requirements {
+        d.error(
+            requirements.span,
+            "`instanceRequirements` is set for a capacity block group",
+        )
+        .help = Some(help.into());
+    }
+    let weight = spec
+        .instance_types
+        .iter()
+        .flat_map(|t| &t.value)
+        .find_map(|t| t.weight.as_ref());
+    if let Some(weight) = weight {
+        d.error(
+            weight.span,
+            "a capacity block group takes no instance type weight",
+        )
+        .help = Some(help.into());
     }
 }
 

@@ -13,6 +13,7 @@
 
 mod access;
 mod ami;
+mod asg_settings;
 mod cluster;
 mod cluster_dns;
 mod existing_launch_template;
@@ -26,6 +27,7 @@ mod iam;
 mod instances;
 mod kubelet;
 mod launch_options;
+mod load_balancers;
 mod networking;
 mod node_config;
 mod node_group;
@@ -64,6 +66,7 @@ use suppressions::decode_suppressions;
 // The field tables, for the JSON Schema and the field reference.
 pub(super) use access::PROVIDER_FIELDS;
 pub(super) use ami::AMI_FIELDS;
+pub(super) use asg_settings::{HOOK_FIELDS, MAINTENANCE_FIELDS};
 pub(super) use cluster::CLUSTER_FIELDS;
 pub(super) use existing_launch_template::LAUNCH_TEMPLATE_FIELDS;
 pub(super) use group_fields::{CLUSTER_AUTOSCALER_FIELDS, GROUP_FIELDS};

@@ -15,6 +15,7 @@ use super::instances::{
 };
 use super::kubelet::{decode_kubelet, kubelet_nodes};
 use super::launch_options::{LaunchOptionsSpec, decode_launch_options};
+use super::load_balancers::{decode_classic_load_balancers, decode_target_groups};
 use super::networking::{NODE_SECURITY_GROUPS, decode_security_groups};
 use super::node_repair::decode_node_repair;
 use super::placement::{PlacementSpec, decode_placement};
@@ -96,6 +97,8 @@ pub(super) struct GroupSpec {
     pub(super) per_az: Opt<bool>,
     pub(super) capacity_type: Opt<CapacityType>,
     pub(super) distribution: Opt<DistributionSpec>,
+    pub(super) target_group_arns: Opt<Vec<Located<Source>>>,
+    pub(super) classic_load_balancer_names: Opt<Vec<Located<Source>>>,
     pub(super) bootstrap_arguments: Opt<String>,
     pub(super) lifecycle: Opt<Lifecycle>,
     /// The group's own `lifecycle` keys that only a self-managed group
@@ -242,6 +245,10 @@ impl GroupSpec {
             per_az: self.per_az.or(d.per_az),
             capacity_type: self.capacity_type.or(d.capacity_type),
             distribution: self.distribution.or(d.distribution),
+            target_group_arns: self.target_group_arns.or(d.target_group_arns),
+            classic_load_balancer_names: self
+                .classic_load_balancer_names
+                .or(d.classic_load_balancer_names),
             bootstrap_arguments: self.bootstrap_arguments.or(d.bootstrap_arguments),
             lifecycle_self_managed: if self.lifecycle.is_some() {
                 self.lifecycle_self_managed
@@ -476,6 +483,12 @@ fn decode_self_managed(d: &mut Decoder, f: &mut Fields<'_>, spec: &mut GroupSpec
     spec.distribution = f
         .get("instancesDistribution")
         .and_then(|n| decode_distribution(d, n));
+    spec.target_group_arns = f
+        .get("targetGroupArns")
+        .and_then(|n| decode_target_groups(d, n));
+    spec.classic_load_balancer_names = f
+        .get("classicLoadBalancerNames")
+        .and_then(|n| decode_classic_load_balancers(d, n));
     spec.bootstrap_arguments = opt_string(d, f, "", "bootstrapArguments").and_then(|arguments| {
         // They continue bootstrap.sh's command line in the user data: a
         // line break would end it there and run the rest as commands.

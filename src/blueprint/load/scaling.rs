@@ -2,6 +2,10 @@
 //! `updatePolicy`, `instancesDistribution` and `lifecycle`, and the managed
 //! `updateConfig`.
 
+use super::asg_settings::{
+    DELETION_PROTECTIONS, HEALTH_CHECK_TYPES, MAX_HOOKS, TERMINATION_POLICIES, ZONE_DISTRIBUTIONS,
+    decode_settings,
+};
 use super::instances::{
     ON_DEMAND_ALLOCATION_STRATEGIES, check_placement_group_name, decode_capacity_reservation,
 };
@@ -79,6 +83,128 @@ pub(in crate::blueprint) const LIFECYCLE_FIELDS: &[Field] = &[
     .self_managed(),
     Field::new("metricsCollection", Ty::Boolean, "Group metrics").self_managed(),
     Field::new("healthCheckGracePeriod", Ty::integer(0, 7200), "Seconds").self_managed(),
+    Field::new(
+        "terminationPolicies",
+        Ty::List {
+            item: &Ty::Either(&[
+                Ty::OneOf(|| TERMINATION_POLICIES.to_vec()),
+                Ty::pattern("^arn:.+:lambda:.+:function:", Some(1600)),
+            ]),
+            min: Some(1),
+            max: None,
+        },
+        "Which instances Auto Scaling terminates first when it scales in, in \
+        order",
+    )
+    .default("`Default`")
+    .long(
+        "`TerminationPolicies`, tried in order: `Default`, `AllocationStrategy`, \
+        `OldestLaunchTemplate`, `ClosestToNextInstanceHour`, `NewestInstance`, \
+        `OldestInstance`, or a Lambda function's ARN (a custom policy; the \
+        partition, region and account may be pseudo parameters), each once",
+    )
+    .self_managed(),
+    Field::new(
+        "defaultInstanceWarmup",
+        Ty::Integer { min: 0, max: None },
+        "Seconds",
+    )
+    .long(
+        "`DefaultInstanceWarmup`: seconds after an instance goes `InService` \
+        before its metrics count for scaling and an instance refresh moves on. \
+        Removing the field leaves the group's warmup as it was (Auto Scaling \
+        clears it only when told `-1`); write `0` rather than removing it",
+    )
+    .self_managed(),
+    Field::new(
+        "healthCheckType",
+        Ty::OneOrMany(&Ty::OneOf(|| HEALTH_CHECK_TYPES.to_vec())),
+        "Health checks besides EC2's own that make Auto Scaling replace an \
+        instance",
+    )
+    .default("`EC2`")
+    .long(
+        "`HealthCheckType`: one of `EC2`, `ELB`, `EBS`, `VPC_LATTICE`, or a list \
+        of them, each once (EC2's own check is always on). `ELB` needs \
+        `targetGroupArns` or `classicLoadBalancerNames`; `VPC_LATTICE` asks the \
+        VPC Lattice target groups attached to the group outside eksynth \
+        (`TrafficSources` in `overrides`). Applies with \
+        `healthCheckGracePeriod`",
+    )
+    .self_managed(),
+    Field::new(
+        "protectFromScaleIn",
+        Ty::Boolean,
+        "New instances are protected from scale-in",
+    )
+    .long(
+        "`NewInstancesProtectedFromScaleIn`: Auto Scaling does not choose these \
+        instances when it scales in (a lower desired capacity), from the time \
+        they are `InService`; which nodes go is then up to whoever lowers \
+        the protection of an instance or terminates it. Applies to instances \
+        launched after the change",
+    )
+    .self_managed(),
+    Field::new(
+        "instanceMaintenancePolicy",
+        Ty::Object("instanceMaintenancePolicy"),
+        "How much of the group stays healthy while Auto Scaling replaces \
+        instances",
+    )
+    .long(
+        "`InstanceMaintenancePolicy`: `{minHealthyPercentage, \
+        maxHealthyPercentage}`, both (0 to 100 and 100 to 200, at most 100 \
+        apart), for instance refreshes and health-check replacements; \
+        CloudFormation's own rolling update follows `updatePolicy`. Removing it \
+        leaves the policy as it was",
+    )
+    .self_managed(),
+    Field::new(
+        "availabilityZoneDistribution",
+        Ty::OneOf(|| ZONE_DISTRIBUTIONS.to_vec()),
+        "",
+    )
+    .default("`balanced-best-effort`")
+    .long(
+        "`AvailabilityZoneDistribution.CapacityDistributionStrategy`: \
+        `balanced-best-effort` launches in another zone when one fails, \
+        `balanced-only` keeps trying the failing zone to stay balanced",
+    )
+    .self_managed(),
+    Field::new(
+        "deletionProtection",
+        Ty::OneOf(|| DELETION_PROTECTIONS.to_vec()),
+        "",
+    )
+    .default("`none`")
+    .long(
+        "`DeletionProtection`: `prevent-force-deletion` refuses a delete that \
+        would terminate the group's instances with it, `prevent-all-deletion` \
+        refuses any delete: deleting the stack or the group, or a change that \
+        replaces the group (`autoScalingGroupName`), then fails until a deploy \
+        of its own lowers the protection",
+    )
+    .self_managed(),
+    Field::new(
+        "hooks",
+        Ty::List {
+            item: &Ty::Object("lifecycleHook"),
+            min: Some(1),
+            max: Some(MAX_HOOKS),
+        },
+        "Lifecycle hooks, made with the group",
+    )
+    .long(
+        "`LifecycleHookSpecificationList`: launch and termination hooks, each \
+        `{name, lifecycleTransition, heartbeatTimeout, defaultResult, \
+        notificationTargetArn, roleArn}`, made with the group so that they hold \
+        its first instances too; at most 50, names unique. A launch hook holds \
+        each new instance in `Pending:Wait`: its `heartbeatTimeout` must end by \
+        the node's deadline (see [The signal](../README.md#the-signal)), else \
+        CloudFormation could move on before the instance is in service. A \
+        termination hook here replaces `terminationHookTimeout` (not both)",
+    )
+    .self_managed(),
     Field::new(
         "placementGroup",
         Ty::STRING,
@@ -200,11 +326,29 @@ pub(super) fn decode_lifecycle(
 ) -> Option<(Located<Lifecycle>, Opt<String>, Opt<CapacityReservation>)> {
     let mut f = d.fields("lifecycle", node, LIFECYCLE_FIELDS)?;
     let p = "lifecycle.";
+    let termination_hook = opt_u32(d, &mut f, p, "terminationHookTimeout").map(|v| v.value);
+    let max_instance_lifetime = opt_u32(d, &mut f, p, "maxInstanceLifetime").map(|v| v.value);
+    let metrics_collection = opt_bool(d, &mut f, p, "metricsCollection").is_some_and(|v| v.value);
+    let health_check_grace_period =
+        opt_u32(d, &mut f, p, "healthCheckGracePeriod").map(|v| v.value);
+    let settings = decode_settings(d, &mut f);
     let lifecycle = Lifecycle {
-        termination_hook: opt_u32(d, &mut f, p, "terminationHookTimeout").map(|v| v.value),
-        max_instance_lifetime: opt_u32(d, &mut f, p, "maxInstanceLifetime").map(|v| v.value),
-        metrics_collection: opt_bool(d, &mut f, p, "metricsCollection").is_some_and(|v| v.value),
-        health_check_grace_period: opt_u32(d, &mut f, p, "healthCheckGracePeriod").map(|v| v.value),
+        termination_hook,
+        max_instance_lifetime,
+        metrics_collection,
+        health_check_grace_period,
+        termination_policies: settings.termination_policies,
+        default_instance_warmup: settings.default_instance_warmup,
+        health_check_span: settings.health_check_types.as_ref().map(|t| t.span),
+        health_check_types: settings
+            .health_check_types
+            .map(|t| t.value)
+            .unwrap_or_default(),
+        protect_from_scale_in: settings.protect_from_scale_in,
+        instance_maintenance: settings.instance_maintenance,
+        availability_zone_distribution: settings.availability_zone_distribution,
+        deletion_protection: settings.deletion_protection,
+        hooks: settings.hooks,
         warm_pool: f.get("warmPool").and_then(|n| decode_warm_pool(d, n)),
     };
     let placement_group = opt_string(d, &mut f, p, "placementGroup")

@@ -39,18 +39,9 @@ pub enum SignalClient {
     Embedded,
 }
 
-/// The most a node keeps back from CloudFormation's timeout: CloudFormation's
-/// clock starts when it creates or updates the group, before the instance
-/// is launched and boots, and the signal's retries take time too.
-pub const SIGNAL_MARGIN_SECONDS: u32 = 300;
-
-/// How long after its user data starts a node waits for kubelet and its
-/// registration before it signals FAILURE: CloudFormation's timeout minus [`SIGNAL_MARGIN_SECONDS`],
-/// or half the timeout when that is shorter, so that the FAILURE and its
-/// reason reach CloudFormation while it still waits.
-pub fn node_deadline_seconds(timeout_seconds: u32) -> u32 {
-    timeout_seconds - SIGNAL_MARGIN_SECONDS.min(timeout_seconds / 2)
-}
+// The node's deadline is a rule of the blueprint too: a launch lifecycle
+// hook must settle by it (`blueprint::load::asg_settings`).
+pub use crate::blueprint::rules::{SIGNAL_MARGIN_SECONDS, node_deadline_seconds};
 
 impl Signal {
     /// The values the templates see: the fields, and the node's deadline.

@@ -294,7 +294,8 @@ pub(super) fn capacity_reservation(group: &mut Group<'_>, _key: &Key, node: &Nod
                     let origin = group.origin_below("capacityReservation.capacityReservationTarget", target_key);
                     match target_key.name.as_str() {
                         "capacityReservationID" => {
-                            let is_block = group.out.get("capacityType") == Some(&Out::str("CAPACITY_BLOCK"));
+                            // Compared by text: the value carries its origin.
+                            let is_block = group.out.get("capacityType").and_then(Out::as_str) == Some("CAPACITY_BLOCK");
                             let field = if is_block { "capacityReservationId" } else { "capacityReservation" };
                             group.out.set(field, copy_text(target).from(origin));
                         }
@@ -323,14 +324,15 @@ pub(super) fn capacity_reservation(group: &mut Group<'_>, _key: &Key, node: &Nod
     }
 }
 
-/// `instanceMarketOptions.marketType: capacity-block` is a managed group's
-/// capacity block, whose reservation `capacityReservation` names.
+/// `instanceMarketOptions.marketType: capacity-block` is a capacity
+/// block, self-managed or managed, whose reservation
+/// `capacityReservation` names.
 pub(super) fn market_options(group: &mut Group<'_>, key: &Key, node: &Node, all: &[(Key, Node)]) {
     let block = field(node, "marketType").and_then(text).as_deref() == Some("capacity-block");
-    if !(block && group.managed) {
+    if !block {
         group.unmapped(
             key,
-            "eksynth has capacity blocks on managed groups only (`capacityType: CAPACITY_BLOCK`)",
+            "eksynth takes a market type only for capacity blocks (`capacityType: CAPACITY_BLOCK`)",
         );
         return;
     }

@@ -301,9 +301,9 @@ fn field_of(group: &mut Group<'_>, entries: &[(Key, Node)], key: &Key, value: &N
             let origin = group.origin(key);
             group.set_in("lifecycle", "maxInstanceLifetime", copy(value), origin);
         }
-        "targetGroupARNs" if !managed => load_balancers(group, key, value, "TargetGroupARNs"),
+        "targetGroupARNs" if !managed => load_balancers(group, key, value, "targetGroupArns"),
         "classicLoadBalancerNames" if !managed => {
-            load_balancers(group, key, value, "LoadBalancerNames");
+            load_balancers(group, key, value, "classicLoadBalancerNames");
         }
         "spot" if managed => {
             if boolean(value) == Some(true) {
@@ -368,30 +368,15 @@ fn root_volume(group: &mut Group<'_>, key: &Key, value: &Node, field: &str) {
     group.set_in("rootVolume", field, copy(value), origin);
 }
 
-/// Target groups and classic load balancers have no blueprint field: an
-/// override puts them on the group's Auto Scaling group.
-fn load_balancers(group: &mut Group<'_>, key: &Key, value: &Node, property: &str) {
-    let origin = group.origin(key);
-    let Some(name) = group.out.get("name").and_then(Out::as_str) else {
-        return;
-    };
-    let logical_id = format!("{}NodeGroup", super::values::pascal(name));
+/// `targetGroupARNs` and `classicLoadBalancerNames` as the blueprint's
+/// fields of the same meaning; a literal partition in an ARN becomes
+/// `${AWS::Partition}`.
+fn load_balancers(group: &mut Group<'_>, key: &Key, value: &Node, field: &str) {
     let items = strings(value)
         .iter()
-        .map(|item| {
-            let free = super::values::partition_free(item);
-            if free == *item {
-                Out::str(item)
-            } else {
-                Out::raw(&format!("!Sub {}", crate::import::out::scalar(&free)))
-            }
-        })
+        .map(|item| Out::str(&super::values::partition_free(item)))
         .collect();
-    let mut entry = Out::map();
-    entry.set("resource", Out::str(&logical_id));
-    entry.set("path", Out::str(&format!("Properties.{property}")));
-    entry.set("value", Out::seq(items));
-    group.ctx.overrides.push(entry.from(origin));
+    group.set(key, field, Out::seq(items));
 }
 
 /// `taints`: a list of `{key, value, effect}`, or (self-managed, the older
