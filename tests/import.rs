@@ -309,3 +309,77 @@ fn bottlerocket_s_admin_container_is_carried_with_a_suppression_naming_its_eksct
         );
     }
 }
+
+/// The imported blueprint compiles with no error.
+fn compiles(text: &str) -> bool {
+    let file = SourceFile::new("imported.yaml", text.to_string());
+    eksynth::compile::compile(&file).is_ok_and(|compiled| !compiled.has_errors())
+}
+
+#[test]
+fn eksctl_efa_groups_import_into_blueprints_that_compile() {
+    const HEAD: &str = "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata: {name: c, region: us-west-2, version: \"1.33\"}\n\
+         nodeGroups:\n- name: efa\n  instanceType: p4d.24xlarge\n  efaEnabled: true\n";
+    // Zones only: no subnet is named, so the group keeps no `efa`.
+    let zones = import_text(&format!(
+        "{HEAD}  availabilityZones: [us-west-2a, us-west-2b]\n"
+    ));
+    assert!(compiles(&zones.text), "{}", zones.text);
+    assert!(!zones.text.contains("efa: true"), "{}", zones.text);
+    assert!(
+        zones
+            .warnings
+            .iter()
+            .any(|w| w.message.starts_with("`efaEnabled` is not imported")),
+        "{:?}",
+        zones
+            .warnings
+            .iter()
+            .map(|w| &w.message)
+            .collect::<Vec<_>>()
+    );
+    // Two subnets: the first, as eksctl places the group in one zone.
+    let subnets = import_text(&format!(
+        "{HEAD}  subnets: [subnet-0123456789abcdef0, subnet-0123456789abcdef1]\n"
+    ));
+    assert!(compiles(&subnets.text), "{}", subnets.text);
+    assert!(subnets.text.contains("efa: true"), "{}", subnets.text);
+    assert!(
+        subnets.text.contains("- subnet-0123456789abcdef0\n"),
+        "{}",
+        subnets.text
+    );
+    assert!(
+        !subnets.text.contains("subnet-0123456789abcdef1"),
+        "{}",
+        subnets.text
+    );
+}
+
+#[test]
+fn eksctl_warnings_say_what_the_blueprint_gets_and_quote_what_the_file_wrote() {
+    let imported = import_text(
+        "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata: {name: c, region: us-west-2, version: \"1.33\"}\n\
+         managedNodeGroups:\n- name: sel\n  instanceSelector: {vCPUs: 4, memory: 16GiB}\n\
+         \x20 iam:\n    instanceRolePermissionsBoundary: arn:aws:iam::1111:policy/boundary\n",
+    );
+    let rendered: Vec<String> = imported.warnings.iter().map(|w| w.render()).collect();
+    assert!(
+        rendered
+            .iter()
+            .any(|w| w.contains("instanceSelector") && w.contains("`instanceType: m5.large`")),
+        "{rendered:?}"
+    );
+    let boundary = rendered
+        .iter()
+        .find(|w| w.contains("instanceRolePermissionsBoundary` is not imported"))
+        .expect("the boundary is refused");
+    assert!(
+        boundary.contains("`arn:aws:iam::1111:policy/boundary`"),
+        "{boundary}"
+    );
+    assert!(
+        !boundary.contains("${AWS::Partition}:iam::1111"),
+        "{boundary}"
+    );
+}

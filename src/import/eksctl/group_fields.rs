@@ -560,10 +560,20 @@ pub(super) fn instance_selector(
     if written.is_empty() {
         return false;
     }
-    if group.managed || chosen {
+    if chosen {
         group.unmapped(
             key,
-            "eksynth chooses instances by attributes on self-managed groups only, when no type is named: name the types in `instanceTypes`",
+            "eksynth chooses instances by attributes only when no type is named: the group keeps the types it names",
+        );
+        return false;
+    }
+    if group.managed {
+        group.unmapped(
+            key,
+            &format!(
+                "eksynth chooses instances by attributes on self-managed groups only: the blueprint says `instanceType: {}`, eksctl's default type, until `instanceTypes` names the ones the selector would choose",
+                super::node_group::DEFAULT_INSTANCE_TYPE
+            ),
         );
         return false;
     }

@@ -158,6 +158,21 @@ impl Ctx {
 /// `cluster` (the output of `aws eks describe-cluster --output json`) when
 /// given. Errors are the input's: a file that is no `ClusterConfig`, a
 /// describe-cluster output without a cluster, no node group at all.
+/// A blueprint message about an imported value, with the value as the
+/// eksctl file writes it: the import writes ARNs with `${AWS::Partition}`,
+/// which the user never wrote (`arn:aws:iam::...` on `line`).
+fn as_written(line: &str, message: &str) -> String {
+    let Some((_, value)) = line.split_once(':') else {
+        return message.to_string();
+    };
+    let written = value.trim().trim_matches(|c| c == '"' || c == '\'');
+    let rewritten = values::partition_free(written);
+    if rewritten == written {
+        return message.to_string();
+    }
+    message.replace(&rewritten, written)
+}
+
 pub fn import(
     file: &Arc<SourceFile>,
     cluster: Option<&Arc<SourceFile>>,
@@ -412,10 +427,11 @@ fn settle(
                     removed.push(origin);
                     blueprint.remove_origin(origin);
                     let (span, path, group) = ctx.origins[origin].clone();
+                    let message = as_written(ctx.file.line_text(span.line), &problem.message);
                     let diagnostic = Diagnostic::warning(
                         &ctx.file,
                         Some(span),
-                        format!("`{path}` is not imported: {}", problem.message),
+                        format!("`{path}` is not imported: {message}"),
                     )
                     .with_label("eksynth refuses this value")
                     .with_help(problem.help.as_deref().unwrap_or(

@@ -7,11 +7,11 @@ use super::Ctx;
 use super::cluster::{Input, field, subnets_parameter};
 use super::group_fields;
 use super::values::{boolean, copy, copy_text, group_name, int, strings, text};
-use crate::import::out::Out;
+use crate::import::out::{Out, OutValue};
 use crate::syntax::{Key, Node};
 
 /// eksctl's default instance type (`DefaultNodeType`).
-const DEFAULT_INSTANCE_TYPE: &str = "m5.large";
+pub(super) const DEFAULT_INSTANCE_TYPE: &str = "m5.large";
 /// eksctl's default node count (`DefaultNodeCount`).
 const DEFAULT_NODE_COUNT: i64 = 2;
 /// eksctl's default root volume size in GiB (`DefaultNodeVolumeSize`).
@@ -576,7 +576,46 @@ fn subnets(group: &mut Group<'_>, input: &Input<'_>, entries: &[(Key, Node)]) {
         _ => Out::parameter(&subnets_parameter(private, &zones)),
     };
     out.origin = origin;
+    one_subnet_for_efa(group, entries, &mut out, at);
     group.out.set("subnets", out);
+}
+
+/// eksctl places an EFA group in one zone, and eksynth launches one in one
+/// subnet: of several subnets, the first; with none named (a parameter),
+/// no `efa`, said at `efaEnabled`, so that the blueprint still compiles.
+fn one_subnet_for_efa(
+    group: &mut Group<'_>,
+    entries: &[(Key, Node)],
+    out: &mut Out,
+    at: Option<crate::source::Span>,
+) {
+    let Some(efa_origin) = group.out.get("efa").and_then(|e| e.origin) else {
+        return;
+    };
+    match &mut out.value {
+        OutValue::Seq(items) if items.len() > 1 => {
+            items.truncate(1);
+            let first = items[0].as_str().unwrap_or_default().to_string();
+            if let Some(span) = at {
+                group.ctx.note(
+                    span,
+                    format!("an EFA group launches in one subnet: the blueprint takes the first, `{first}`"),
+                    "eksctl places an EFA node group in one availability zone too; list the one you mean in `subnets`",
+                );
+            }
+        }
+        OutValue::Seq(_) => {}
+        _ => {
+            group.out.remove_origin(efa_origin);
+            if let Some((key, _)) = entry(entries, "efaEnabled") {
+                group.ctx.note(
+                    key.span,
+                    "`efaEnabled` is not imported: an EFA group launches in one named subnet, and the file names none".to_string(),
+                    "set `subnets: [subnet-...]` (one subnet) and `efa: true` on the group",
+                );
+            }
+        }
+    }
 }
 
 impl Group<'_> {
