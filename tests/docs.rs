@@ -116,6 +116,13 @@ fn every_example_and_valid_corpus_blueprint_matches_the_schema() {
             .expect("corpus")
             .map(|e| e.expect("entry").path()),
     );
+    // Bases that other blueprints extend: the presets and an example's.
+    paths.extend(
+        std::fs::read_dir("blueprints/presets")
+            .expect("presets")
+            .map(|e| e.expect("entry").path()),
+    );
+    paths.push("examples/env-base/base.yaml".into());
     for path in paths {
         let text = std::fs::read_to_string(&path).expect("readable");
         let value: serde_json::Value = serde_saphyr::from_str(&text).expect("YAML");
@@ -157,4 +164,23 @@ fn the_committed_field_reference_is_the_generated_one() {
         "{path} differs from what the field tables in src/blueprint/ generate; \
          regenerate it with `INSTA_UPDATE=always cargo test --test docs`"
     );
+}
+
+#[test]
+fn every_example_blueprint_names_the_schema_for_editors() {
+    let mut blueprints: Vec<std::path::PathBuf> = std::fs::read_dir("examples")
+        .expect("examples")
+        .map(|e| e.expect("entry").path().join("blueprint.yaml"))
+        .filter(|path| path.exists())
+        .collect();
+    blueprints.push("examples/env-base/base.yaml".into());
+    for path in blueprints {
+        let text = std::fs::read_to_string(&path).expect("readable");
+        let first = text.lines().next().unwrap_or_default();
+        let schema = first
+            .strip_prefix("# yaml-language-server: $schema=")
+            .unwrap_or_else(|| panic!("{}: first line {first:?}", path.display()));
+        let target = path.parent().expect("folder").join(schema);
+        assert!(target.is_file(), "{}: {schema} is no file", path.display());
+    }
 }

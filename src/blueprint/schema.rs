@@ -290,9 +290,10 @@ pub fn json_schema() -> Value {
         if let Some(required) = required {
             root.insert("required".into(), required);
         }
-        // A blueprint that extends a base may take its cluster from there.
-        root.insert("if".into(), json!({"not": {"required": ["extends"]}}));
-        root.insert("then".into(), json!({"required": ["cluster"]}));
+        // No `cluster` is required: a base blueprint or a preset that
+        // others extend may leave it to them, and an editor cannot tell a
+        // base from a blueprint that is synthesized. The loader says where
+        // a blueprint that is synthesized lacks it.
         root.insert("definitions".into(), Value::Object(definitions));
     }
     root
