@@ -13,8 +13,8 @@ use crate::diagnostic::Diagnostic;
 use crate::import::eksctl::cluster::{described, field};
 use crate::import::eksctl::values::text;
 use crate::import::out::scalar;
-use crate::source::SourceFile;
-use crate::syntax::Node;
+use crate::source::{SourceFile, Span};
+use crate::syntax::{self, Node};
 
 /// The editor line README's `schema` section documents.
 const SCHEMA_LINE: &str = "# yaml-language-server: $schema=https://raw.githubusercontent.com/<owner>/eksynth/main/schemas/blueprint.schema.json";
@@ -87,6 +87,15 @@ const SUBNETS: Value = Value {
 /// describe-cluster --name NAME`) when given, with placeholders otherwise.
 /// A file that is not describe-cluster output is an error in that file.
 pub fn starter(cluster_json: Option<&Arc<SourceFile>>) -> Result<String, Vec<Diagnostic>> {
+    if let Some(file) = cluster_json.filter(|file| file.text.trim().is_empty()) {
+        return Err(vec![
+            Diagnostic::error(file, Some(Span::new(1, 1, 0)), "the file is empty")
+                .with_help("give the output of `aws eks describe-cluster --name NAME --output json`"),
+        ]);
+    }
+    if let Some(file) = cluster_json {
+        check_document(file)?;
+    }
     let described = cluster_json.map(described).transpose()?;
     let mut writer = Writer {
         cluster: described.as_ref().map(|d| &d.cluster),
@@ -281,6 +290,44 @@ impl Writer<'_> {
             }
         }
     }
+}
+
+/// describe-cluster output is one `cluster` object, which has the
+/// cluster's ARN: another tool's file (an eksctl config, a blueprint, the
+/// output of `describe-nodegroup`) is refused at the key that shows it.
+fn check_document(file: &Arc<SourceFile>) -> Result<(), Vec<Diagnostic>> {
+    const HELP: &str = "give the output of `aws eks describe-cluster --name NAME --output json`";
+    let root = syntax::parse(file).map_err(|d| vec![*d])?;
+    let entries = root.as_map().unwrap_or_default();
+    if let Some((key, _)) = entries.iter().find(|(key, _)| key.name != "cluster") {
+        return Err(vec![
+            Diagnostic::error(
+                file,
+                Some(key.span),
+                format!(
+                    "this is not describe-cluster output: it has `{}`, where describe-cluster output has only `cluster`",
+                    single_line(&key.name)
+                ),
+            )
+            .with_help(HELP),
+        ]);
+    }
+    let Some((key, cluster)) = entries.iter().find(|(key, _)| key.name == "cluster") else {
+        // `described` reports the missing object.
+        return Ok(());
+    };
+    let arn = field(cluster, "arn").and_then(text);
+    if cluster.as_map().is_some() && !arn.is_some_and(|arn| arn.starts_with("arn:")) {
+        return Err(vec![
+            Diagnostic::error(
+                file,
+                Some(key.span),
+                "the `cluster` object has no `arn`, which describe-cluster output always has",
+            )
+            .with_help(HELP),
+        ]);
+    }
+    Ok(())
 }
 
 /// Text from the input, on one line of a comment.

@@ -112,7 +112,7 @@ enum Command {
         /// The output of `aws eks describe-cluster --name NAME --output json`.
         #[arg(long, value_name = "DESCRIBE.json")]
         cluster_json: Option<String>,
-        /// Write the blueprint to OUT, which must not exist, instead of stdout.
+        /// Write the blueprint to OUT, a new file, instead of stdout.
         #[arg(short, long, value_name = "OUT")]
         output: Option<PathBuf>,
     },
@@ -933,6 +933,12 @@ fn init(cluster_json: Option<&str>, output: Option<&std::path::Path>) -> ExitCod
         let cluster = cluster_json.map(read).transpose()?;
         let text = eksynth::init::starter(cluster.as_ref()).map_err(|diagnostics| {
             report(&diagnostics);
+            if let Some(file) = &cluster {
+                eprintln!(
+                    "error: `{}` is not `aws eks describe-cluster` output; no blueprint was written",
+                    shown(&file.name)
+                );
+            }
             ExitCode::from(USAGE_OR_IO)
         })?;
         write_blueprint(&text, output)?;
