@@ -89,8 +89,9 @@ const SUBNETS: Value = Value {
 pub fn starter(cluster_json: Option<&Arc<SourceFile>>) -> Result<String, Vec<Diagnostic>> {
     if let Some(file) = cluster_json.filter(|file| file.text.trim().is_empty()) {
         return Err(vec![
-            Diagnostic::error(file, Some(Span::new(1, 1, 0)), "the file is empty")
-                .with_help("give the output of `aws eks describe-cluster --name NAME --output json`"),
+            Diagnostic::error(file, Some(Span::new(1, 1, 0)), "the file is empty").with_help(
+                "give the output of `aws eks describe-cluster --name NAME --output json`",
+            ),
         ]);
     }
     if let Some(file) = cluster_json {
@@ -158,7 +159,9 @@ impl Writer<'_> {
 
     fn header(&mut self, from: Option<&str>) {
         self.line(SCHEMA_LINE);
-        self.line("# (Replace <owner>, or point it at a copy: `eksynth schema > blueprint.schema.json`");
+        self.line(
+            "# (Replace <owner>, or point it at a copy: `eksynth schema > blueprint.schema.json`",
+        );
         self.line("# and `$schema=blueprint.schema.json`.)");
         self.line("#");
         match from {
@@ -175,7 +178,9 @@ impl Writer<'_> {
                 self.line("# PLACEHOLDER stands for one of the cluster's: until each is replaced,");
                 self.line("# `eksynth synth` reports it as an error at its line. `eksynth init");
                 self.line("# --cluster-json DESCRIBE.json` fills them from the output of");
-                self.line("# `aws eks describe-cluster --name NAME`, whose `--query cluster.FIELD`");
+                self.line(
+                    "# `aws eks describe-cluster --name NAME`, whose `--query cluster.FIELD`",
+                );
                 self.line("# prints one value.");
             }
         }
@@ -255,7 +260,9 @@ impl Writer<'_> {
             // Optional: a cluster without one is written without one.
             (None, Some(_)) => {
                 self.line("  # describe-cluster names no cluster security group, which groups");
-                self.line("  # with `nodeSecurityGroup: cluster` would need (`clusterSecurityGroup`).");
+                self.line(
+                    "  # with `nodeSecurityGroup: cluster` would need (`clusterSecurityGroup`).",
+                );
             }
             (cluster_group, _) => {
                 self.line("  # The security group EKS made for the cluster, for groups with");
@@ -283,7 +290,9 @@ impl Writer<'_> {
                 SUBNETS.path.join(".")
             ));
         } else {
-            self.line("    # The cluster's subnets: keep those nodes should launch in (private ones).");
+            self.line(
+                "    # The cluster's subnets: keep those nodes should launch in (private ones).",
+            );
             self.line("    subnets:");
             for subnet in subnets {
                 self.line(&format!("      - {}", scalar(&subnet)));

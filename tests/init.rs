@@ -7,8 +7,10 @@ use std::process::{Command, Output};
 use std::sync::Arc;
 
 use eksynth::compile::{CompileError, compile};
+use eksynth::diagnostic::{Diagnostic, Severity};
 use eksynth::init::starter;
 use eksynth::source::SourceFile;
+use eksynth::validate::Level;
 
 fn described(name: &str) -> Arc<SourceFile> {
     let path = format!("tests/init/{name}");
@@ -19,8 +21,7 @@ fn described(name: &str) -> Arc<SourceFile> {
 /// The starter blueprint, as a file named `starter.yaml`.
 fn written(cluster_json: Option<&str>) -> Arc<SourceFile> {
     let cluster = cluster_json.map(described);
-    let text = starter(cluster.as_ref())
-        .unwrap_or_else(|errors| panic!("{}", errors[0].render()));
+    let text = starter(cluster.as_ref()).unwrap_or_else(|errors| panic!("{}", errors[0].render()));
     SourceFile::new("starter.yaml", text)
 }
 
@@ -56,9 +57,28 @@ fn a_blueprint_written_from_describe_cluster_synthesizes_as_written() {
     for fixture in ["describe-cluster.json", "describe-cluster-ipv6.json"] {
         let file = written(Some(fixture));
         assert!(placeholder_lines(&file).is_empty(), "{}", file.text);
-        if let Err(CompileError::Blueprint(errors)) = compile(&file) {
-            panic!("{fixture}:\n{}\n{}", file.text, errors[0].render());
-        }
+        let compiled = match compile(&file) {
+            Ok(compiled) => compiled,
+            Err(CompileError::Blueprint(errors)) => {
+                panic!("{fixture}:\n{}\n{}", file.text, errors[0].render())
+            }
+            Err(error) => panic!("{fixture}: {error}"),
+        };
+        // Clean enough for `validate --strict`: no warning at all.
+        let warnings: Vec<String> = compiled
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity != Severity::Note)
+            .map(Diagnostic::render)
+            .chain(compiled.stacks.iter().flat_map(|stack| {
+                stack
+                    .findings
+                    .iter()
+                    .filter(|finding| finding.level != Level::Note)
+                    .map(|finding| format!("{} {}", finding.id, finding.message))
+            }))
+            .collect();
+        assert!(warnings.is_empty(), "{fixture}: {warnings:#?}");
         let first = file.text.lines().next();
         assert_eq!(
             first,
@@ -121,9 +141,18 @@ fn values_describe_cluster_does_not_have_yet_are_placeholders() {
         .iter()
         .map(|&line| lines[line - 1].split(':').next().unwrap_or("").trim())
         .collect();
-    assert_eq!(fields, ["endpoint", "certificateAuthority"], "{}", file.text);
+    assert_eq!(
+        fields,
+        ["endpoint", "certificateAuthority"],
+        "{}",
+        file.text
+    );
     assert_eq!(error_lines(&file), placeholders, "{}", file.text);
-    assert!(!file.text.contains("clusterSecurityGroup:"), "{}", file.text);
+    assert!(
+        !file.text.contains("clusterSecurityGroup:"),
+        "{}",
+        file.text
+    );
 }
 
 #[test]
