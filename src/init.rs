@@ -119,38 +119,36 @@ impl Writer<'_> {
         self.text.push('\n');
     }
 
-    /// The value at `path` of the describe-cluster output: a scalar, or
-    /// the first item of a list.
+    /// The node at `path` of the describe-cluster output.
+    fn node(&self, path: &[&str]) -> Option<&Node> {
+        path.iter()
+            .try_fold(self.cluster?, |node, name| field(node, name))
+    }
+
+    /// The scalar at `path`, when it is there and not empty.
     fn found(&self, path: &[&str]) -> Option<String> {
-        let node = path
-            .iter()
-            .try_fold(self.cluster?, |node, name| field(node, name))?;
-        match node.as_seq() {
-            Some(items) => items.first().and_then(text),
-            None => text(node),
-        }
-        .filter(|value| !value.is_empty())
+        self.node(path)
+            .and_then(text)
+            .filter(|value| !value.is_empty())
     }
 
     /// The strings of the list at `path`.
     fn found_list(&self, path: &[&str]) -> Vec<String> {
-        path.iter()
-            .try_fold(self.cluster, |node, name| field(node?, name).map(Some))
-            .flatten()
+        self.node(path)
             .and_then(Node::as_seq)
             .map(|items| items.iter().filter_map(text).collect())
             .unwrap_or_default()
     }
 
-    /// `field: value`, indented by `indent`, or the placeholder with a
+    /// `field: value` in the `cluster` section, or the placeholder with a
     /// comment saying where the value is found.
-    fn value(&mut self, indent: &str, value: &Value, found: Option<String>) {
+    fn value(&mut self, value: &Value, found: Option<String>) {
         match found {
-            Some(found) => self.line(&format!("{indent}{}: {}", value.field, scalar(&found))),
+            Some(found) => self.line(&format!("  {}: {}", value.field, scalar(&found))),
             None => {
                 let query = value.path.join(".");
                 self.line(&format!(
-                    "{indent}{}: \"{}\"  # PLACEHOLDER: describe-cluster's cluster.{query}",
+                    "  {}: \"{}\"  # PLACEHOLDER: describe-cluster's cluster.{query}",
                     value.field, value.placeholder
                 ));
             }
@@ -200,22 +198,22 @@ impl Writer<'_> {
         self.line("cluster:");
         for value in [&NAME, &VERSION] {
             let found = self.found(value.path);
-            self.value("  ", value, found);
+            self.value(value, found);
         }
         self.line("  # Self-managed nodes join the cluster at its API server endpoint and");
         self.line("  # trust its certificate authority.");
         for value in [&ENDPOINT, &CERTIFICATE_AUTHORITY] {
             let found = self.found(value.path);
-            self.value("  ", value, found);
+            self.value(value, found);
         }
         self.service_cidr();
         self.security_groups();
         let vpc = self.found(VPC.path);
-        self.value("  ", &VPC, vpc);
+        self.value(&VPC, vpc);
         self.line("  # API, API_AND_CONFIG_MAP or CONFIG_MAP: how nodes are given access");
         self.line("  # (access entries, or the aws-auth ConfigMap).");
         let mode = self.found(AUTHENTICATION_MODE.path);
-        self.value("  ", &AUTHENTICATION_MODE, mode);
+        self.value(&AUTHENTICATION_MODE, mode);
     }
 
     /// An IPv6 cluster's nodes take its service IPv6 CIDR; any other its
@@ -228,10 +226,10 @@ impl Writer<'_> {
         if ipv6 {
             self.line("  ipFamily: ipv6");
             let cidr = self.found(SERVICE_IPV6_CIDR.path);
-            self.value("  ", &SERVICE_IPV6_CIDR, cidr);
+            self.value(&SERVICE_IPV6_CIDR, cidr);
         } else {
             let cidr = self.found(SERVICE_IPV4_CIDR.path);
-            self.value("  ", &SERVICE_IPV4_CIDR, cidr);
+            self.value(&SERVICE_IPV4_CIDR, cidr);
         }
     }
 
@@ -255,7 +253,7 @@ impl Writer<'_> {
             self.line("  # security group on the control plane.");
         }
         let control_plane = created_with.first().cloned().or(cluster_group.clone());
-        self.value("  ", &CONTROL_PLANE_SECURITY_GROUP, control_plane);
+        self.value(&CONTROL_PLANE_SECURITY_GROUP, control_plane);
         match (cluster_group, self.cluster) {
             // Optional: a cluster without one is written without one.
             (None, Some(_)) => {
@@ -267,7 +265,7 @@ impl Writer<'_> {
             (cluster_group, _) => {
                 self.line("  # The security group EKS made for the cluster, for groups with");
                 self.line("  # `nodeSecurityGroup: cluster`.");
-                self.value("  ", &CLUSTER_SECURITY_GROUP, cluster_group);
+                self.value(&CLUSTER_SECURITY_GROUP, cluster_group);
             }
         }
     }
