@@ -20,6 +20,7 @@ pub mod ebs;
 pub mod eks;
 pub mod escape;
 pub mod import;
+pub mod init;
 pub mod output;
 pub mod parallel;
 pub mod report;

@@ -100,6 +100,22 @@ enum Command {
         /// The blueprint file; `-` reads standard input.
         blueprint: String,
     },
+    /// Write a commented starter blueprint for an existing cluster.
+    ///
+    /// The cluster's name, version, endpoint, CA, service CIDR, security
+    /// groups, VPC, subnets and authentication mode come from `--cluster-json`;
+    /// without it each is a marked placeholder, which `synth` reports as an
+    /// error at its line until it is replaced. Never writes over a file.
+    /// Exit code 0 when the blueprint was written, 2 when a file cannot be
+    /// read or written or is not describe-cluster output.
+    Init {
+        /// The output of `aws eks describe-cluster --name NAME --output json`.
+        #[arg(long, value_name = "DESCRIBE.json")]
+        cluster_json: Option<String>,
+        /// Write the blueprint to OUT, a new file, instead of stdout.
+        #[arg(short, long, value_name = "OUT")]
+        output: Option<PathBuf>,
+    },
     /// Write a blueprint from another tool's configuration.
     #[command(subcommand)]
     Import(ImportSource),
@@ -262,6 +278,10 @@ fn main() -> ExitCode {
             stack,
             format,
         } => diff_command::diff(&old, &new, stack.as_deref(), format),
+        Command::Init {
+            cluster_json,
+            output,
+        } => init(cluster_json.as_deref(), output.as_deref()),
         Command::Import(ImportSource::Eksctl {
             config,
             cluster_json,
@@ -880,20 +900,7 @@ fn import_eksctl(
         match eksynth::import::eksctl::import(&file, cluster.as_ref()) {
             Ok(imported) => {
                 report(&imported.warnings);
-                match output {
-                    None => write_stdout(&imported.text)?,
-                    Some(path) => {
-                        if let Err(error) = output::write_new(path, imported.text.as_bytes()) {
-                            eprintln!("error: {}", shown(&error.to_string()));
-                            if matches!(error, output::OutputError::Exists { .. }) {
-                                eprintln!(
-                                    "  = help: remove it first, or write the blueprint to another file"
-                                );
-                            }
-                            return Err(ExitCode::from(USAGE_OR_IO));
-                        }
-                    }
-                }
+                write_blueprint(&imported.text, output)?;
                 Ok(ExitCode::SUCCESS)
             }
             Err(diagnostics) => {
@@ -901,6 +908,41 @@ fn import_eksctl(
                 Err(refused(&diagnostics, &subject, "blueprint"))
             }
         }
+    })())
+}
+
+/// Writes a blueprint to stdout, or to `output` where no file is (an
+/// error, exit 2, where one is).
+fn write_blueprint(text: &str, output: Option<&std::path::Path>) -> Result<(), ExitCode> {
+    let Some(path) = output else {
+        return write_stdout(text);
+    };
+    output::write_new(path, text.as_bytes()).map_err(|error| {
+        eprintln!("error: {}", shown(&error.to_string()));
+        if matches!(error, output::OutputError::Exists { .. }) {
+            eprintln!("  = help: remove it first, or write the blueprint to another file");
+        }
+        ExitCode::from(USAGE_OR_IO)
+    })?;
+    Ok(())
+}
+
+/// `eksynth init`: a describe-cluster output that cannot be read is exit 2.
+fn init(cluster_json: Option<&str>, output: Option<&std::path::Path>) -> ExitCode {
+    finish((|| {
+        let cluster = cluster_json.map(read).transpose()?;
+        let text = eksynth::init::starter(cluster.as_ref()).map_err(|diagnostics| {
+            report(&diagnostics);
+            if let Some(file) = &cluster {
+                eprintln!(
+                    "error: `{}` is not `aws eks describe-cluster` output; no blueprint was written",
+                    shown(&file.name)
+                );
+            }
+            ExitCode::from(USAGE_OR_IO)
+        })?;
+        write_blueprint(&text, output)?;
+        Ok(ExitCode::SUCCESS)
     })())
 }
 

@@ -23,7 +23,7 @@ const OLDEST_MINOR: u32 = 23;
 
 /// The `cluster` object of a describe-cluster output.
 pub struct Described {
-    cluster: Node,
+    pub(crate) cluster: Node,
 }
 
 /// Reads a describe-cluster output; a file without a `cluster` object is an
@@ -135,7 +135,7 @@ fn looks_like_zone(name: &str) -> bool {
 
 /// The `cluster` section. `groups` are the imported groups (self-managed,
 /// managed), to choose a version their families run.
-pub fn import(
+pub(super) fn import(
     ctx: &mut Ctx,
     input: &Input<'_>,
     entries: &[(Key, Node)],

@@ -4,10 +4,10 @@
 //! other key is a warning at that key, never dropped silently.
 
 mod addon_policies;
-mod cluster;
+pub(crate) mod cluster;
 mod group_fields;
 mod node_group;
-mod values;
+pub(crate) mod values;
 
 use std::sync::Arc;
 
