@@ -42,6 +42,7 @@ fn plain_al2023() -> UserDataInput {
             url_suffix: placeholder(7),
             timeout_seconds: 900,
             client: SignalClient::Image,
+            kubelet_unit: "kubelet.service".into(),
             post_bootstrap_commands: vec![],
         }),
         bootstrap_arguments: None,

@@ -86,6 +86,7 @@ fn sample_signal() -> Signal {
         url_suffix: URL_SUFFIX.into(),
         timeout_seconds: 900,
         client: SignalClient::Image,
+        kubelet_unit: "kubelet.service".into(),
         post_bootstrap_commands: vec![],
     }
 }
@@ -94,6 +95,7 @@ fn sample_signal() -> Signal {
 fn sigv4_signal() -> Signal {
     Signal {
         client: SignalClient::Embedded,
+        kubelet_unit: "kubelet.service".into(),
         ..sample_signal()
     }
 }
@@ -959,6 +961,7 @@ fn signaller_values_round_trip_through_bash() {
         url_suffix: URL_SUFFIX.into(),
         timeout_seconds: 42,
         client: SignalClient::Embedded,
+        kubelet_unit: "kubelet.service".into(),
         post_bootstrap_commands: vec![],
     };
     let script = render_signaller(&signal).expect("renders");

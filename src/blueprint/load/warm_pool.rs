@@ -150,7 +150,10 @@ fn check_self_managed(
         AmiFamily::Bottlerocket => Some(
             "Bottlerocket starts kubelet from its settings at every boot, with no step eksynth can hold until Auto Scaling puts the instance in service",
         ),
-        _ => Some(
+        AmiFamily::Ubuntu(_) => Some(
+            "the held join is written for Amazon Linux's kubelet service; Ubuntu's kubelet is the `kubelet-eks` snap",
+        ),
+        AmiFamily::Windows(_) => Some(
             "Windows user data runs the EKS bootstrap at first boot, with no step eksynth can hold until Auto Scaling puts the instance in service",
         ),
     };
