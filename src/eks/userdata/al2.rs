@@ -12,8 +12,8 @@ use super::quote::to_json;
 use super::shell::{has_shell_steps, shell_data};
 use super::templates::{AL2_JOIN_TEMPLATE, AL2_TEMPLATE, render_template};
 use super::{
-    Bootstrap, Field, Mode, UserDataError, UserDataInput, bootstrap_arguments, refuse_fields, unique_marker,
-    unsupported,
+    Bootstrap, Field, Mode, UserDataError, UserDataInput, bootstrap_arguments, refuse_fields,
+    unique_marker, unsupported,
 };
 
 /// Kubelet settings that AL2's bootstrap passes as flags rather than through
