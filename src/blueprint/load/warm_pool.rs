@@ -158,6 +158,13 @@ fn check_self_managed(
         ),
     };
     if let Some(why) = why {
+        // EKS runs managed warm pools on its own AMIs only, and has none
+        // for Ubuntu.
+        let managed = if ami_family.is_ubuntu() {
+            ""
+        } else {
+            ", or a managed group"
+        };
         d.error(
             pool.span,
             format!(
@@ -166,7 +173,7 @@ fn check_self_managed(
             ),
         )
         .help = Some(format!(
-            "{why}; use `AmazonLinux2023` or `AmazonLinux2`, or a managed group"
+            "{why}; use `AmazonLinux2023` or `AmazonLinux2`{managed}"
         ));
         return;
     }
