@@ -42,6 +42,7 @@ fn plain_al2023() -> UserDataInput {
             url_suffix: placeholder(7),
             timeout_seconds: 900,
             client: SignalClient::Image,
+            kubelet_unit: "kubelet.service".into(),
             post_bootstrap_commands: vec![],
         }),
         bootstrap_arguments: None,
@@ -90,6 +91,26 @@ fn every_familys_own_user_data_leaves_most_of_16_kb() {
         );
         assert!(bytes <= budget, "{bootstrap:?}: {bytes} bytes");
     }
+}
+
+/// An Ubuntu node signs its own signal (Canonical's images carry no
+/// cfn-signal), so its user data carries the embedded signaller.
+#[test]
+fn a_plain_ubuntu_groups_own_user_data_with_its_signaller_fits_in_8500_bytes() {
+    let mut input = UserDataInput {
+        bootstrap: Bootstrap::Ubuntu,
+        ..plain_al2023()
+    };
+    if let Some(signal) = &mut input.signal {
+        signal.client = SignalClient::Embedded;
+        signal.kubelet_unit = "snap.kubelet-eks.daemon.service".into();
+    }
+    let bytes = own_bytes(&input);
+    eprintln!(
+        "Ubuntu: {bytes} bytes of eksynth's own, {} left of 16,384",
+        16_384 - bytes
+    );
+    assert!(bytes <= 8_500, "{bytes} bytes");
 }
 
 /// A warm pool adds the wait for InService and the unit that joins once

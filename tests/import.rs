@@ -197,6 +197,45 @@ fn eksctl_self_managed_capacity_blocks_and_load_balancers_are_blueprint_fields()
     assert!(!imported.text.contains("overrides:"), "{}", imported.text);
 }
 
+#[test]
+fn eksctl_ubuntu_groups_are_ubuntu_groups_self_managed_or_pinned() {
+    let imported = import_text(
+        "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata: {name: c, region: us-west-2, version: \"1.33\"}\n\
+         nodeGroups:\n- name: jammy\n  instanceType: m6i.large\n  amiFamily: Ubuntu2204\n\
+         - name: noble\n  instanceType: m7g.large\n  amiFamily: Ubuntu2404\n\
+         managedNodeGroups:\n- name: managed\n  instanceType: m6i.large\n  amiFamily: Ubuntu2404\n",
+    );
+    assert_eq!(imported.complete_groups(), 2, "{}", imported.text);
+    assert!(
+        imported.text.contains("amiFamily: Ubuntu2204"),
+        "{}",
+        imported.text
+    );
+    assert!(
+        imported.text.contains("amiFamily: Ubuntu2404"),
+        "{}",
+        imported.text
+    );
+    assert!(
+        imported
+            .warnings
+            .iter()
+            .any(|w| w.message.contains("managedNodeGroups[0].amiFamily")
+                && w.help
+                    .as_deref()
+                    .is_some_and(|h| h.contains("EKS has no Ubuntu AMI type"))),
+        "{:?}",
+        imported
+            .warnings
+            .iter()
+            .map(|w| &w.help)
+            .collect::<Vec<_>>()
+    );
+    let blueprint = SourceFile::new("imported", imported.text.clone());
+    let report = check_file(&blueprint, SchemaSet::embedded());
+    assert_eq!(report.count(Level::Error), 0);
+}
+
 const PROD: &str = "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\n\
     metadata: {name: prod, region: us-west-2, version: \"1.31\"}\n\
     managedNodeGroups:\n- name: ng\n  instanceType: m6i.large\n";

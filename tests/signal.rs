@@ -32,6 +32,7 @@ fn signal(timeout_seconds: u32) -> Signal {
         url_suffix: "amazonaws.com".into(),
         timeout_seconds,
         client: SignalClient::Image,
+        kubelet_unit: "kubelet.service".into(),
         post_bootstrap_commands: vec![],
     }
 }
@@ -50,6 +51,8 @@ struct Env {
     kubeconfig: &'static str,
     /// kubelet's arguments after its name.
     kubelet_args: Vec<String>,
+    /// The systemd unit whose main process is kubelet.
+    kubelet_unit: &'static str,
 }
 
 impl Default for Env {
@@ -63,6 +66,7 @@ impl Default for Env {
                 "--config=/etc/kubernetes/kubelet/config.json".into(),
                 format!("--hostname-override={DNS_NAME}"),
             ],
+            kubelet_unit: "kubelet.service",
         }
     }
 }
@@ -155,6 +159,7 @@ impl Node {
         let d = self.dir.display();
         let healthy_from = env.healthy_from.map_or(999_999, |n| n);
         let signal_failures = env.signal_failures;
+        let kubelet_unit = env.kubelet_unit;
         stub(
             &self.dir,
             "cfn-signal",
@@ -211,7 +216,7 @@ impl Node {
             &self.dir,
             "systemctl",
             &format!(
-                "if [ \"$1 $2 $3 $4\" = 'show -p MainPID kubelet.service' ]; then\n\
+                "if [ \"$1 $2 $3 $4\" = 'show -p MainPID {kubelet_unit}' ]; then\n\
                    echo MainPID={kubelet}\n\
                  else\n\
                    printf '%s\\n' \"$*\" >> '{d}/systemctl.log'\n\
@@ -510,6 +515,32 @@ fn the_embedded_signaller_signals_success_only_for_a_registered_node() {
     assert!(node.log("api").is_empty());
     assert_eq!(node.log("signalled"), ["FAILURE"]);
     assert!(stderr(&out).contains("kubelet not healthy after 1s"));
+}
+
+#[test]
+fn an_ubuntu_node_is_named_by_the_kubelet_of_the_snaps_unit() {
+    // Canonical's images run kubelet as the `kubelet-eks` snap; its unit's
+    // main process carries the `--hostname-override` bootstrap.sh sets, and
+    // the kubeconfig is where AL2's is.
+    let node = Node::new(
+        "ubuntu",
+        Env {
+            kubeconfig: "al2",
+            kubelet_unit: "snap.kubelet-eks.daemon.service",
+            ..Env::default()
+        },
+    );
+    let signal = Signal {
+        kubelet_unit: "snap.kubelet-eks.daemon.service".into(),
+        ..embedded(900)
+    };
+    let out = node.run(&render_signaller(&signal).expect("renders"), &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        node.log("api"),
+        [format!("/api/v1/nodes/{DNS_NAME} {TOKEN}")]
+    );
+    assert_eq!(node.log("signalled"), ["SUCCESS"]);
 }
 
 /// The shell part of a self-managed AL2023 group whose pre-bootstrap command

@@ -53,6 +53,7 @@ fn user_data() -> String {
             url_suffix: "amazonaws.com".into(),
             timeout_seconds: 900,
             client: SignalClient::Image,
+            kubelet_unit: "kubelet.service".into(),
             post_bootstrap_commands: vec![],
         }),
         bootstrap_arguments: None,

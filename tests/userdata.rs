@@ -86,6 +86,7 @@ fn sample_signal() -> Signal {
         url_suffix: URL_SUFFIX.into(),
         timeout_seconds: 900,
         client: SignalClient::Image,
+        kubelet_unit: "kubelet.service".into(),
         post_bootstrap_commands: vec![],
     }
 }
@@ -394,6 +395,58 @@ fn al2023_snapshot() {
 #[test]
 fn al2_snapshot() {
     insta::assert_snapshot!(visible(&render_ok(&sample(Bootstrap::Al2))));
+}
+
+/// A self-managed Ubuntu group: Canonical's bootstrap.sh, the kubelet
+/// settings merged after it and the `kubelet-eks` snap restarted, and the
+/// embedded signaller reading the snap's unit.
+fn ubuntu() -> UserDataInput {
+    UserDataInput {
+        efs_mounts: vec![],
+        signal: Some(Signal {
+            kubelet_unit: "snap.kubelet-eks.daemon.service".into(),
+            ..sigv4_signal()
+        }),
+        ..sample(Bootstrap::Ubuntu)
+    }
+}
+
+#[test]
+fn ubuntu_snapshot() {
+    let doc = render_ok(&ubuntu());
+    for (i, script) in shell_parts(&doc).iter().enumerate() {
+        bash_syntax_ok(&format!("ubuntu-part{i}.sh"), script);
+        bash_syntax_ok("ubuntu-signal.sh", &heredoc(script, "EKSYNTH_SIGNAL_EOF"));
+        let restart = script
+            .find("snap restart kubelet-eks")
+            .expect("restarts the snap");
+        assert!(
+            script
+                .find("/etc/eks/bootstrap.sh")
+                .is_some_and(|at| at < restart)
+        );
+        assert!(
+            !script.contains("kubelet.service.d"),
+            "no kubelet.service drop-in"
+        );
+    }
+    insta::assert_snapshot!(visible(&doc));
+}
+
+#[test]
+fn ubuntu_refuses_what_canonicals_images_cannot_carry() {
+    for input in [
+        UserDataInput {
+            warm_pool: true,
+            ..ubuntu()
+        },
+        UserDataInput {
+            instance_store_raid0: true,
+            ..ubuntu()
+        },
+    ] {
+        assert!(render(&input).is_err());
+    }
 }
 
 #[test]
@@ -959,6 +1012,7 @@ fn signaller_values_round_trip_through_bash() {
         url_suffix: URL_SUFFIX.into(),
         timeout_seconds: 42,
         client: SignalClient::Embedded,
+        kubelet_unit: "kubelet.service".into(),
         post_bootstrap_commands: vec![],
     };
     let script = render_signaller(&signal).expect("renders");

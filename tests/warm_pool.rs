@@ -284,6 +284,7 @@ fn input(bootstrap: Bootstrap, dir: &Path) -> UserDataInput {
             url_suffix: "amazonaws.com".into(),
             timeout_seconds: 900,
             client: SignalClient::Image,
+            kubelet_unit: "kubelet.service".into(),
             post_bootstrap_commands: vec![],
         }),
         bootstrap_arguments: None,

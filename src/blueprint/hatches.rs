@@ -283,7 +283,7 @@ impl HatchSpec {
                 AmiFamily::Windows(_) => Some(
                     "Windows user data is one PowerShell script, not MIME; use `preBootstrapCommands` or `postBootstrapCommands`",
                 ),
-                AmiFamily::AmazonLinux2023 | AmiFamily::AmazonLinux2 => None,
+                AmiFamily::AmazonLinux2023 | AmiFamily::AmazonLinux2 | AmiFamily::Ubuntu(_) => None,
             };
             if let Some(help) = help {
                 d.error(

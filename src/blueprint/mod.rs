@@ -24,7 +24,7 @@ pub use load::{load, load_with};
 // The plain values of the EKS AMI catalogue are the blueprint's own words
 // for a node image.
 pub use crate::upstream::ami_catalogue::{
-    Accelerator, AmiFamily, Arch, KubernetesVersion, WindowsVersion,
+    Accelerator, AmiFamily, Arch, KubernetesVersion, UbuntuRelease, WindowsVersion,
 };
 
 use crate::source::Span;

@@ -22,11 +22,16 @@ pub fn image_id(template: &mut Template, group: &NodeGroup, version: KubernetesV
                 version,
             );
             let fips = if group.fips { " FIPS" } else { "" };
+            let image = match group.ami_family {
+                AmiFamily::Ubuntu(release) => {
+                    format!("Canonical's Ubuntu {} EKS", release.number())
+                }
+                family => format!("EKS-optimized {}{fips}", family.name()),
+            };
             template.parameters.entry(name.clone()).or_insert_with(|| {
                 Parameter::new(SSM_IMAGE_TYPE)
                     .described(format!(
-                        "EKS-optimized {}{fips} AMI for Kubernetes {version}, resolved from its public SSM parameter",
-                        group.ami_family.name()
+                        "{image} AMI for Kubernetes {version}, resolved from its public SSM parameter"
                     ))
                     .with_default(path)
             });
@@ -125,6 +130,10 @@ fn family_parameter(family: AmiFamily, arch: Arch, accelerator: Accelerator, fip
         AmiFamily::Windows(windows) => {
             let edition = if windows.core { "Core" } else { "Full" };
             format!("{IMAGE_PARAMETER_PREFIX}Windows{}{edition}", windows.year)
+        }
+        AmiFamily::Ubuntu(release) => {
+            let number = release.number().replace('.', "");
+            format!("{IMAGE_PARAMETER_PREFIX}Ubuntu{number}{arch_id}")
         }
     }
 }

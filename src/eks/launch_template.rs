@@ -440,6 +440,7 @@ fn bootstrap(family: AmiFamily) -> Bootstrap {
         AmiFamily::AmazonLinux2 => Bootstrap::Al2,
         AmiFamily::Bottlerocket => Bootstrap::Bottlerocket,
         AmiFamily::Windows(_) => Bootstrap::Windows,
+        AmiFamily::Ubuntu(_) => Bootstrap::Ubuntu,
     }
 }
 
@@ -495,6 +496,12 @@ fn signal(
             SignalClient::Image => userdata::SignalClient::Image,
             SignalClient::Embedded => userdata::SignalClient::Embedded,
         },
+        kubelet_unit: if group.ami_family.is_ubuntu() {
+            "snap.kubelet-eks.daemon.service"
+        } else {
+            "kubelet.service"
+        }
+        .to_string(),
         post_bootstrap_commands: group.post_bootstrap_commands.clone(),
     }
 }

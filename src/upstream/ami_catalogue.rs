@@ -24,6 +24,46 @@ pub enum AmiFamily {
     AmazonLinux2,
     Bottlerocket,
     Windows(WindowsVersion),
+    /// Canonical's Ubuntu images for EKS, which Canonical publishes (not
+    /// AWS): self-managed groups only, since EKS has no Ubuntu `AmiType`.
+    Ubuntu(UbuntuRelease),
+}
+
+/// An Ubuntu LTS release Canonical builds EKS images of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UbuntuRelease {
+    Jammy,
+    Noble,
+}
+
+impl UbuntuRelease {
+    /// The release's number, as Canonical's SSM paths name it.
+    pub fn number(self) -> &'static str {
+        match self {
+            UbuntuRelease::Jammy => "22.04",
+            UbuntuRelease::Noble => "24.04",
+        }
+    }
+
+    /// The oldest Kubernetes version Canonical builds the release's EKS
+    /// images for, as eksctl enforces it (`validateVersionForUbuntu` in
+    /// eksctl's `pkg/ami/ssm_resolver.go`).
+    pub fn oldest_kubernetes(self) -> KubernetesVersion {
+        let minor = match self {
+            UbuntuRelease::Jammy => 29,
+            UbuntuRelease::Noble => 31,
+        };
+        KubernetesVersion { major: 1, minor }
+    }
+
+    /// The root volume type in the image's SSM path: 22.04 images are
+    /// published for gp2 only, 24.04 images for gp3.
+    fn volume(self) -> &'static str {
+        match self {
+            UbuntuRelease::Jammy => "ebs-gp2",
+            UbuntuRelease::Noble => "ebs-gp3",
+        }
+    }
 }
 
 /// A Windows Server release and edition with an EKS-optimized AMI.
@@ -36,7 +76,7 @@ pub struct WindowsVersion {
 
 impl AmiFamily {
     /// Every family, by the name a blueprint's `amiFamily` gives it.
-    pub const ALL: [(&'static str, AmiFamily); 9] = [
+    pub const ALL: [(&'static str, AmiFamily); 11] = [
         ("AmazonLinux2023", AmiFamily::AmazonLinux2023),
         ("AmazonLinux2", AmiFamily::AmazonLinux2),
         ("Bottlerocket", AmiFamily::Bottlerocket),
@@ -82,6 +122,8 @@ impl AmiFamily {
                 core: false,
             }),
         ),
+        ("Ubuntu2204", AmiFamily::Ubuntu(UbuntuRelease::Jammy)),
+        ("Ubuntu2404", AmiFamily::Ubuntu(UbuntuRelease::Noble)),
     ];
 
     pub fn name(self) -> &'static str {
@@ -95,6 +137,10 @@ impl AmiFamily {
         matches!(self, AmiFamily::Windows(_))
     }
 
+    pub fn is_ubuntu(self) -> bool {
+        matches!(self, AmiFamily::Ubuntu(_))
+    }
+
     /// The device of the family's images that `rootVolume` maps. On
     /// Bottlerocket that is the data volume: its OS volume is small and
     /// fixed, so the size the blueprint asks for goes to the data volume.
@@ -102,7 +148,7 @@ impl AmiFamily {
         match self {
             AmiFamily::AmazonLinux2023 | AmiFamily::AmazonLinux2 => "/dev/xvda",
             AmiFamily::Bottlerocket => "/dev/xvdb",
-            AmiFamily::Windows(_) => "/dev/sda1",
+            AmiFamily::Windows(_) | AmiFamily::Ubuntu(_) => "/dev/sda1",
         }
     }
 }
@@ -177,6 +223,18 @@ pub fn image_path(
                 windows.year
             )
         }
+        AmiFamily::Ubuntu(release) => {
+            // Canonical names architectures as Debian does.
+            let arch = match arch {
+                Arch::X86_64 => "amd64",
+                Arch::Arm64 => "arm64",
+            };
+            format!(
+                "/aws/service/canonical/ubuntu/eks/{}/{version}/stable/current/{arch}/hvm/{}/ami-id",
+                release.number(),
+                release.volume()
+            )
+        }
     }
 }
 
@@ -184,9 +242,17 @@ pub fn image_path(
 /// AWS publishes them: `/aws/service/eks/optimized-ami/<version>/` then
 /// `amazon-linux-2023/…` or `amazon-linux-2[-arm64|-gpu]/…`,
 /// `/aws/service/bottlerocket/aws-k8s-<version>[-variant]/…`, and
-/// `/aws/service/ami-windows-latest/Windows_Server-<year>-English-<Core|Full>-EKS_Optimized-<version>/image_id`.
+/// `/aws/service/ami-windows-latest/Windows_Server-<year>-English-<Core|Full>-EKS_Optimized-<version>/image_id`,
+/// and Canonical's `/aws/service/canonical/ubuntu/eks/<22.04|24.04>/…`.
 /// Any other path names no family.
 pub fn public_image_family(path: &str) -> Option<AmiFamily> {
+    if let Some(rest) = path.strip_prefix("/aws/service/canonical/ubuntu/eks/") {
+        let number = rest.split('/').next()?;
+        return [UbuntuRelease::Jammy, UbuntuRelease::Noble]
+            .into_iter()
+            .find(|release| release.number() == number)
+            .map(AmiFamily::Ubuntu);
+    }
     if let Some(rest) = path.strip_prefix("/aws/service/eks/optimized-ami/") {
         let image = rest.split('/').nth(1)?;
         return match image {
@@ -263,6 +329,9 @@ pub fn managed_ami_type(
             let edition = if windows.core { "CORE" } else { "FULL" };
             format!("WINDOWS_{edition}_{}_x86_64", windows.year)
         }
+        // The loader refuses managed Ubuntu groups on Canonical's images;
+        // a custom image is `CUSTOM`, which the caller names itself.
+        AmiFamily::Ubuntu(_) => "CUSTOM".to_string(),
     }
 }
 
@@ -357,6 +426,27 @@ mod tests {
         assert_eq!(
             path(windows, Arch::X86_64, Accelerator::None, false),
             "/aws/service/ami-windows-latest/Windows_Server-2022-English-Core-EKS_Optimized-1.31/image_id"
+        );
+    }
+
+    #[test]
+    fn ubuntu_paths_are_canonicals() {
+        let path = |release, arch| {
+            image_path(
+                AmiFamily::Ubuntu(release),
+                arch,
+                Accelerator::None,
+                false,
+                V,
+            )
+        };
+        assert_eq!(
+            path(UbuntuRelease::Jammy, Arch::X86_64),
+            "/aws/service/canonical/ubuntu/eks/22.04/1.31/stable/current/amd64/hvm/ebs-gp2/ami-id"
+        );
+        assert_eq!(
+            path(UbuntuRelease::Noble, Arch::Arm64),
+            "/aws/service/canonical/ubuntu/eks/24.04/1.31/stable/current/arm64/hvm/ebs-gp3/ami-id"
         );
     }
 
@@ -463,6 +553,14 @@ mod tests {
             ),
             (
                 "/aws/service/bottlerocket/aws-ecs-2/x86_64/latest/image_id",
+                None,
+            ),
+            (
+                "/aws/service/canonical/ubuntu/eks/24.04/1.33/stable/current/arm64/hvm/ebs-gp3/ami-id",
+                Some(AmiFamily::Ubuntu(UbuntuRelease::Noble)),
+            ),
+            (
+                "/aws/service/canonical/ubuntu/eks/20.04/1.28/stable/current/amd64/hvm/ebs-gp2/ami-id",
                 None,
             ),
             ("/platform/eks/golden-ami", None),

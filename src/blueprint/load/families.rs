@@ -42,6 +42,12 @@ pub(super) fn check_family(
         (AmiFamily::Bottlerocket, _, Accelerator::Neuron) => {
             unsupported(d, "Neuron instance types")
         }
+        // The one image per architecture that Canonical's SSM path names
+        // is the one eksynth bootstraps; a GPU node needs its drivers and
+        // container runtime set up beyond that.
+        (AmiFamily::Ubuntu(_), _, Accelerator::Nvidia | Accelerator::Neuron) => {
+            unsupported(d, "GPU or Neuron instance types")
+        }
         _ => {}
     }
     let shell_features: [(&str, bool); 4] = [
@@ -77,6 +83,9 @@ pub(super) fn check_family(
             AmiFamily::AmazonLinux2023 if field == "bootstrapArguments" => Some(
                 "AL2023 has no bootstrap.sh; nodeadm reads `kubelet` settings and labels instead",
             ),
+            AmiFamily::Ubuntu(_) if field == "efsMounts" => Some(
+                "the EFS mount step installs its NFS client with dnf or yum; mount on Ubuntu in `preBootstrapCommands`",
+            ),
             _ => None,
         };
         if let Some(help) = refused {
@@ -93,11 +102,24 @@ pub(super) fn check_family(
 
 /// `signalClient: embedded` is for Amazon Linux on a custom image: the
 /// EKS-optimized images carry `cfn-signal`, and Bottlerocket and Windows
-/// signal with their own tools.
+/// signal with their own tools. Canonical's Ubuntu images carry no
+/// `cfn-signal`, so Ubuntu nodes always signal with the embedded client.
 pub(super) fn check_signal_client(d: &mut Decoder, spec: &GroupSpec, family: AmiFamily) {
     let Some(client) = &spec.signal_client else {
         return;
     };
+    if family.is_ubuntu() {
+        if client.value == SignalClient::Image {
+            d.error(
+                client.span,
+                format!("`signalClient: image` is not supported on `{}`", family.name()),
+            )
+            .help = Some(
+                "Canonical's Ubuntu images carry no cfn-signal; leave `signalClient` unset (Ubuntu nodes sign the signal themselves)".into(),
+            );
+        }
+        return;
+    }
     if client.value != SignalClient::Embedded {
         return;
     }
@@ -219,7 +241,7 @@ fn check_kubelet_targets(d: &mut Decoder, spec: &GroupSpec, family: AmiFamily) {
                         })
                 }
             },
-            AmiFamily::AmazonLinux2023 | AmiFamily::AmazonLinux2 => None,
+            AmiFamily::AmazonLinux2023 | AmiFamily::AmazonLinux2 | AmiFamily::Ubuntu(_) => None,
         };
         let Some((paths, what)) = missing else {
             continue;

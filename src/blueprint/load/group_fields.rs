@@ -45,7 +45,19 @@ pub(in crate::blueprint) const GROUP_FIELDS: &[Field] = &[
         .default("`AmazonLinux2023`")
         .long(
             "the image family; `AmazonLinux2` only up to Kubernetes 1.32. A public \
-            EKS SSM path in `ami` names the family, so it may be left out then",
+            EKS SSM path in `ami` names the family, so it may be left out then. \
+            `Ubuntu2204` (Kubernetes 1.29 and later) and `Ubuntu2404` (1.31 and \
+            later) are Canonical's EKS images, from Canonical's public SSM \
+            parameters (`/aws/service/canonical/ubuntu/eks/<release>/<version>/\
+            stable/current/<amd64|arm64>/hvm/<ebs-gp2|ebs-gp3>/ami-id`), \
+            bootstrapped with their own `/etc/eks/bootstrap.sh`; no GPU or \
+            Neuron instance types, `instanceStore`, `efsMounts` or warm pool. \
+            The images carry no `cfn-signal`, so the nodes sign their signal \
+            themselves (`signalClient` is `embedded`). By decision, a managed \
+            group cannot run them on Canonical's image, since EKS has no Ubuntu \
+            AMI type: use a self-managed group, or pin the image as a custom \
+            `ami`. Changing the family rolls the nodes (a new image and user \
+            data in the launch template)",
         ),
     Field::new(
         "ami",
@@ -69,7 +81,8 @@ pub(in crate::blueprint) const GROUP_FIELDS: &[Field] = &[
         `AmazonLinux2023`, `…/amazon-linux-2[-arm64|-gpu]/…` `AmazonLinux2`, \
         `/aws/service/bottlerocket/aws-k8s-…` `Bottlerocket`, \
         `/aws/service/ami-windows-latest/Windows_Server-2022-English-Core-EKS_Op\
-        timized-<version>/image_id` `WindowsServer2022Core` (and so on); an \
+        timized-<version>/image_id` `WindowsServer2022Core` (and so on), \
+        `/aws/service/canonical/ubuntu/eks/24.04/…` `Ubuntu2404`; an \
         `amiFamily` of another family is an error. Any custom image gets the \
         full bootstrap, also on a managed group",
     ),
@@ -497,11 +510,12 @@ pub(in crate::blueprint) const GROUP_FIELDS: &[Field] = &[
     )
     .self_managed(),
     Field::new("signalClient", Ty::OneOf(|| choices(SIGNAL_CLIENTS)), "")
-        .default("`image`")
+        .default("`image` (`embedded` on Ubuntu)")
         .long(
             "AL2023 and AL2: `image` signals with the image's `cfn-signal`; \
             `embedded` (only with a custom `ami`) embeds a `curl --aws-sigv4` \
-            signaller for custom images without it",
+            signaller for custom images without it. Ubuntu: always \
+            `embedded`, since Canonical's images carry no `cfn-signal`",
         )
         .self_managed(),
     Field::new("perAz", Ty::Boolean, "One group per listed subnet")

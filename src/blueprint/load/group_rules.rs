@@ -345,7 +345,7 @@ fn assemble(
         signal_client: spec
             .signal_client
             .as_ref()
-            .map_or(SignalClient::Image, |c| c.value),
+            .map_or(default_signal_client(checked.ami_family), |c| c.value),
         field_spans: spec.written.clone(),
         span,
         name,
@@ -391,4 +391,14 @@ pub(super) fn expand_per_az(d: &mut Decoder, group: NodeGroup) -> Vec<NodeGroup>
         out.push(one);
     }
     out
+}
+
+/// The signal client when the blueprint names none: the image's own
+/// `cfn-signal`, except on Canonical's Ubuntu images, which carry none.
+fn default_signal_client(family: AmiFamily) -> SignalClient {
+    if family.is_ubuntu() {
+        SignalClient::Embedded
+    } else {
+        SignalClient::Image
+    }
 }

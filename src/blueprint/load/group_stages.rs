@@ -74,6 +74,23 @@ pub(super) fn resolve_image_family(
         d.error(at, message).help =
             Some("AL2 images end with Kubernetes 1.32; use `amiFamily: AmazonLinux2023`".into());
     }
+    // Canonical builds each release's EKS images from a Kubernetes version
+    // on, which eksctl enforces the same way (`validateVersionForUbuntu` in
+    // eksctl's `pkg/ami/ssm_resolver.go`).
+    if let AmiFamily::Ubuntu(release) = ami_family
+        && version < release.oldest_kubernetes()
+    {
+        let at = spec.ami_family.as_ref().map_or(name.span, |f| f.span);
+        let message = format!(
+            "`{}` has no EKS image for Kubernetes {version}",
+            ami_family.name()
+        );
+        d.error(at, message).help = Some(format!(
+            "Canonical's Ubuntu {} EKS images start with Kubernetes {}",
+            release.number(),
+            release.oldest_kubernetes()
+        ));
+    }
     (ami_family, version)
 }
 
@@ -448,6 +465,18 @@ pub(super) fn check_bootstrap(
     is_managed: bool,
 ) -> (bool, Option<serde_json::Value>) {
     let fips = ami::check_fips(d, &spec.fips, &spec.ami, ami_family, accelerator, version);
+    if is_managed
+        && ami_family.is_ubuntu()
+        && !spec.ami.as_ref().is_some_and(|a| a.value.is_custom())
+    {
+        d.error(
+            family_at,
+            format!("a managed node group cannot run `{}`", ami_family.name()),
+        )
+        .help = Some(
+            "EKS has no Ubuntu AMI type; move the group under `nodeGroups` (self-managed), or pin Canonical's image as a custom `ami`".into(),
+        );
+    }
     check_bootstrap_limits(d, spec, ami_family, family_at, is_managed);
     let node_config = check_node_config(d, spec, ami_family, is_managed);
     check_signal_client(d, spec, ami_family);

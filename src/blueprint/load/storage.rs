@@ -582,6 +582,16 @@ pub(super) fn check_instance_store(
                 .into(),
         );
     }
+    if family.is_ubuntu() {
+        d.error(
+            store.span,
+            format!("`instanceStore` is not supported on `{}`", family.name()),
+        )
+        .help = Some(
+            "Canonical's bootstrap.sh has no `--local-disks` and its images no setup-local-disks; assemble the disks in `preBootstrapCommands`"
+                .into(),
+        );
+    }
     if family == AmiFamily::AmazonLinux2
         && let Some(arguments) = bootstrap_arguments
         && arguments.value.contains("--local-disks")

@@ -150,11 +150,21 @@ fn check_self_managed(
         AmiFamily::Bottlerocket => Some(
             "Bottlerocket starts kubelet from its settings at every boot, with no step eksynth can hold until Auto Scaling puts the instance in service",
         ),
-        _ => Some(
+        AmiFamily::Ubuntu(_) => Some(
+            "the held join is written for Amazon Linux's kubelet service; Ubuntu's kubelet is the `kubelet-eks` snap",
+        ),
+        AmiFamily::Windows(_) => Some(
             "Windows user data runs the EKS bootstrap at first boot, with no step eksynth can hold until Auto Scaling puts the instance in service",
         ),
     };
     if let Some(why) = why {
+        // EKS runs managed warm pools on its own AMIs only, and has none
+        // for Ubuntu.
+        let managed = if ami_family.is_ubuntu() {
+            ""
+        } else {
+            ", or a managed group"
+        };
         d.error(
             pool.span,
             format!(
@@ -163,7 +173,7 @@ fn check_self_managed(
             ),
         )
         .help = Some(format!(
-            "{why}; use `AmazonLinux2023` or `AmazonLinux2`, or a managed group"
+            "{why}; use `AmazonLinux2023` or `AmazonLinux2`{managed}"
         ));
         return;
     }

@@ -1,4 +1,8 @@
-//! Amazon Linux 2: one shell part around `/etc/eks/bootstrap.sh`, in MIME.
+//! Amazon Linux 2 and Canonical's Ubuntu images: one shell part around
+//! `/etc/eks/bootstrap.sh`, in MIME. Canonical's script takes AL2's flags
+//! (all but `--local-disks`, which the loader refuses on Ubuntu); kubelet is
+//! the `kubelet-eks` snap there, so settings bootstrap.sh has no flag for are
+//! merged after it and the snap restarted.
 
 use serde_json::{Value, json};
 
@@ -8,8 +12,8 @@ use super::quote::to_json;
 use super::shell::{has_shell_steps, shell_data};
 use super::templates::{AL2_JOIN_TEMPLATE, AL2_TEMPLATE, render_template};
 use super::{
-    Field, Mode, UserDataError, UserDataInput, bootstrap_arguments, refuse_fields, unique_marker,
-    unsupported,
+    Bootstrap, Field, Mode, UserDataError, UserDataInput, bootstrap_arguments, refuse_fields,
+    unique_marker, unsupported,
 };
 
 /// Kubelet settings that AL2's bootstrap passes as flags rather than through
@@ -78,7 +82,16 @@ fn al2_bootstrap_data(input: &UserDataInput, prepared: &Prepared) -> Result<Valu
 }
 
 pub(super) fn render(input: &UserDataInput, prepared: &Prepared) -> Result<String, UserDataError> {
-    refuse_fields(input, "AL2", &[Field::BottlerocketSettings])?;
+    let ubuntu = input.bootstrap == Bootstrap::Ubuntu;
+    refuse_fields(
+        input,
+        if ubuntu { "Ubuntu" } else { "AL2" },
+        &[Field::BottlerocketSettings],
+    )?;
+    if ubuntu {
+        // The held join and the disk assembly are written for Amazon Linux.
+        refuse_fields(input, "Ubuntu", &[Field::WarmPool, Field::InstanceStore])?;
+    }
     let mut parts: Vec<Part> = extra_parts(input).collect();
     if input.mode == Mode::ManagedEksAmi {
         const TARGET: &str =
@@ -113,6 +126,7 @@ pub(super) fn render(input: &UserDataInput, prepared: &Prepared) -> Result<Strin
         json!(input.instance_store_raid0 && input.mode == Mode::ManagedEksAmi),
     );
     data.insert("bootstrap".into(), al2_bootstrap_data(input, prepared)?);
+    data.insert("ubuntu".into(), json!(ubuntu));
     if input.warm_pool {
         // The join runs from a script of its own once the instance is in
         // service: it is written into the user data under a heredoc marker

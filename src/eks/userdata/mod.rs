@@ -52,6 +52,9 @@ pub enum Bootstrap {
     Bottlerocket,
     /// Windows Server: a `<powershell>` script around `Start-EKSBootstrap.ps1`.
     Windows,
+    /// Canonical's Ubuntu images: their own `/etc/eks/bootstrap.sh`, AL2's
+    /// with kubelet run by the `kubelet-eks` snap.
+    Ubuntu,
 }
 
 /// Who bootstraps the node.
@@ -302,7 +305,7 @@ pub fn render(input: &UserDataInput) -> Result<String, UserDataError> {
     let prepared = kubelet::prepare(input)?;
     match input.bootstrap {
         Bootstrap::Al2023 => al2023::render(input, &prepared),
-        Bootstrap::Al2 => al2::render(input, &prepared),
+        Bootstrap::Al2 | Bootstrap::Ubuntu => al2::render(input, &prepared),
         Bootstrap::Bottlerocket => bottlerocket::render(input, &prepared),
         Bootstrap::Windows => windows::render(input, &prepared),
     }

@@ -19,8 +19,12 @@ pub struct Signal {
     /// CloudFormation's own timeout for the signal (the creation policy's);
     /// the node gives up earlier, at [`node_deadline_seconds`].
     pub timeout_seconds: u32,
-    /// What sends the signal from an AL2023 or AL2 node.
+    /// What sends the signal from an AL2023, AL2 or Ubuntu node.
     pub client: SignalClient,
+    /// The systemd unit that runs kubelet, whose process names the node:
+    /// `kubelet.service` on Amazon Linux, the `kubelet-eks` snap's
+    /// `snap.kubelet-eks.daemon.service` on Ubuntu.
+    pub kubelet_unit: String,
     /// Commands (PowerShell on Windows) run once the node has joined (its
     /// Node object reads back; on Windows, once kubelet is healthy) and
     /// before the signal: one that fails sends FAILURE.

@@ -227,10 +227,20 @@ fn field_of(group: &mut Group<'_>, entries: &[(Key, Node)], key: &Key, value: &N
         | "localZones" | "privateNetworking" | "ssh" | "labels" | "tags" | "instanceName" => {}
         "iam" => group_fields::iam(group, value),
         "amiFamily" => match text(value).as_deref().map(ami_family) {
+            // EKS has no Ubuntu AMI type: a managed group runs Canonical's
+            // image only pinned as its custom `ami`.
+            Some(Some(family))
+                if managed && family.starts_with("Ubuntu") && !pins_an_ami(entries) =>
+            {
+                group.unmapped(
+                    key,
+                    "EKS has no Ubuntu AMI type, so eksynth runs Canonical's images in self-managed groups (or pinned as a managed group's `ami`); the group gets AmazonLinux2023",
+                )
+            }
             Some(Some(family)) => group.set(key, "amiFamily", Out::str(family)),
             _ => group.unmapped(
                 key,
-                "eksynth builds AmazonLinux2023, AmazonLinux2, Bottlerocket and Windows Server nodes; the group gets AmazonLinux2023",
+                "eksynth builds AmazonLinux2023, AmazonLinux2, Bottlerocket, Windows Server and Ubuntu 22.04 and 24.04 nodes; the group gets AmazonLinux2023",
             ),
         },
         "ami" => match text(value).as_deref() {
@@ -347,6 +357,13 @@ fn field_of(group: &mut Group<'_>, entries: &[(Key, Node)], key: &Key, value: &N
     }
 }
 
+/// Whether the group names an image of its own (not eksctl's `auto`).
+fn pins_an_ami(entries: &[(Key, Node)]) -> bool {
+    entry(entries, "ami")
+        .and_then(|(_, value)| text(value))
+        .is_some_and(|ami| !matches!(ami.as_str(), "" | "auto" | "auto-ssm"))
+}
+
 /// eksctl's AMI family names as eksynth's.
 fn ami_family(name: &str) -> Option<&'static str> {
     Some(match name {
@@ -359,6 +376,8 @@ fn ami_family(name: &str) -> Option<&'static str> {
         "WindowsServer2022FullContainer" => "WindowsServer2022Full",
         "WindowsServer2025CoreContainer" => "WindowsServer2025Core",
         "WindowsServer2025FullContainer" => "WindowsServer2025Full",
+        "Ubuntu2204" => "Ubuntu2204",
+        "Ubuntu2404" => "Ubuntu2404",
         _ => return None,
     })
 }
