@@ -531,6 +531,14 @@ const NAME_PROPERTIES: &[(&str, &str)] = &[
     ("AWS::Lambda::Function", "FunctionName"),
 ];
 
+/// The property that names a resource of `kind`, if eksynth writes one.
+fn name_property(kind: &str) -> Option<&'static str> {
+    NAME_PROPERTIES
+        .iter()
+        .find(|(named, _)| *named == kind)
+        .map(|(_, property)| *property)
+}
+
 /// CloudFormation replaces no resource whose name the template fixes ("You
 /// can't perform an update that causes a custom-named resource to be
 /// replaced. If you must replace the resource, specify a new name": the
@@ -544,17 +552,14 @@ fn note_fixed_name_replacements(resources: &mut [ResourceDiff], old: &Template, 
         if resource.kind != ChangeKind::Modified || !resource.is_replaced() {
             continue;
         }
-        let Some((_, property)) = NAME_PROPERTIES
-            .iter()
-            .find(|(kind, _)| *kind == resource.resource_type)
-        else {
+        let Some(property) = name_property(&resource.resource_type) else {
             continue;
         };
         let name = |template: &Template| {
             template
                 .resources
                 .get(&resource.logical_id)
-                .and_then(|r| r.properties.get(*property))
+                .and_then(|r| r.properties.get(property))
                 .cloned()
         };
         let (Some(before), Some(after)) = (name(old), name(new)) else {

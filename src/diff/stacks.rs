@@ -230,8 +230,7 @@ fn moved_access(
 /// whose removal loses nodes.
 fn group_name_property(kind: &str) -> Option<&'static str> {
     match kind {
-        "AWS::AutoScaling::AutoScalingGroup" => Some("AutoScalingGroupName"),
-        "AWS::EKS::Nodegroup" => Some("NodegroupName"),
+        "AWS::AutoScaling::AutoScalingGroup" | "AWS::EKS::Nodegroup" => super::name_property(kind),
         _ => None,
     }
 }

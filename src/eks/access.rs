@@ -320,7 +320,10 @@ fn provider_role(
     Resource::new("AWS::IAM::Role")
         .prop_opt("Path", roles.role_path.as_deref().map(Expr::str))
         .prop_opt("PermissionsBoundary", boundary)
-        .prop("AssumeRolePolicyDocument", lambda_trust_policy())
+        .prop(
+            "AssumeRolePolicyDocument",
+            super::iam::service_trust_policy(Expr::str("lambda.amazonaws.com")),
+        )
         .prop_opt(
             "ManagedPolicyArns",
             vpc.then(|| Expr::list([Expr::sub(LAMBDA_VPC_ACCESS)])),
@@ -332,24 +335,6 @@ fn provider_role(
                 ("PolicyDocument", provider_policy(cluster_name, shares)),
             ])]),
         )
-}
-
-/// The trust policy of a role Lambda assumes.
-fn lambda_trust_policy() -> Expr {
-    Expr::map([
-        ("Version", Expr::str("2012-10-17")),
-        (
-            "Statement",
-            Expr::list([Expr::map([
-                ("Effect", Expr::str("Allow")),
-                (
-                    "Principal",
-                    Expr::map([("Service", Expr::str("lambda.amazonaws.com"))]),
-                ),
-                ("Action", Expr::str("sts:AssumeRole")),
-            ])]),
-        ),
-    ])
 }
 
 /// What the provider may do: describe this cluster, and write its logs;

@@ -238,7 +238,10 @@ fn node_role(template: &mut Template, group: &NodeGroup, ipv6: bool) -> Resource
         .prop_opt("Description", group.iam.role_description.as_deref())
         .prop("Path", group.iam.role_path.as_str())
         .prop_opt("PermissionsBoundary", boundary)
-        .prop("AssumeRolePolicyDocument", assume_role_policy_document())
+        .prop(
+            "AssumeRolePolicyDocument",
+            service_trust_policy(Expr::sub("ec2.${AWS::URLSuffix}")),
+        )
         .prop("ManagedPolicyArns", managed_policy_arns(group))
         .prop_opt("Policies", inline_policies(group, ipv6))
         .prop_opt("Tags", role_tags(group))
@@ -255,18 +258,16 @@ fn role_tags(group: &NodeGroup) -> Option<Expr> {
     })
 }
 
-/// The trust policy that lets EC2 instances take the role.
-fn assume_role_policy_document() -> Expr {
+/// The trust policy that lets an AWS service take the role: EC2 for node
+/// roles, Lambda for the aws-auth provider's.
+pub(super) fn service_trust_policy(service: Expr) -> Expr {
     Expr::map([
         ("Version", Expr::str("2012-10-17")),
         (
             "Statement",
             Expr::list([Expr::map([
                 ("Effect", Expr::str("Allow")),
-                (
-                    "Principal",
-                    Expr::map([("Service", Expr::sub("ec2.${AWS::URLSuffix}"))]),
-                ),
+                ("Principal", Expr::map([("Service", service)])),
                 ("Action", Expr::str("sts:AssumeRole")),
             ])]),
         ),

@@ -129,6 +129,10 @@ pub(in crate::blueprint) const TOP_IAM_FIELDS: &[Field] = &[
     ),
 ];
 
+/// What an action or resource list of a statement takes.
+const RESOLVED_IN_STATEMENTS: &str = "One or several; `${AWS::Partition}`, `${AWS::AccountId}`, \
+    `${AWS::Region}`, `${AWS::URLSuffix}` and `${AWS::StackName}` are resolved";
+
 /// The keys of an IAM policy statement, in IAM's own spelling.
 pub(in crate::blueprint) const STATEMENT_FIELDS: &[Field] = &[
     Field::new("Sid", Ty::pattern("^[A-Za-z0-9]+$", None), "")
@@ -136,33 +140,21 @@ pub(in crate::blueprint) const STATEMENT_FIELDS: &[Field] = &[
     Field::new("Effect", Ty::OneOf(|| EFFECTS.to_vec()), "")
         .required_when("yes")
         .long("whether the statement allows or denies"),
-    Field::new(
-        "Action",
-        Ty::OneOrMany(&Ty::STRING),
-        "One or several; `${AWS::Partition}`, `${AWS::AccountId}`, \
-        `${AWS::Region}`, `${AWS::URLSuffix}` and `${AWS::StackName}` are \
-        resolved",
-    ),
+    Field::new("Action", Ty::OneOrMany(&Ty::STRING), RESOLVED_IN_STATEMENTS),
     Field::new(
         "NotAction",
         Ty::OneOrMany(&Ty::STRING),
-        "One or several; `${AWS::Partition}`, `${AWS::AccountId}`, \
-        `${AWS::Region}`, `${AWS::URLSuffix}` and `${AWS::StackName}` are \
-        resolved",
+        RESOLVED_IN_STATEMENTS,
     ),
     Field::new(
         "Resource",
         Ty::OneOrMany(&Ty::STRING),
-        "One or several; `${AWS::Partition}`, `${AWS::AccountId}`, \
-        `${AWS::Region}`, `${AWS::URLSuffix}` and `${AWS::StackName}` are \
-        resolved",
+        RESOLVED_IN_STATEMENTS,
     ),
     Field::new(
         "NotResource",
         Ty::OneOrMany(&Ty::STRING),
-        "One or several; `${AWS::Partition}`, `${AWS::AccountId}`, \
-        `${AWS::Region}`, `${AWS::URLSuffix}` and `${AWS::StackName}` are \
-        resolved",
+        RESOLVED_IN_STATEMENTS,
     ),
     Field::new(
         "Condition",

@@ -22,6 +22,17 @@ use crate::blueprint::*;
 use crate::source::Span;
 use crate::syntax::{Node, Value};
 
+// What the root volume and the other volumes declare alike.
+const IOPS: Field = Field::new("iops", Ty::integer(100, 256_000), "IOPS");
+const THROUGHPUT: Field = Field::new("throughput", Ty::integer(125, 2000), "MiB/s (gp3)");
+const ENCRYPTED: Field =
+    Field::new("encrypted", Ty::Boolean, "Encrypted (the default)").default("`true`");
+const KMS_KEY_ID: Field = Field::new(
+    "kmsKeyId",
+    Ty::Source,
+    "A KMS key ID, ARN or alias: a literal, a parameter or an import",
+);
+
 pub(in crate::blueprint) const VOLUME_FIELDS: &[Field] = &[
     Field::new(
         "size",
@@ -32,14 +43,10 @@ pub(in crate::blueprint) const VOLUME_FIELDS: &[Field] = &[
     Field::new("type", Ty::OneOf(|| VOLUME_TYPES.to_vec()), "")
         .default("`gp3`")
         .long("the EBS volume type"),
-    Field::new("iops", Ty::integer(100, 256_000), "IOPS"),
-    Field::new("throughput", Ty::integer(125, 2000), "MiB/s (gp3)"),
-    Field::new("encrypted", Ty::Boolean, "Encrypted (the default)").default("`true`"),
-    Field::new(
-        "kmsKeyId",
-        Ty::Source,
-        "A KMS key ID, ARN or alias: a literal, a parameter or an import",
-    ),
+    IOPS,
+    THROUGHPUT,
+    ENCRYPTED,
+    KMS_KEY_ID,
     Field::new(
         "snapshotId",
         Ty::pattern("^snap-([0-9a-f]{8}|[0-9a-f]{17})$", None),
@@ -97,14 +104,10 @@ pub(in crate::blueprint) const DATA_VOLUME_FIELDS: &[Field] = &[
         "GiB (the range depends on the type); default: the snapshot's",
     ),
     Field::new("type", Ty::OneOf(|| VOLUME_TYPES.to_vec()), "Default gp3").default("`gp3`"),
-    Field::new("iops", Ty::integer(100, 256_000), "IOPS"),
-    Field::new("throughput", Ty::integer(125, 2000), "MiB/s (gp3)"),
-    Field::new("encrypted", Ty::Boolean, "Encrypted (the default)").default("`true`"),
-    Field::new(
-        "kmsKeyId",
-        Ty::Source,
-        "A KMS key ID, ARN or alias: a literal, a parameter or an import",
-    ),
+    IOPS,
+    THROUGHPUT,
+    ENCRYPTED,
+    KMS_KEY_ID,
     Field::new(
         "snapshotId",
         Ty::pattern("^snap-([0-9a-f]{8}|[0-9a-f]{17})$", None),
