@@ -16,6 +16,9 @@ use std::process::{Child, Command, Output, Stdio};
 
 use eksynth::eks::userdata::*;
 
+#[path = "common/user_data.rs"]
+mod user_data;
+
 const STACK: &str = "staging-nodes";
 const LOGICAL_ID: &str = "Staging1NodeGroup";
 const REGION: &str = "eu-west-1";
@@ -547,29 +550,9 @@ fn an_ubuntu_node_is_named_by_the_kubelet_of_the_snaps_unit() {
 /// fails, with the signaller and its unit written to the scratch directory.
 fn failing_user_data(node: &Node, bootstrap: Bootstrap) -> String {
     let input = UserDataInput {
-        bootstrap,
-        mode: Mode::SelfManaged,
-        cluster_name: "staging".into(),
-        api_server_endpoint: "https://example.eks.amazonaws.com".into(),
-        certificate_authority: "Q0E=".into(),
-        service_ipv4_cidr: Some("10.100.0.0/16".into()),
-        service_ipv6_cidr: None,
-        dns_cluster_ip: "10.100.0.10".into(),
-        cluster_dns: Vec::new(),
-        labels: vec![],
-        taints: vec![],
-        max_pods: None,
-        kubelet_config: vec![],
-        node_config: None,
         pre_bootstrap_commands: vec!["exit 3".into()],
-        efs_mounts: vec![],
-        user_data_parts: vec![],
-        bottlerocket_settings: Default::default(),
-        block_pod_imds: false,
         signal: Some(signal(900)),
-        bootstrap_arguments: None,
-        instance_store_raid0: false,
-        warm_pool: false,
+        ..user_data::self_managed(bootstrap)
     };
     let doc = render(&input).expect("renders");
     let start = doc.find("#!/bin/bash").expect("a shell part");

@@ -16,6 +16,9 @@ use std::process::{Child, Command, Stdio};
 
 use eksynth::eks::userdata::*;
 
+#[path = "common/user_data.rs"]
+mod user_data;
+
 mod common;
 
 /// The private DNS name Start-EKSBootstrap.ps1 gives kubelet, as EC2
@@ -27,38 +30,9 @@ const TOKEN: &str = "k8s-aws-v1.token-of-the-node-role";
 /// The Windows user data of a self-managed group.
 fn user_data() -> String {
     render(&UserDataInput {
-        bootstrap: Bootstrap::Windows,
-        mode: Mode::SelfManaged,
-        cluster_name: "staging".into(),
         api_server_endpoint: "https://0123456789ABCDEF.gr7.eu-west-1.eks.amazonaws.com".into(),
         certificate_authority: "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCg==".into(),
-        service_ipv4_cidr: Some("10.100.0.0/16".into()),
-        service_ipv6_cidr: None,
-        dns_cluster_ip: "10.100.0.10".into(),
-        cluster_dns: Vec::new(),
-        labels: vec![],
-        taints: vec![],
-        max_pods: None,
-        kubelet_config: vec![],
-        node_config: None,
-        pre_bootstrap_commands: vec![],
-        efs_mounts: vec![],
-        user_data_parts: vec![],
-        bottlerocket_settings: Default::default(),
-        block_pod_imds: false,
-        signal: Some(Signal {
-            stack_name: "staging-nodes".into(),
-            logical_id: "Staging1NodeGroup".into(),
-            region: "eu-west-1".into(),
-            url_suffix: "amazonaws.com".into(),
-            timeout_seconds: 900,
-            client: SignalClient::Image,
-            kubelet_unit: "kubelet.service".into(),
-            post_bootstrap_commands: vec![],
-        }),
-        bootstrap_arguments: None,
-        instance_store_raid0: false,
-        warm_pool: false,
+        ..user_data::self_managed(Bootstrap::Windows)
     })
     .expect("renders")
 }

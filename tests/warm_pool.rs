@@ -19,6 +19,9 @@ use std::time::Duration;
 
 use eksynth::eks::userdata::*;
 
+#[path = "common/user_data.rs"]
+mod user_data;
+
 /// A scratch directory standing for the instance's disk, with stand-in
 /// programs in `bin/`.
 struct Instance {
@@ -258,38 +261,9 @@ fn stub(dir: &Path, name: &str, body: &str) {
 /// records that the instance prepared.
 fn input(bootstrap: Bootstrap, dir: &Path) -> UserDataInput {
     UserDataInput {
-        bootstrap,
-        mode: Mode::SelfManaged,
-        cluster_name: "staging".into(),
-        api_server_endpoint: "https://example.eks.amazonaws.com".into(),
-        certificate_authority: "Q0E=".into(),
-        service_ipv4_cidr: Some("10.100.0.0/16".into()),
-        service_ipv6_cidr: None,
-        dns_cluster_ip: "10.100.0.10".into(),
-        cluster_dns: Vec::new(),
-        labels: vec![],
-        taints: vec![],
-        max_pods: None,
-        kubelet_config: vec![],
-        node_config: None,
         pre_bootstrap_commands: vec![format!("echo prepared >> '{}/prepared.log'", dir.display())],
-        efs_mounts: vec![],
-        user_data_parts: vec![],
-        bottlerocket_settings: Default::default(),
-        block_pod_imds: false,
-        signal: Some(Signal {
-            stack_name: "staging-nodes".into(),
-            logical_id: "Staging1NodeGroup".into(),
-            region: "eu-west-1".into(),
-            url_suffix: "amazonaws.com".into(),
-            timeout_seconds: 900,
-            client: SignalClient::Image,
-            kubelet_unit: "kubelet.service".into(),
-            post_bootstrap_commands: vec![],
-        }),
-        bootstrap_arguments: None,
-        instance_store_raid0: false,
         warm_pool: true,
+        ..user_data::self_managed(bootstrap)
     }
 }
 
