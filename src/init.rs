@@ -16,7 +16,8 @@ use crate::import::out::scalar;
 use crate::source::{SourceFile, Span};
 use crate::syntax::{self, Node};
 
-/// The editor line README's `schema` section documents.
+/// The editor line the book's `schema` section (docs/src/guide/commands.md)
+/// documents.
 const SCHEMA_LINE: &str = "# yaml-language-server: $schema=https://raw.githubusercontent.com/<owner>/eksynth/main/schemas/blueprint.schema.json";
 
 /// One value of the `cluster` section: the blueprint field, where
@@ -272,7 +273,7 @@ impl Writer<'_> {
 
     fn node_group(&mut self) {
         self.line("# Self-managed node groups (managed ones go under `managedNodeGroups:`);");
-        self.line("# `eksynth schema` and the README's blueprint reference list every field.");
+        self.line("# `eksynth schema` and the book's field reference (docs/src/reference/fields.md) list every field.");
         self.line("nodeGroups:");
         self.line("  - name: general");
         self.line("    instanceType: m6i.large");

@@ -410,7 +410,7 @@ fn the_action_fails_on_a_stale_template_and_uploads_nothing_when_told() {
     let _ = std::fs::remove_dir_all(&workspace);
 }
 
-/// The README's layout, `clusters/*/nodes.yaml` checked in their own
+/// The layout the book's CI chapter shows, `clusters/*/nodes.yaml` checked in their own
 /// folders, with a blueprint that does not name its stack: its template
 /// would be the blueprint itself. The action fails with the error at the
 /// blueprint, does not advise `synth`, and the blueprint stays as it is.

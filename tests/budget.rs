@@ -70,7 +70,7 @@ fn a_plain_al2023_groups_own_user_data_fits_in_4000_bytes() {
     assert!(bytes <= 4_000, "{bytes} bytes");
 }
 
-/// The README's budget table: what each family's plain self-managed user
+/// The budget table of the book's user-data chapter: what each family's plain self-managed user
 /// data leaves of the 16 KB.
 #[test]
 fn every_familys_own_user_data_leaves_most_of_16_kb() {

@@ -1,23 +1,55 @@
-//! The README documents what the code does: every finding ID, every
-//! example.
+//! The book documents what the code does: its reference pages (fields,
+//! finding IDs, commands) are generated and kept current, and its guide
+//! names every example and only findings that exist.
 
-#[test]
-fn every_finding_id_is_documented_in_the_readme() {
-    let readme = std::fs::read_to_string("README.md").expect("README.md");
-    let missing: Vec<&str> = eksynth::validate::FINDINGS
-        .iter()
-        .map(|(id, _)| *id)
-        .filter(|id| !readme.contains(&format!("| `{id}` |")))
-        .collect();
+/// The chapter of the book that explains findings at length.
+const FINDINGS_GUIDE: &str = "docs/src/guide/validate.md";
+/// The chapter of the book that lists the examples.
+const EXAMPLES_GUIDE: &str = "docs/src/guide/examples.md";
+
+fn read(path: &str) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|error| panic!("{path}: {error}"))
+}
+
+/// Compares a generated page of the book with its committed copy;
+/// `INSTA_UPDATE=always` (as for the snapshots) writes it anew instead.
+fn assert_current(path: &str, generated: &str, source: &str) {
+    if std::env::var("INSTA_UPDATE").is_ok_and(|update| update == "always") {
+        std::fs::write(path, generated).unwrap_or_else(|error| panic!("{path}: {error}"));
+        return;
+    }
+    let committed = std::fs::read_to_string(path).unwrap_or_default();
     assert!(
-        missing.is_empty(),
-        "finding IDs missing from the README: {missing:?}"
+        committed == generated,
+        "{path} differs from what {source} generates; \
+         regenerate it with `INSTA_UPDATE=always cargo test --test docs`"
     );
 }
 
 #[test]
-fn every_example_is_listed_in_the_readme() {
-    let readme = std::fs::read_to_string("README.md").expect("README.md");
+fn the_findings_reference_lists_every_finding_with_its_level() {
+    let page = eksynth::validate::reference::reference();
+    for (id, meaning) in eksynth::validate::FINDINGS {
+        let level = eksynth::diagnostic::Severity::of_id(id).name();
+        assert!(
+            page.contains(&format!("| `{id}` | {level} | {} |", meaning.replace('|', "\\|"))),
+            "the findings reference does not give `{id}` its level {level} and meaning"
+        );
+    }
+}
+
+#[test]
+fn the_committed_findings_reference_is_the_generated_one() {
+    assert_current(
+        "docs/src/reference/findings.md",
+        &eksynth::validate::reference::reference(),
+        "the findings registry (eksynth::validate::FINDINGS)",
+    );
+}
+
+#[test]
+fn every_example_is_listed_in_the_book() {
+    let guide = read(EXAMPLES_GUIDE);
     for entry in std::fs::read_dir("examples").expect("examples") {
         let name = entry
             .expect("entry")
@@ -25,20 +57,8 @@ fn every_example_is_listed_in_the_readme() {
             .to_string_lossy()
             .to_string();
         assert!(
-            readme.contains(&format!("| `{name}` |")),
-            "example `{name}` is not in the README"
-        );
-    }
-}
-
-#[test]
-fn the_readme_gives_every_finding_the_level_of_its_id() {
-    let readme = std::fs::read_to_string("README.md").expect("README.md");
-    for (id, _) in eksynth::validate::FINDINGS {
-        let level = eksynth::diagnostic::Severity::of_id(id).name();
-        assert!(
-            readme.contains(&format!("| `{id}` | {level} |")),
-            "the README's findings table does not give `{id}` the level {level}"
+            guide.contains(&format!("| `{name}` |")),
+            "example `{name}` is not in {EXAMPLES_GUIDE}"
         );
     }
 }
@@ -51,37 +71,46 @@ fn code_cells(text: &str) -> Vec<&str> {
         .collect()
 }
 
+/// The explanations of findings in the guide's table (`| `ID` | level |`)
+/// name findings that exist, at their level.
 #[test]
-fn the_readme_documents_no_finding_or_example_that_does_not_exist() {
-    let readme = std::fs::read_to_string("README.md").expect("README.md");
-    let ids: Vec<&str> = code_cells(&readme)
-        .into_iter()
-        .filter(|cell| {
-            cell.len() == 5
-                && cell.starts_with(['E', 'W', 'I'])
-                && cell[1..].chars().all(|c| c.is_ascii_digit())
+fn the_guide_explains_only_findings_that_exist_at_their_level() {
+    let guide = read(FINDINGS_GUIDE);
+    let rows: Vec<(&str, &str)> = guide
+        .lines()
+        .filter_map(|line| {
+            let (id, rest) = line.strip_prefix("| `")?.split_once("` | ")?;
+            let is_id = id.len() == 5
+                && id.starts_with(['E', 'W', 'I'])
+                && id[1..].chars().all(|c| c.is_ascii_digit());
+            is_id.then(|| (id, rest.split(" |").next().unwrap_or_default()))
         })
         .collect();
-    assert!(ids.len() >= 40, "the findings table was not found");
-    for id in ids {
+    assert!(rows.len() >= 40, "the table of findings in detail was not found");
+    for (id, level) in rows {
         assert!(
             eksynth::validate::FINDINGS
                 .iter()
                 .any(|(known, _)| *known == id),
-            "the README documents `{id}`, which is no finding"
+            "{FINDINGS_GUIDE} explains `{id}`, which is no finding"
+        );
+        let expected = eksynth::diagnostic::Severity::of_id(id).name();
+        assert!(
+            level == expected,
+            "{FINDINGS_GUIDE} gives `{id}` the level {level}, not {expected}"
         );
     }
-    let examples = readme
-        .split("\n## Examples")
-        .nth(1)
-        .and_then(|rest| rest.split("\n## ").next())
-        .expect("an Examples section");
-    let listed = code_cells(examples);
+}
+
+#[test]
+fn the_book_lists_no_example_that_does_not_exist() {
+    let guide = read(EXAMPLES_GUIDE);
+    let listed = code_cells(&guide);
     assert!(listed.len() >= 14, "the examples table was not found");
     for name in listed {
         assert!(
             std::path::Path::new("examples").join(name).is_dir(),
-            "the README lists the example `{name}`, which does not exist"
+            "{EXAMPLES_GUIDE} lists the example `{name}`, which does not exist"
         );
     }
 }
@@ -147,22 +176,74 @@ fn the_schema_rejects_what_the_loader_rejects_by_name() {
     assert!(!validator.is_valid(&value));
 }
 
-/// The field reference in docs/ is what the field tables the loader
-/// decodes with generate. `INSTA_UPDATE=always` (as for the snapshots)
-/// writes it anew instead of comparing.
+/// The field reference of the book is what the field tables the loader
+/// decodes with generate.
 #[test]
 fn the_committed_field_reference_is_the_generated_one() {
-    let path = "docs/blueprint-reference.md";
-    let generated = eksynth::blueprint::schema::reference();
-    if std::env::var("INSTA_UPDATE").is_ok_and(|update| update == "always") {
-        std::fs::write(path, &generated).expect("writes the field reference");
-        return;
+    assert_current(
+        "docs/src/reference/fields.md",
+        &eksynth::blueprint::schema::reference(),
+        "the field tables in src/blueprint/",
+    );
+}
+
+/// The subcommands a help text lists under `Commands:`, but `help`.
+fn subcommands(help: &str) -> Vec<String> {
+    help.lines()
+        .skip_while(|line| *line != "Commands:")
+        .skip(1)
+        .take_while(|line| !line.is_empty())
+        .filter_map(|line| line.split_whitespace().next())
+        .filter(|name| *name != "help")
+        .map(str::to_string)
+        .collect()
+}
+
+/// What `eksynth ARGS --help` prints.
+fn help(args: &[String]) -> String {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_eksynth"))
+        .args(args)
+        .arg("--help")
+        .output()
+        .expect("eksynth runs");
+    assert!(output.status.success(), "eksynth {args:?} --help fails");
+    String::from_utf8(output.stdout).expect("help is UTF-8")
+}
+
+/// The command reference: every command's `--help`, as clap renders it,
+/// the subcommands of a command after it.
+fn command_reference() -> String {
+    let mut out = String::from(
+        "# Commands\n\n\
+         <!-- Written by tests/docs.rs from `eksynth --help` and every subcommand's; \
+         regenerate with `INSTA_UPDATE=always cargo test --test docs`. -->\n\n\
+         Every command and option, as `--help` prints them. \
+         [Using the commands](../guide/commands.md) says more about each.\n",
+    );
+    let mut pending = vec![Vec::<String>::new()];
+    while let Some(args) = pending.pop() {
+        let text = help(&args);
+        let name = std::iter::once("eksynth".to_string())
+            .chain(args.iter().cloned())
+            .collect::<Vec<_>>()
+            .join(" ");
+        out.push_str(&format!("\n## `{name}`\n\n```text\n{}\n```\n", text.trim_end()));
+        // Depth first, in the order help lists them.
+        for sub in subcommands(&text).into_iter().rev() {
+            let mut next = args.clone();
+            next.push(sub);
+            pending.push(next);
+        }
     }
-    let committed = std::fs::read_to_string(path).unwrap_or_default();
-    assert!(
-        committed == generated,
-        "{path} differs from what the field tables in src/blueprint/ generate; \
-         regenerate it with `INSTA_UPDATE=always cargo test --test docs`"
+    out
+}
+
+#[test]
+fn the_committed_command_reference_is_the_generated_one() {
+    assert_current(
+        "docs/src/reference/commands.md",
+        &command_reference(),
+        "`eksynth --help` and every subcommand's",
     );
 }
 

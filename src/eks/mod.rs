@@ -445,7 +445,7 @@ fn stack_outputs(template: &mut Template, blueprint: &Blueprint, node_security_g
     if let Some(arn) = access::provider_role_arn(template, blueprint) {
         let description = if blueprint.cluster.authentication_mode == AuthenticationMode::ConfigMap
         {
-            "The aws-auth provider role: map it once in aws-auth to a group that may edit ConfigMaps in kube-system (see the README)"
+            "The aws-auth provider role: map it once in aws-auth to a group that may edit ConfigMaps in kube-system (see eksynth's docs/src/guide/cluster-access.md)"
         } else {
             "The aws-auth provider's role"
         };

@@ -23,6 +23,7 @@ mod policies;
 mod quotas;
 mod references;
 mod role_paths;
+pub mod reference;
 pub mod schema;
 mod security;
 mod serverless;
@@ -80,7 +81,7 @@ impl Finding {
 }
 
 /// Every finding ID, its level and what it means: the reference for
-/// suppressions and for the README.
+/// suppressions and for the book's findings reference.
 pub const FINDINGS: &[(&str, &str)] = &[
     ("E0001", "the blueprint itself is invalid"),
     (

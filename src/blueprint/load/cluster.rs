@@ -18,10 +18,10 @@ pub(in crate::blueprint) const CLUSTER_FIELDS: &[Field] = &[
             "`accessEntries` (the default in the API modes), `sharedAccessEntries` \
             (API modes: an existing role's access entry is a `Custom::NodeAccessEntry` \
             that several blueprints' stacks share, kept until the last of them is \
-            deleted; see the README's \"Cluster access\") or `awsAuth` (the default, \
+            deleted; see [Cluster access](../guide/cluster-access.md)) or `awsAuth` (the default, \
             and the only choice, in `CONFIG_MAP` mode; refused in `API` mode), or \
             `none`: no access entry and no aws-auth mapping for any group, access \
-            granted outside the blueprint (see the README's \"Cluster access\"; \
+            granted outside the blueprint (see [Cluster access](../guide/cluster-access.md); \
             `awsAuthProvider` is then an error)",
         ),
     Field::new(

@@ -190,7 +190,7 @@ pub(in crate::blueprint) const GROUP_FIELDS: &[Field] = &[
     )
     .long(
         "any `KubeletConfiguration` (`kubelet.config.k8s.io/v1beta1`) field; see \
-        [Escape hatches](../README.md#escape-hatches)",
+        [Escape hatches](../guide/escape-hatches.md)",
     ),
     Field::new(
         "nodeConfig",
@@ -203,7 +203,7 @@ pub(in crate::blueprint) const GROUP_FIELDS: &[Field] = &[
     )
     .long(
         "AL2023: a nodeadm `NodeConfig` `spec` fragment; see [Escape \
-        hatches](../README.md#escape-hatches)",
+        hatches](../guide/escape-hatches.md)",
     ),
     Field::new(
         "rootVolume",
@@ -282,9 +282,9 @@ pub(in crate::blueprint) const GROUP_FIELDS: &[Field] = &[
     )
     .long(
         "self-managed AL2023, AL2, Windows: commands run once the node has joined \
-        (see [The signal](../README.md#the-signal)), before the signal; a \
+        (see [The signal](../guide/signal.md)), before the signal; a \
         failure sends FAILURE (see [Escape \
-        hatches](../README.md#escape-hatches-in-user-data))",
+        hatches](../guide/user-data.md#escape-hatches-in-user-data))",
     ),
     Field::new(
         "userDataParts",
@@ -310,7 +310,7 @@ pub(in crate::blueprint) const GROUP_FIELDS: &[Field] = &[
     Field::new("tags", Ty::StringMap, "Extra tags").long(
         "map of extra tags, propagated to instances and volumes; keys of 1 to 128 \
         characters not starting with `aws:`, values of up to 256 (characters, \
-        not bytes); see [Tags](../README.md#tags) for the keys eksynth writes \
+        not bytes); see [Tags](../guide/tags.md) for the keys eksynth writes \
         itself",
     ),
     Field::new("iam", Ty::Object("iam"), "The node role")
@@ -322,7 +322,7 @@ pub(in crate::blueprint) const GROUP_FIELDS: &[Field] = &[
             `${AWS::Partition}` and `${AWS::AccountId}`, or `{parameter: Name}` / \
             `{import: Export}`); for the role the stack creates: `createdRoleName`, \
             `rolePath`, `permissionsBoundary`, `instanceProfilePath` (self-managed), \
-            `policyStatements`; see [IAM governance](../README.md#iam-governance)",
+            `policyStatements`; see [IAM governance](../guide/iam.md)",
         ),
     Field::new(
         "securityGroups",
@@ -485,7 +485,7 @@ pub(in crate::blueprint) const GROUP_FIELDS: &[Field] = &[
     .long(
         "self-managed: the cluster autoscaler's tags (`true`/`false`); any group: \
         `{enabled, priority}`, `priority` (0 to 1,000,000) for \
-        [`autoscaler-priorities`](../README.md#autoscaler-priorities); `enabled` \
+        [`autoscaler-priorities`](../guide/commands.md#autoscaler-priorities); `enabled` \
         is refused on managed groups (EKS tags their Auto Scaling groups itself) \
         and a priority with `enabled: false`; `clusterAutoscaler: false` takes \
         no priority from `defaults`",
@@ -506,7 +506,7 @@ pub(in crate::blueprint) const GROUP_FIELDS: &[Field] = &[
     .default("`PT15M`")
     .long(
         "how long CloudFormation waits for a node's signal; the node itself gives \
-        up 5 minutes earlier (see [The signal](../README.md#the-signal))",
+        up 5 minutes earlier (see [The signal](../guide/signal.md))",
     )
     .self_managed(),
     Field::new("signalClient", Ty::OneOf(|| choices(SIGNAL_CLIENTS)), "")

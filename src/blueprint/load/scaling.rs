@@ -73,7 +73,7 @@ pub(in crate::blueprint) const LIFECYCLE_FIELDS: &[Field] = &[
         updates the pool in place and rolls no node, except a switch to or from \
         `Hibernated` and, on a self-managed group, adding or removing it (the \
         launch template changes); a rolling update does not replace the pool's \
-        instances (see README, Day 2).",
+        instances (see [Upgrades](../guide/upgrades.md)).",
     ),
     Field::new(
         "maxInstanceLifetime",
@@ -200,7 +200,7 @@ pub(in crate::blueprint) const LIFECYCLE_FIELDS: &[Field] = &[
         notificationTargetArn, roleArn}`, made with the group so that they hold \
         its first instances too; at most 50, names unique. A launch hook holds \
         each new instance in `Pending:Wait`: its `heartbeatTimeout` must end by \
-        the node's deadline (see [The signal](../README.md#the-signal)), else \
+        the node's deadline (see [The signal](../guide/signal.md)), else \
         CloudFormation could move on before the instance is in service. A \
         termination hook here replaces `terminationHookTimeout` (not both)",
     )
