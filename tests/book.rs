@@ -100,7 +100,9 @@ fn check_blueprint(page: &Path, block: &Block) -> Result<(), String> {
 /// A ```yaml outline block: its keys are the blueprint's top-level fields.
 fn check_outline(page: &Path, block: &Block) -> Result<(), String> {
     let schema = eksynth::blueprint::schema::json_schema();
-    let fields = schema["properties"].as_object().expect("the schema's fields");
+    let fields = schema["properties"]
+        .as_object()
+        .expect("the schema's fields");
     let outline = yaml(page, block);
     let keys = outline.as_object().map(|o| o.keys().collect::<Vec<_>>());
     match keys {
@@ -135,7 +137,11 @@ fn check_workflow(page: &Path, block: &Block) -> Result<(), String> {
         .values()
         .filter_map(|job| job["steps"].as_array())
         .flatten()
-        .filter(|step| step["uses"].as_str().is_some_and(|uses| uses.contains("/eksynth@")))
+        .filter(|step| {
+            step["uses"]
+                .as_str()
+                .is_some_and(|uses| uses.contains("/eksynth@"))
+        })
         .collect();
     let at = format!("{}:{}", page.display(), block.line);
     if steps.is_empty() {
@@ -176,7 +182,11 @@ fn check_pre_commit(page: &Path, block: &Block) -> Result<(), String> {
         .as_array()
         .into_iter()
         .flatten()
-        .filter(|repo| repo["repo"].as_str().is_some_and(|url| url.ends_with("/eksynth")))
+        .filter(|repo| {
+            repo["repo"]
+                .as_str()
+                .is_some_and(|url| url.ends_with("/eksynth"))
+        })
         .filter_map(|repo| repo["hooks"].as_array())
         .flatten()
         .filter_map(|hook| hook["id"].as_str())
@@ -232,7 +242,10 @@ fn a_snippet_that_does_not_synthesize_is_reported_at_its_page_and_line() {
         error.starts_with("docs/src/guide/example.md:3: "),
         "{error}"
     );
-    assert!(error.contains("--> docs/src/guide/example.md:4:1"), "{error}");
+    assert!(
+        error.contains("--> docs/src/guide/example.md:4:1"),
+        "{error}"
+    );
 }
 
 /// How mdBook (and GitHub) name a heading's anchor.
@@ -305,7 +318,10 @@ fn every_relative_link_of_the_book_and_the_front_pages_resolves() {
             } else if !fragment.is_empty() && path.extension().is_some_and(|ext| ext == "md") {
                 let known = anchors(&std::fs::read_to_string(&path).expect("readable"));
                 if !known.iter().any(|known| known == fragment) {
-                    broken.push(format!("{at}: no heading `#{fragment}` in {}", path.display()));
+                    broken.push(format!(
+                        "{at}: no heading `#{fragment}` in {}",
+                        path.display()
+                    ));
                 }
             }
         }
@@ -349,5 +365,8 @@ fn the_readme_starts_with_the_two_commands_that_work_on_a_fresh_clone() {
         ]
     );
     let lines = readme.lines().count();
-    assert!(lines <= 300, "README.md has {lines} lines; the book holds the rest");
+    assert!(
+        lines <= 300,
+        "README.md has {lines} lines; the book holds the rest"
+    );
 }

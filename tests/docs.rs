@@ -32,7 +32,10 @@ fn the_findings_reference_lists_every_finding_with_its_level() {
     for (id, meaning) in eksynth::validate::FINDINGS {
         let level = eksynth::diagnostic::Severity::of_id(id).name();
         assert!(
-            page.contains(&format!("| `{id}` | {level} | {} |", meaning.replace('|', "\\|"))),
+            page.contains(&format!(
+                "| `{id}` | {level} | {} |",
+                meaning.replace('|', "\\|")
+            )),
             "the findings reference does not give `{id}` its level {level} and meaning"
         );
     }
@@ -86,7 +89,10 @@ fn the_guide_explains_only_findings_that_exist_at_their_level() {
             is_id.then(|| (id, rest.split(" |").next().unwrap_or_default()))
         })
         .collect();
-    assert!(rows.len() >= 40, "the table of findings in detail was not found");
+    assert!(
+        rows.len() >= 40,
+        "the table of findings in detail was not found"
+    );
     for (id, level) in rows {
         assert!(
             eksynth::validate::FINDINGS
@@ -227,7 +233,10 @@ fn command_reference() -> String {
             .chain(args.iter().cloned())
             .collect::<Vec<_>>()
             .join(" ");
-        out.push_str(&format!("\n## `{name}`\n\n```text\n{}\n```\n", text.trim_end()));
+        out.push_str(&format!(
+            "\n## `{name}`\n\n```text\n{}\n```\n",
+            text.trim_end()
+        ));
         // Depth first, in the order help lists them.
         for sub in subcommands(&text).into_iter().rev() {
             let mut next = args.clone();

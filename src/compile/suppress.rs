@@ -110,7 +110,8 @@ fn unknown_id(suppression: &Suppression, sources: Sources) -> Diagnostic {
     );
     diagnostic.help = Some(match crate::suggest::closest(id, &ids) {
         Some(best) => format!("did you mean `{best}`? `eksynth validate --help` lists the IDs"),
-        None => "docs/src/reference/findings.md in eksynth's repository lists every finding ID".to_string(),
+        None => "docs/src/reference/findings.md in eksynth's repository lists every finding ID"
+            .to_string(),
     });
     diagnostic
 }
