@@ -76,12 +76,39 @@ fn yaml(page: &Path, block: &Block) -> serde_json::Value {
         .unwrap_or_else(|error| panic!("{}:{}: not YAML: {error}", page.display(), block.line))
 }
 
+/// The file a block includes whole (`{{#include PATH}}`, the path from the
+/// page's folder, as mdBook reads it), if that is all the block holds.
+fn included(page: &Path, block: &Block) -> Option<PathBuf> {
+    let path = block
+        .text
+        .trim()
+        .strip_prefix("{{#include ")?
+        .strip_suffix("}}")?;
+    Some(page.parent()?.join(path.trim()))
+}
+
 /// A ```yaml block: a blueprint that synthesizes with no error. It is read
 /// under the page's path, its lines numbered as in the page, so that a
-/// diagnostic names the page and the line.
+/// diagnostic names the page and the line; a block that includes a file
+/// is that file, read under its own path.
 fn check_blueprint(page: &Path, block: &Block) -> Result<(), String> {
-    let text = "\n".repeat(block.line) + &block.text;
-    let file = SourceFile::new(page.display().to_string(), text);
+    let file = match included(page, block) {
+        Some(path) => {
+            let text = std::fs::read_to_string(&path).map_err(|error| {
+                format!(
+                    "{}:{}: {}: {error}",
+                    page.display(),
+                    block.line,
+                    path.display()
+                )
+            })?;
+            SourceFile::new(path.display().to_string(), text)
+        }
+        None => SourceFile::new(
+            page.display().to_string(),
+            "\n".repeat(block.line) + &block.text,
+        ),
+    };
     let diagnostics = match compile(&file) {
         Ok(compiled) if !compiled.has_errors() => return Ok(()),
         Ok(compiled) => compiled.diagnostics,
