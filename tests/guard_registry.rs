@@ -10,6 +10,9 @@ use std::process::Command;
 
 use serde_json::Value;
 
+#[path = "common/guard_findings.rs"]
+mod guard_findings;
+
 const REGISTRY: &str = "data/guard-rules-registry";
 
 fn root() -> &'static Path {
@@ -157,35 +160,6 @@ fn every_vendored_rule_has_an_expected_outcome_and_a_reason() {
     }
 }
 
-/// The (template, rule) pairs of a report of `eksynth validate --format
-/// json`: each finding of each file, named by its `"rule"` field (the name
-/// of the Guard rule that failed). A finding without that field is named
-/// by the longest rule name its `"message"` contains, or else by its ID and
-/// message, so that any other finding shows in the difference too.
-fn failed_rules(report: &Value, rules: &[String]) -> BTreeSet<(String, String)> {
-    let mut by_length: Vec<&String> = rules.iter().collect();
-    by_length.sort_by_key(|name| std::cmp::Reverse(name.len()));
-    let mut pairs = BTreeSet::new();
-    for file in report["files"].as_array().expect("a report's files") {
-        let template = file["file"].as_str().expect("a file's name").to_string();
-        for finding in file["findings"].as_array().expect("a file's findings") {
-            let message = finding["message"].as_str().unwrap_or_default();
-            let rule = match finding["rule"].as_str() {
-                Some(rule) => rule.to_string(),
-                None => by_length
-                    .iter()
-                    .find(|name| message.contains(name.as_str()))
-                    .map_or_else(
-                        || format!("{} {message}", finding["id"]),
-                        |name| name.to_string(),
-                    ),
-            };
-            pairs.insert((template.clone(), rule));
-        }
-    }
-    pairs
-}
-
 #[test]
 fn every_example_template_fails_exactly_the_registry_rules_expected_of_it() {
     let templates = example_templates();
@@ -203,7 +177,10 @@ fn every_example_template_fails_exactly_the_registry_rules_expected_of_it() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     let report: Value = serde_json::from_slice(&output.stdout)
         .unwrap_or_else(|error| panic!("no JSON report ({error}):\n{stderr}"));
-    let found = failed_rules(&report, &rule_names());
+    let found: BTreeSet<(String, String)> = guard_findings::rule_findings(&report, &rule_names())
+        .into_iter()
+        .map(|finding| (finding.file, finding.rule))
+        .collect();
     let expected: BTreeSet<(String, String)> = expected()
         .into_iter()
         .flat_map(|(rule, entry)| {
