@@ -1,8 +1,9 @@
 //! The vendored AWS Guard Rules Registry selection
 //! (`data/guard-rules-registry/`) over every example: the rules are the
 //! ones `selection.txt` lists, `expected.txt` says for each of them which
-//! example templates fail it and why, and `eksynth validate --rules` finds
-//! exactly those failures, template by template.
+//! example templates fail it and why, `eksynth validate --rules` finds
+//! exactly those failures, template by template, and `refresh.sh`
+//! re-creates the vendored files from a commit.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -199,4 +200,140 @@ fn every_example_template_fails_exactly_the_registry_rules_expected_of_it() {
     // Findings fail validate: exit 1 when a rule failed, 0 when none did.
     let code = if expected.is_empty() { 0 } else { 1 };
     assert_eq!(output.status.code(), Some(code), "{stderr}");
+}
+
+/// Runs `git ARGS` in `dir`.
+fn git(dir: &Path, args: &[&str]) -> String {
+    let output = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_INDEX_FILE")
+        .output()
+        .expect("git");
+    assert!(output.status.success(), "git {args:?}: {output:?}");
+    String::from_utf8_lossy(&output.stdout).trim().to_string()
+}
+
+/// `refresh.sh` re-creates the vendored files byte for byte from a commit:
+/// here a repository holding the selected paths with the vendored texts,
+/// read through `GUARD_RULES_REGISTRY_GIT` as from a clone of the
+/// registry. A selected path the commit lacks fails the refresh and leaves
+/// the vendored rules as they were.
+#[test]
+fn the_refresh_script_re_creates_the_selection_from_a_commit() {
+    let scratch =
+        std::env::temp_dir().join(format!("eksynth-guard-refresh-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&scratch);
+    let registry = scratch.join("registry");
+    let vendored = scratch.join("vendored");
+    std::fs::create_dir_all(&vendored).expect("scratch");
+    let here = root().join(REGISTRY);
+    for line in read(&format!("{REGISTRY}/selection.txt")).lines() {
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let name = line.rsplit('/').next().expect("a file name");
+        let path = registry.join(line);
+        std::fs::create_dir_all(path.parent().expect("a folder")).expect("folder");
+        std::fs::copy(here.join("rules").join(name), path).expect("rule");
+    }
+    for file in ["LICENSE", "NOTICE"] {
+        std::fs::copy(here.join(file), registry.join(file)).expect("licence");
+    }
+    git(&registry, &["init", "-q"]);
+    git(&registry, &["add", "-A"]);
+    git(
+        &registry,
+        &[
+            "-c",
+            "user.name=eksynth",
+            "-c",
+            "user.email=eksynth@example.com",
+            "-c",
+            "commit.gpgsign=false",
+            "commit",
+            "-qm",
+            "rules",
+        ],
+    );
+    let commit = git(&registry, &["rev-parse", "HEAD"]);
+    for file in ["README.md", "selection.txt", "refresh.sh"] {
+        std::fs::copy(here.join(file), vendored.join(file)).expect("copy");
+    }
+    let refresh = |commit: &str| {
+        Command::new("bash")
+            .arg(vendored.join("refresh.sh"))
+            .arg(commit)
+            .env("GUARD_RULES_REGISTRY_GIT", registry.join(".git"))
+            .output()
+            .expect("refresh.sh")
+    };
+    let output = refresh(&commit);
+    assert!(output.status.success(), "{output:?}");
+    let mut files: Vec<String> = std::fs::read_dir(vendored.join("rules"))
+        .expect("the refreshed rules")
+        .map(|entry| {
+            entry
+                .expect("entry")
+                .file_name()
+                .to_string_lossy()
+                .to_string()
+        })
+        .collect();
+    files.sort();
+    assert_eq!(files, rule_files());
+    for file in &files {
+        assert_eq!(
+            std::fs::read(vendored.join("rules").join(file)).expect("refreshed"),
+            std::fs::read(here.join("rules").join(file)).expect("vendored"),
+            "{file}"
+        );
+    }
+    for file in ["LICENSE", "NOTICE"] {
+        assert_eq!(
+            std::fs::read(vendored.join(file)).expect("refreshed"),
+            std::fs::read(here.join(file)).expect("vendored")
+        );
+    }
+
+    // A commit without one of the selected rules changes nothing.
+    let first = files.first().expect("a rule");
+    let missing = read(&format!("{REGISTRY}/selection.txt"))
+        .lines()
+        .find(|line| line.ends_with(&format!("/{first}")))
+        .expect("its path")
+        .to_string();
+    git(&registry, &["rm", "-q", &missing]);
+    git(
+        &registry,
+        &[
+            "-c",
+            "user.name=eksynth",
+            "-c",
+            "user.email=eksynth@example.com",
+            "-c",
+            "commit.gpgsign=false",
+            "commit",
+            "-qm",
+            "one rule fewer",
+        ],
+    );
+    let output = refresh(&git(&registry, &["rev-parse", "HEAD"]));
+    assert!(!output.status.success(), "{output:?}");
+    assert!(vendored.join("rules").join(first).is_file());
+    assert_eq!(
+        std::fs::read_dir(&vendored)
+            .expect("vendored")
+            .filter(|entry| entry
+                .as_ref()
+                .expect("entry")
+                .file_name()
+                .to_string_lossy()
+                .starts_with(".refresh"))
+            .count(),
+        0,
+        "the staging folder is left behind"
+    );
+    let _ = std::fs::remove_dir_all(&scratch);
 }
