@@ -144,7 +144,13 @@ fn the_vendored_rules_are_the_selection() {
         .collect();
     selected.sort();
     assert_eq!(rule_files(), selected);
-    for file in ["LICENSE", "NOTICE", "README.md", "refresh.sh"] {
+    for file in [
+        "LICENSE",
+        "NOTICE",
+        "README.md",
+        "refresh.sh",
+        "failures.sh",
+    ] {
         assert!(root().join(REGISTRY).join(file).is_file(), "{file}");
     }
 }
