@@ -14,11 +14,13 @@ pub struct RuleFinding {
     pub line: Option<u64>,
 }
 
-/// Every finding of every file of `report`. A rule finding's rule is its
-/// `"rule"` field; without one, its `"id"` after the rule findings' `G:`;
-/// without either, the longest of `rules` that its `"message"` names. Any
-/// other finding keeps its ID and message as its rule, so that it shows in
-/// a comparison too.
+/// Every rule finding of every file of `report`, and every other finding
+/// but notes. A rule finding's rule is its `"rule"` field; without one, its
+/// `"id"` after the rule findings' `G:`; without either, the longest of
+/// `rules` that its `"message"` names. Any other error or warning keeps its
+/// ID and message as its rule, so that it shows in a comparison too; a
+/// note (`"level": "note"`, such as the size of a large template) is
+/// information, and left out.
 pub fn rule_findings(report: &Value, rules: &[String]) -> Vec<RuleFinding> {
     let mut by_length: Vec<&String> = rules.iter().collect();
     by_length.sort_by_key(|name| std::cmp::Reverse(name.len()));
@@ -37,8 +39,12 @@ pub fn rule_findings(report: &Value, rules: &[String]) -> Vec<RuleFinding> {
                         .iter()
                         .find(|rule| message.contains(rule.as_str()))
                         .map(|rule| rule.to_string())
-                })
-                .unwrap_or_else(|| format!("{id} {message}"));
+                });
+            let rule = match rule {
+                Some(rule) => rule,
+                None if finding["level"] == "note" => continue,
+                None => format!("{id} {message}"),
+            };
             found.push(RuleFinding {
                 file: name.to_string(),
                 rule,
