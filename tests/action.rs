@@ -4,8 +4,9 @@
 //! step's `env` with the expressions filled in, `GITHUB_OUTPUT` and
 //! `GITHUB_PATH` files), do their job on examples: cargo (a stand-in that
 //! records its arguments) installs eksynth, `eksynth check` passes on fresh
-//! templates and fails on a stale one, `eksynth validate` writes SARIF, and
-//! the last step fails when either did. The `uses` steps (the cache, the
+//! templates and fails on a stale one, `eksynth validate` writes SARIF, the
+//! `rules` input reaches both commands as `--rules`, and the last step fails
+//! when either did. The `uses` steps (the cache, the
 //! SARIF upload) are checked for what they are given.
 
 mod common;
@@ -203,6 +204,17 @@ fn substitute(
 /// Runs the action in `workspace` with `given` inputs, as the runner would
 /// on a cache miss.
 fn run_action(name: &str, workspace: &Path, given: &[(&str, &str)]) -> Run {
+    run_action_with(
+        name,
+        workspace,
+        given,
+        Path::new(env!("CARGO_BIN_EXE_eksynth")),
+    )
+}
+
+/// Runs the action as `run_action` does, with `eksynth` as what the
+/// stand-in cargo installs.
+fn run_action_with(name: &str, workspace: &Path, given: &[(&str, &str)], eksynth: &Path) -> Run {
     let action = action();
     let mut inputs = declared_inputs(&action);
     for (name, value) in given {
@@ -220,7 +232,7 @@ fn run_action(name: &str, workspace: &Path, given: &[(&str, &str)]) -> Run {
     let cargo = format!(
         "#!/usr/bin/env bash\nset -eu\nprintf '%s\\n' \"$@\" > '{}'\nroot=\nwhile [ $# -gt 0 ]; do [ \"$1\" = --root ] && root=$2; shift; done\nmkdir -p \"$root/bin\"\nln -sf '{}' \"$root/bin/eksynth\"\n",
         cargo_log.display(),
-        env!("CARGO_BIN_EXE_eksynth")
+        eksynth.display()
     );
     std::fs::write(bin.join("cargo"), cargo).expect("fake cargo");
     Command::new("chmod")
@@ -485,6 +497,148 @@ fn the_action_fails_on_findings_with_strict_and_on_a_pattern_that_matches_nothin
     );
     assert_eq!(missing.outcomes["verdict"], Some(false));
     let _ = std::fs::remove_dir_all(&workspace);
+}
+
+/// A stand-in eksynth in `dir` that logs each call's arguments to `calls`
+/// (one call a line, each argument followed by a tab) and runs this
+/// suite's eksynth without the `--rules` options: what the rules find is
+/// the business of the tests of `--rules` itself; here what counts is
+/// that they reach both commands while the steps still check and validate.
+fn recording_eksynth(dir: &Path) -> (PathBuf, PathBuf) {
+    let script = dir.join("eksynth");
+    let calls = dir.join("calls");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/usr/bin/env bash\nset -eu\nprintf '%s\\t' \"$@\" >> '{calls}'\necho >> '{calls}'\nargs=()\nwhile [ $# -gt 0 ]; do\n  if [ \"$1\" = --rules ]; then shift 2; else args+=(\"$1\"); shift; fi\ndone\nexec '{eksynth}' \"${{args[@]}}\"\n",
+            calls = calls.display(),
+            eksynth = env!("CARGO_BIN_EXE_eksynth"),
+        ),
+    )
+    .expect("recording eksynth");
+    Command::new("chmod")
+        .arg("+x")
+        .arg(&script)
+        .status()
+        .expect("chmod");
+    (script, calls)
+}
+
+/// The arguments of each logged call whose first argument is `subcommand`.
+fn calls_of(calls: &Path, subcommand: &str) -> Vec<Vec<String>> {
+    std::fs::read_to_string(calls)
+        .unwrap_or_default()
+        .lines()
+        .map(|line| line.split_terminator('\t').map(str::to_string).collect())
+        .filter(|args: &Vec<String>| args.first().map(String::as_str) == Some(subcommand))
+        .collect()
+}
+
+#[test]
+fn the_rules_input_reaches_both_check_and_validate_with_its_globs_expanded() {
+    let workspace = quickstart_workspace("rules");
+    std::fs::create_dir_all(workspace.join("policies")).expect("policies");
+    for file in ["policies/tags.guard", "policies/names.guard", "extra.guard"] {
+        std::fs::write(workspace.join(file), "rule EMPTY { Resources exists }\n").expect("rules");
+    }
+    let bin = scratch("rules-bin");
+    let (eksynth, calls) = recording_eksynth(&bin);
+    let run = run_action_with(
+        "rules",
+        &workspace,
+        &[
+            ("blueprints", "nodes/blueprint.yaml"),
+            ("rules", "policies/*.guard\n  extra.guard"),
+            ("upload-sarif", "false"),
+        ],
+        &eksynth,
+    );
+    let logs = &run.logs;
+    assert_eq!(run.outputs["check"]["code"], "0", "{logs}");
+    assert_eq!(run.outputs["validate"]["code"], "0", "{logs}");
+    // A glob's files in the shell's (sorted) order, then the plain path.
+    let rules = [
+        "--rules",
+        "policies/names.guard",
+        "--rules",
+        "policies/tags.guard",
+        "--rules",
+        "extra.guard",
+    ];
+    let check = [
+        [
+            "check",
+            "nodes/blueprint.yaml",
+            "--out-dir",
+            "nodes",
+            "--format",
+            "yaml",
+        ]
+        .as_slice(),
+        &rules,
+    ]
+    .concat();
+    assert_eq!(calls_of(&calls, "check"), [check], "{logs}");
+    let validate = [
+        ["validate", "--format", "sarif"].as_slice(),
+        &rules,
+        &["nodes/blueprint.yaml"],
+    ]
+    .concat();
+    assert_eq!(calls_of(&calls, "validate"), [validate], "{logs}");
+
+    // Without the input, neither command is given rules.
+    std::fs::remove_file(&calls).expect("calls");
+    let run = run_action_with(
+        "no-rules",
+        &workspace,
+        &[
+            ("blueprints", "nodes/blueprint.yaml"),
+            ("upload-sarif", "false"),
+        ],
+        &eksynth,
+    );
+    assert_eq!(run.outputs["validate"]["code"], "0", "{}", run.logs);
+    for subcommand in ["check", "validate"] {
+        let called = calls_of(&calls, subcommand);
+        assert_eq!(called.len(), 1, "{}", run.logs);
+        assert!(!called[0].contains(&"--rules".to_string()), "{called:?}");
+    }
+    let _ = std::fs::remove_dir_all(&workspace);
+    let _ = std::fs::remove_dir_all(&bin);
+}
+
+#[test]
+fn a_rules_pattern_that_matches_nothing_fails_both_steps_before_eksynth_runs() {
+    let workspace = quickstart_workspace("no-rules-file");
+    let bin = scratch("no-rules-file-bin");
+    let (eksynth, calls) = recording_eksynth(&bin);
+    let run = run_action_with(
+        "no-rules-file",
+        &workspace,
+        &[
+            ("blueprints", "nodes/blueprint.yaml"),
+            ("rules", "policies/*.guard"),
+        ],
+        &eksynth,
+    );
+    let logs = &run.logs;
+    assert_eq!(run.outputs["check"]["code"], "2", "{logs}");
+    assert_eq!(run.outputs["validate"]["code"], "2", "{logs}");
+    assert_eq!(
+        workflow_commands(logs),
+        [
+            "error: no rules file matches policies/*.guard",
+            "error: no rules file matches policies/*.guard"
+        ],
+        "{logs}"
+    );
+    // No report was written, so none is uploaded.
+    assert_eq!(run.outcomes["upload"], None, "{logs}");
+    assert_eq!(run.outcomes["verdict"], Some(false), "{logs}");
+    assert!(calls_of(&calls, "check").is_empty() && calls_of(&calls, "validate").is_empty());
+    let _ = std::fs::remove_dir_all(&workspace);
+    let _ = std::fs::remove_dir_all(&bin);
 }
 
 #[test]

@@ -2,8 +2,8 @@
 //! pre-commit reads (`pre-commit validate-manifest`), and each hook, run by
 //! pre-commit itself in a scratch git repository, selects the files its
 //! `files` and `exclude` say, passes them or not as `pass_filenames` says,
-//! and passes on fresh templates and fails on a stale one or a bad
-//! blueprint.
+//! passes on fresh templates and fails on a stale one or a bad blueprint,
+//! and hands `args: [--rules, policies/]` to eksynth before the files.
 //!
 //! pre-commit builds a `language: rust` hook with `cargo install`; here the
 //! hooks run as `language: system` with the same entry, pointed at the
@@ -94,6 +94,14 @@ fn quoted(text: &str) -> String {
 /// whose local hooks are the manifest's, run through a wrapper of eksynth
 /// that logs its arguments to `args-<hook id>`.
 fn repository(name: &str) -> PathBuf {
+    repository_with_args(name, &[])
+}
+
+/// A repository as `repository` makes it, with `extra` added to both
+/// hooks' `args` as a user's configuration adds them. The wrapper runs
+/// eksynth without the `--rules` options it logged: what the rules find is
+/// the business of the tests of `--rules` itself.
+fn repository_with_args(name: &str, extra: &[&str]) -> PathBuf {
     let dir =
         std::env::temp_dir().join(format!("eksynth-pre-commit-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -113,7 +121,7 @@ fn repository(name: &str) -> PathBuf {
     std::fs::write(
         &wrapper,
         format!(
-            "#!/usr/bin/env bash\nprintf '%s\\n' \"$@\" >> \"$(dirname \"$0\")/args-$HOOK\"\nexec '{}' \"$@\"\n",
+            "#!/usr/bin/env bash\nprintf '%s\\n' \"$@\" >> \"$(dirname \"$0\")/args-$HOOK\"\nargs=()\nwhile [ $# -gt 0 ]; do\n  if [ \"$1\" = --rules ]; then shift 2; else args+=(\"$1\"); shift; fi\ndone\nexec '{}' \"${{args[@]}}\"\n",
             env!("CARGO_BIN_EXE_eksynth")
         ),
     )
@@ -129,11 +137,13 @@ fn repository(name: &str) -> PathBuf {
         let id = hook["id"].as_str().expect("id");
         let entry = hook["entry"].as_str().expect("entry");
         let (_, subcommand) = entry.split_once(' ').expect("eksynth SUBCOMMAND");
-        let args = if id == "eksynth-check" {
-            "[nodes/blueprint.yaml, --out-dir, nodes]"
+        let mut args: Vec<&str> = if id == "eksynth-check" {
+            vec!["nodes/blueprint.yaml", "--out-dir", "nodes"]
         } else {
-            "[]"
+            vec![]
         };
+        args.extend(extra);
+        let args = format!("[{}]", args.join(", "));
         config.push_str(&format!(
             "      - id: {id}\n        name: {id}\n        language: system\n        entry: env HOOK={id} {} {subcommand}\n        files: {}\n        exclude: {}\n        pass_filenames: {}\n        args: {args}\n",
             wrapper.display(),
@@ -231,5 +241,96 @@ fn the_hooks_fail_on_a_stale_template_and_on_a_bad_blueprint() {
     let (passed, output) = pre_commit_run(&dir).expect("pre-commit ran before");
     assert!(!passed, "{output}");
     assert!(output.contains("unknown field `instanceTyp`"), "{output}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The arguments one hook's wrapper logged, in the order given.
+fn logged_args_in_order(dir: &Path, id: &str) -> Vec<String> {
+    std::fs::read_to_string(dir.join(format!("args-{id}")))
+        .unwrap_or_default()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+/// What each hook's description tells a user to write reaches eksynth:
+/// pre-commit puts a hook's `args` after its entry and before the file
+/// names, so `args: [--rules, policies/]` gives both commands the rules.
+/// A change to a rules file alone runs the check hook again and does not
+/// hand the file to validate, which reads blueprints and templates.
+#[test]
+fn rules_given_in_args_reach_both_hooks_and_a_rules_change_runs_check() {
+    for hook in hooks() {
+        let description = hook["description"].as_str().expect("description");
+        assert!(
+            description.contains("`args: [--rules, policies/]`"),
+            "{}: {description}",
+            hook["id"]
+        );
+    }
+    let dir = repository_with_args("rules", &["--rules", "policies/"]);
+    std::fs::create_dir_all(dir.join("policies")).expect("policies");
+    std::fs::write(
+        dir.join("policies/tags.guard"),
+        "rule EMPTY { Resources exists }\n",
+    )
+    .expect("rules");
+    let Some((passed, output)) = pre_commit_run(&dir) else {
+        return;
+    };
+    assert!(passed, "{output}");
+    assert_eq!(
+        logged_args_in_order(&dir, "eksynth-check"),
+        [
+            "check",
+            "nodes/blueprint.yaml",
+            "--out-dir",
+            "nodes",
+            "--rules",
+            "policies/"
+        ]
+    );
+    assert_eq!(
+        logged_args_in_order(&dir, "eksynth-validate"),
+        [
+            "validate",
+            "--rules",
+            "policies/",
+            "nodes/blueprint.yaml",
+            "nodes/quickstart.yaml"
+        ]
+    );
+
+    for id in ["eksynth-check", "eksynth-validate"] {
+        std::fs::remove_file(dir.join(format!("args-{id}"))).expect("args");
+    }
+    let output = common::run_installed(
+        Command::new("pre-commit")
+            .args(["run", "--color", "never", "--files", "policies/tags.guard"])
+            .current_dir(&dir)
+            .env("PRE_COMMIT_HOME", dir.join(".cache"))
+            .env_remove("GIT_DIR")
+            .env_remove("GIT_INDEX_FILE"),
+        b"",
+    )
+    .expect("pre-commit ran before");
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{text}");
+    assert_eq!(
+        logged_args_in_order(&dir, "eksynth-check"),
+        [
+            "check",
+            "nodes/blueprint.yaml",
+            "--out-dir",
+            "nodes",
+            "--rules",
+            "policies/"
+        ],
+        "{text}"
+    );
+    assert!(
+        logged_args_in_order(&dir, "eksynth-validate").is_empty(),
+        "{text}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
