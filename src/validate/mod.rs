@@ -326,6 +326,10 @@ pub const FINDINGS: &[(&str, &str)] = &[
         "a Route 53 record its record set's `Type` does not take",
     ),
     ("E7013", "`TTL` on a Route 53 alias record"),
+    (
+        "E7014",
+        "a bucket ACL other than the owner's without `OwnershipControls`",
+    ),
     ("E8001", "an access entry type EKS does not know"),
     (
         "E8002",
