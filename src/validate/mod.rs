@@ -10,6 +10,7 @@ mod backup;
 mod branches;
 mod catalogs;
 mod cfn_init;
+mod cloudfront;
 mod dynamodb;
 mod eks;
 mod extensions;
@@ -330,6 +331,10 @@ pub const FINDINGS: &[(&str, &str)] = &[
         "E7014",
         "a bucket ACL other than the owner's without `OwnershipControls`",
     ),
+    (
+        "E7015",
+        "a CloudFront alias that is not a lowercase host name",
+    ),
     ("E8001", "an access entry type EKS does not know"),
     (
         "E8002",
@@ -444,6 +449,7 @@ pub fn validate(template: &Template, context: &Context<'_>) -> Vec<Finding> {
         Box::new(|f: &mut Vec<Finding>| extensions::check(template, f)),
         Box::new(|f: &mut Vec<Finding>| dynamodb::check(template, f)),
         Box::new(|f: &mut Vec<Finding>| backup::check(template, f)),
+        Box::new(|f: &mut Vec<Finding>| cloudfront::check(template, f)),
         Box::new(|f: &mut Vec<Finding>| modules::check(template, f)),
         Box::new(|f: &mut Vec<Finding>| functions::check(template, f)),
         Box::new(|f: &mut Vec<Finding>| catalogs::check(template, f)),
