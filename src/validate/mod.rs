@@ -168,6 +168,10 @@ pub const FINDINGS: &[(&str, &str)] = &[
         "E2012",
         "conditions that refer to each other in a cycle (`Condition: X` inside `Fn::And`, `Fn::Or`, `Fn::Not`)",
     ),
+    (
+        "E2013",
+        "a SAM resource without a property the SAM transform requires (an API's `StageName`)",
+    ),
     ("E3001", "more than 500 resources"),
     ("E3002", "more than 200 parameters"),
     ("E3003", "more than 200 outputs"),
