@@ -5,8 +5,7 @@ beside cfn-lint and AWS's `cloudformation-validate`.
     python3 tests/peer/run.py --eksynth target/release/eksynth
     python3 tests/peer/run.py --eksynth target/release/eksynth \
         --aws-validator-python .venv-cfnlint/bin/python3
-    python3 tests/peer/run.py --refresh --cfn-lint .venv-cfnlint/bin/cfn-lint \
-        --aws-validator-python .venv-cfnlint/bin/python3
+    .venv-cfnlint/bin/python3 tests/peer/run.py --refresh --cfn-lint .venv-cfnlint/bin/cfn-lint
 
 cfn-lint's source distribution on PyPI ships its test fixtures,
 `test/fixtures/templates/good` and `bad`. The pinned version is downloaded
@@ -300,7 +299,8 @@ def main():
     parser.add_argument("--cfn-lint", default=".venv-cfnlint/bin/cfn-lint")
     parser.add_argument("--aws-validator-python", metavar="PYTHON",
                         help="a Python with cloudformation-validate "
-                             f"{AWS_VALIDATOR_VERSION}: run it, and hold it to its verdicts")
+                             f"{AWS_VALIDATOR_VERSION}: run it, and hold it to its verdicts "
+                             "(with --refresh: record them; this Python if not given)")
     parser.add_argument("--verbose", action="store_true",
                         help="list every fixture that counts against a number "
                              "or where eksynth and a peer differ")
@@ -308,11 +308,11 @@ def main():
     root = fixtures_root()
     names = fixtures(root)
     if args.refresh:
-        if not args.aws_validator_python:
-            sys.exit("--refresh needs --aws-validator-python")
+        # The Python running this script is CI's virtualenv's, which has
+        # cloudformation-validate, unless another is named.
+        python = args.aws_validator_python or sys.executable
         write_verdicts("cfn-lint", cfn_lint_verdicts(root, str(Path(args.cfn_lint).resolve()), names))
-        write_verdicts("cloudformation-validate",
-                       aws_validator_verdicts(root, args.aws_validator_python, names))
+        write_verdicts("cloudformation-validate", aws_validator_verdicts(root, python, names))
         return
     verdicts = {peer: json.loads(VERDICTS[peer].read_text()) for peer in PEERS}
     for peer in PEERS:
