@@ -390,6 +390,7 @@ pub const FINDINGS: &[(&str, &str)] = &[
         "E9012",
         "an `AWS::CloudFormation::Init` configuration that `cfn-init` does not read as meant",
     ),
+    ("E9013", "a template without resources"),
 ];
 
 /// Finding IDs that were renamed, and their new names: a suppression of
