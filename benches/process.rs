@@ -1,10 +1,12 @@
 //! Whole-process times of the `eksynth` binary, and `eksynth validate`
-//! against cfn-lint on the same files.
+//! against its two peers, cfn-lint and AWS's cloudformation-validate, on the
+//! same files.
 //!
 //! ```sh
 //! cargo bench --bench process              # full run
-//! cargo bench --bench process -- --quick   # few iterations, no cfn-lint (CI smoke)
+//! cargo bench --bench process -- --quick   # few iterations, no peers (CI smoke)
 //! EKSYNTH_BENCH_CFN_LINT=/path/to/cfn-lint cargo bench --bench process
+//! EKSYNTH_BENCH_CFN_VALIDATE=/path/to/python3 cargo bench --bench process
 //! ```
 //!
 //! It measures, as whole processes (wall time, minimum and median):
@@ -12,17 +14,22 @@
 //! - every template command on the one-group `examples/quickstart`
 //!   blueprint (`synth`, `check`, `validate`, `validate` of its template)
 //!   against the 8 ms target, with `eksynth --version` as the floor;
-//! - `eksynth validate` and cfn-lint, one after the other, on the 457-resource
-//!   template of a generated 90-group blueprint (the benchmark blueprint of
-//!   `benches/synth.rs`), target 300 times faster;
+//! - `eksynth validate` and each peer, one after the other, on the
+//!   457-resource template of a generated 90-group blueprint (the benchmark
+//!   blueprint of `benches/synth.rs`), target 300 times faster than
+//!   cfn-lint;
 //! - the same over cfn-lint 1.58.0's own fixtures (`good` and `bad`, as the
 //!   peer suite selects them) in one invocation of each, target 200 times
-//!   faster.
+//!   faster than cfn-lint.
 //!
 //! cfn-lint is `$EKSYNTH_BENCH_CFN_LINT`, else `.venv-cfnlint/bin/cfn-lint`
-//! (what `.ci/run` installs), else `cfn-lint` on `PATH`; without one the
-//! comparisons are skipped with a message. The fixtures are those the peer
-//! suite downloads (`python3 tests/peer/run.py` puts them in
+//! (what `.ci/run` installs), else `cfn-lint` on `PATH`.
+//! cloudformation-validate is a Python library with no command: it runs as
+//! `tests/peer/aws_validator.py` (one engine, every file) under
+//! `$EKSYNTH_BENCH_CFN_VALIDATE`, a Python that has the package, else
+//! `.venv-cfnlint/bin/python3`, else `python3` on `PATH`, whichever imports
+//! it. A peer that is missing is skipped with a message. The fixtures are
+//! those the peer suite downloads (`python3 tests/peer/run.py` puts them in
 //! `tests/peer/.cache/`), or `$EKSYNTH_BENCH_FIXTURES` (the folder holding
 //! `good` and `bad`).
 
@@ -81,21 +88,68 @@ fn met(ok: bool) -> &'static str {
     if ok { "met" } else { "NOT met" }
 }
 
-fn cfn_lint() -> Option<PathBuf> {
-    if let Some(path) = std::env::var_os("EKSYNTH_BENCH_CFN_LINT") {
-        return Some(PathBuf::from(path));
+/// A program and the arguments that come before the files it checks.
+struct Peer {
+    name: &'static str,
+    program: PathBuf,
+    leading: Vec<String>,
+}
+
+impl Peer {
+    fn time(&self, files: &[&str], runs: usize) -> Times {
+        let mut args: Vec<&str> = self.leading.iter().map(String::as_str).collect();
+        args.extend_from_slice(files);
+        time(&self.program, &args, runs)
     }
-    let venv = Path::new(ROOT).join(".venv-cfnlint/bin/cfn-lint");
-    if venv.is_file() {
-        return Some(venv);
-    }
-    let on_path = Command::new("cfn-lint")
-        .arg("--version")
+}
+
+/// Whether `program args...` starts and exits 0.
+fn runs(program: &Path, args: &[&str]) -> bool {
+    Command::new(program)
+        .args(args)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .status()
-        .is_ok_and(|status| status.success());
-    on_path.then(|| PathBuf::from("cfn-lint"))
+        .is_ok_and(|status| status.success())
+}
+
+fn cfn_lint() -> Option<Peer> {
+    let program = if let Some(path) = std::env::var_os("EKSYNTH_BENCH_CFN_LINT") {
+        PathBuf::from(path)
+    } else {
+        let venv = Path::new(ROOT).join(".venv-cfnlint/bin/cfn-lint");
+        if venv.is_file() {
+            venv
+        } else {
+            let on_path = PathBuf::from("cfn-lint");
+            runs(&on_path, &["--version"]).then_some(on_path)?
+        }
+    };
+    Some(Peer {
+        name: "cfn-lint",
+        program,
+        leading: Vec::new(),
+    })
+}
+
+/// A Python that imports `cloudformation_validate`, running
+/// `tests/peer/aws_validator.py`.
+fn cloudformation_validate() -> Option<Peer> {
+    let imports = |python: &Path| runs(python, &["-c", "import cloudformation_validate"]);
+    let candidates = match std::env::var_os("EKSYNTH_BENCH_CFN_VALIDATE") {
+        Some(path) => vec![PathBuf::from(path)],
+        None => vec![
+            Path::new(ROOT).join(".venv-cfnlint/bin/python3"),
+            PathBuf::from("python3"),
+        ],
+    };
+    let program = candidates.into_iter().find(|python| imports(python))?;
+    let script = Path::new(ROOT).join("tests/peer/aws_validator.py");
+    Some(Peer {
+        name: "cloudformation-validate",
+        program,
+        leading: vec![script.to_string_lossy().into_owned()],
+    })
 }
 
 fn fixtures() -> Option<PathBuf> {
@@ -202,59 +256,112 @@ fn main() {
         );
     }
 
-    println!("\n## eksynth validate and cfn-lint side by side\n");
-    let Some(cfn_lint) = cfn_lint().filter(|_| !quick) else {
-        println!(
-            "Skipped: {}.",
-            if quick {
-                "quick run"
-            } else {
-                "no cfn-lint (set EKSYNTH_BENCH_CFN_LINT, or install it in .venv-cfnlint)"
-            }
-        );
+    println!("\n## eksynth validate and its peers side by side\n");
+    if quick {
+        println!("Skipped: quick run.");
         let _ = std::fs::remove_dir_all(&scratch);
         return;
-    };
+    }
+    let (cfn_lint, cloudformation_validate) = (cfn_lint(), cloudformation_validate());
+    if cfn_lint.is_none() {
+        println!(
+            "No cfn-lint: set EKSYNTH_BENCH_CFN_LINT, or install it in .venv-cfnlint; its columns are empty.\n"
+        );
+    }
+    if cloudformation_validate.is_none() {
+        println!(
+            "No cloudformation-validate: set EKSYNTH_BENCH_CFN_VALIDATE to a Python that has it, or install it in .venv-cfnlint; its columns are empty.\n"
+        );
+    }
+    let peers: Vec<Peer> = [cfn_lint, cloudformation_validate]
+        .into_iter()
+        .flatten()
+        .collect();
+    if peers.is_empty() {
+        let _ = std::fs::remove_dir_all(&scratch);
+        return;
+    }
     println!(
-        "Wall time of one process each, minimum over the runs; cfn-lint is `{}` with its default rules.\n",
-        cfn_lint.display()
+        "Wall time of one process each, minimum over the runs; each peer with its default rules ({}).\n",
+        peers
+            .iter()
+            .map(|peer| format!("{} `{}`", peer.name, peer.program.display()))
+            .collect::<Vec<_>>()
+            .join(", ")
     );
-    println!("| input | eksynth ms | cfn-lint ms | ratio | target |");
-    println!("|---|---:|---:|---:|---|");
+    println!(
+        "| input | eksynth ms | cfn-lint ms | ratio | cloudformation-validate ms | ratio | target (cfn-lint) |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---|");
 
     let large = large_template(&scratch);
     let large = large.to_string_lossy().into_owned();
     let eksynth_large = time(eksynth, &["validate", &large], 20);
-    let lint_large = time(&cfn_lint, &[&large], 3);
-    let ratio = lint_large.min.as_secs_f64() / eksynth_large.min.as_secs_f64();
+    let cells = side_by_side(&peers, &eksynth_large, &[&large], 3);
     println!(
-        "| {LARGE_GROUPS}-group template ({} resources) | {} | {} | {ratio:.0}x | >= {TARGET_LARGE_RATIO:.0}x: **{}** |",
+        "| {LARGE_GROUPS}-group template ({} resources) | {} | {} | {} |",
         LARGE_GROUPS * 5 + 7,
         ms(eksynth_large.min),
-        ms(lint_large.min),
-        met(ratio >= TARGET_LARGE_RATIO),
+        cells.columns,
+        target(cells.cfn_lint_ratio, TARGET_LARGE_RATIO),
     );
 
     match fixtures() {
         None => println!(
-            "| cfn-lint's fixtures | | | | skipped: not downloaded (run `python3 tests/peer/run.py` once, or set EKSYNTH_BENCH_FIXTURES) |"
+            "| cfn-lint's fixtures | | | | | | skipped: not downloaded (run `python3 tests/peer/run.py` once, or set EKSYNTH_BENCH_FIXTURES) |"
         ),
         Some(root) => {
             let files = fixture_files(&root);
+            let files: Vec<&str> = files.iter().map(String::as_str).collect();
             let mut eksynth_args = vec!["validate"];
-            eksynth_args.extend(files.iter().map(String::as_str));
-            let lint_args: Vec<&str> = files.iter().map(String::as_str).collect();
+            eksynth_args.extend(&files);
             let eksynth_corpus = time(eksynth, &eksynth_args, 10);
-            let lint_corpus = time(&cfn_lint, &lint_args, 2);
-            let ratio = lint_corpus.min.as_secs_f64() / eksynth_corpus.min.as_secs_f64();
+            let cells = side_by_side(&peers, &eksynth_corpus, &files, 2);
             println!(
-                "| cfn-lint's fixtures ({} files, one invocation) | {} | {} | {ratio:.0}x | >= {TARGET_CORPUS_RATIO:.0}x: **{}** |",
+                "| cfn-lint's fixtures ({} files, one invocation) | {} | {} | {} |",
                 files.len(),
                 ms(eksynth_corpus.min),
-                ms(lint_corpus.min),
-                met(ratio >= TARGET_CORPUS_RATIO),
+                cells.columns,
+                target(cells.cfn_lint_ratio, TARGET_CORPUS_RATIO),
             );
         }
     }
     let _ = std::fs::remove_dir_all(&scratch);
+}
+
+/// The peers' cells of one row: for cfn-lint and cloudformation-validate,
+/// in that order, the time and how many times eksynth's it is (empty cells
+/// for a peer that is missing).
+struct Cells {
+    columns: String,
+    cfn_lint_ratio: Option<f64>,
+}
+
+fn side_by_side(peers: &[Peer], eksynth: &Times, files: &[&str], runs: usize) -> Cells {
+    let mut columns = Vec::new();
+    let mut cfn_lint_ratio = None;
+    for name in ["cfn-lint", "cloudformation-validate"] {
+        match peers.iter().find(|peer| peer.name == name) {
+            Some(peer) => {
+                let times = peer.time(files, runs);
+                let ratio = times.min.as_secs_f64() / eksynth.min.as_secs_f64();
+                if name == "cfn-lint" {
+                    cfn_lint_ratio = Some(ratio);
+                }
+                columns.push(format!("{} | {ratio:.0}x", ms(times.min)));
+            }
+            None => columns.push(" | ".to_string()),
+        }
+    }
+    Cells {
+        columns: columns.join(" | "),
+        cfn_lint_ratio,
+    }
+}
+
+fn target(ratio: Option<f64>, target: f64) -> String {
+    match ratio {
+        Some(ratio) => format!(">= {target:.0}x: **{}**", met(ratio >= target)),
+        None => "no cfn-lint".to_string(),
+    }
 }

@@ -68,6 +68,7 @@ EXTENSIONS=(
   aws_lambda_function/zipfile_runtime_exists.json
   aws_route53_recordset/recordset_alias.json
   aws_route53_recordset/recordset_pattern.json
+  aws_s3_bucket/ownershipcontrols.json
 )
 
 # cfn-lint's IAM policy grammar (cfnlint/data/schemas/other/iam/): the common

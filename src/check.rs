@@ -166,8 +166,17 @@ pub fn check_file_keeping_trees(
     .into_iter()
     .filter(|finding| judged(finding, &reading))
     // What is not read (the `Rules` section, an intrinsic deletion
-    // policy...) may be what uses a parameter or a condition.
-    .filter(|finding| !matches!(finding.id, "W9004" | "W9005") || !unchecked(&reading))
+    // policy...) may be what uses a parameter or a condition; a loop may
+    // make the resources.
+    .filter(|finding| !matches!(finding.id, "W9004" | "W9005" | "E9013") || !unchecked(&reading))
+    // Resources that could not be read had their errors already.
+    .filter(|finding| {
+        finding.id != "E9013"
+            || !reading
+                .damaged
+                .iter()
+                .any(|path| path.starts_with("Resources"))
+    })
     .collect();
     let mut diagnostics = coded(reading.diagnostics, "E0002");
     diagnostics.extend(

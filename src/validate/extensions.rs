@@ -1,7 +1,8 @@
 //! cfn-lint's extension schemas: rules that span several properties of one
 //! object (a security group rule's protocol and ports, a Lambda function's
 //! inline code and runtime, a block device's name and volume, a Route 53
-//! record set's records and its type), vendored in
+//! record set's records and its type, a bucket's ACL and its object
+//! ownership), vendored in
 //! `schemas/extensions/` and applied where cfn-lint applies them.
 //!
 //! Each schema is compiled like a provider schema (`schema::Fragment`:
@@ -64,6 +65,8 @@ const RECORD_SETS: &[(&str, &str)] = &[
     ("AWS::Route53::RecordSet", ""),
     ("AWS::Route53::RecordSetGroup", "RecordSets/*"),
 ];
+
+const BUCKETS: &[(&str, &str)] = &[("AWS::S3::Bucket", "")];
 
 const EXTENSIONS: &[Extension] = &[
     Extension {
@@ -139,6 +142,16 @@ const EXTENSIONS: &[Extension] = &[
         help: "an alias record takes the target's TTL: leave `TTL` out",
         every_value: false,
         message: Some("`TTL` on an alias record"),
+    },
+    Extension {
+        id: "E7014",
+        text: include_str!("../../schemas/extensions/aws_s3_bucket/ownershipcontrols.json"),
+        at: BUCKETS,
+        help: "a new bucket's object ownership is \"bucket owner enforced\", which disables ACLs: add `OwnershipControls` with an `ObjectOwnership` that allows them (`ObjectWriter` or `BucketOwnerPreferred`), or leave `AccessControl` out",
+        every_value: false,
+        message: Some(
+            "a canned ACL other than `Private`, `BucketOwnerFullControl` or `BucketOwnerRead` on a bucket without `OwnershipControls`",
+        ),
     },
 ];
 

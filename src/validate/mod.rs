@@ -10,6 +10,7 @@ mod backup;
 mod branches;
 mod catalogs;
 mod cfn_init;
+mod cloudfront;
 mod dynamodb;
 mod eks;
 mod extensions;
@@ -167,6 +168,10 @@ pub const FINDINGS: &[(&str, &str)] = &[
     (
         "E2012",
         "conditions that refer to each other in a cycle (`Condition: X` inside `Fn::And`, `Fn::Or`, `Fn::Not`)",
+    ),
+    (
+        "E2013",
+        "a SAM resource without a property the SAM transform requires (an API's `StageName`)",
     ),
     ("E3001", "more than 500 resources"),
     ("E3002", "more than 200 parameters"),
@@ -327,6 +332,14 @@ pub const FINDINGS: &[(&str, &str)] = &[
         "a Route 53 record its record set's `Type` does not take",
     ),
     ("E7013", "`TTL` on a Route 53 alias record"),
+    (
+        "E7014",
+        "a bucket ACL other than the owner's without `OwnershipControls`",
+    ),
+    (
+        "E7015",
+        "a CloudFront alias that is not a lowercase host name",
+    ),
     ("E8001", "an access entry type EKS does not know"),
     (
         "E8002",
@@ -378,6 +391,7 @@ pub const FINDINGS: &[(&str, &str)] = &[
         "E9012",
         "an `AWS::CloudFormation::Init` configuration that `cfn-init` does not read as meant",
     ),
+    ("E9013", "a template without resources"),
 ];
 
 /// Finding IDs that were renamed, and their new names: a suppression of
@@ -441,6 +455,7 @@ pub fn validate(template: &Template, context: &Context<'_>) -> Vec<Finding> {
         Box::new(|f: &mut Vec<Finding>| extensions::check(template, f)),
         Box::new(|f: &mut Vec<Finding>| dynamodb::check(template, f)),
         Box::new(|f: &mut Vec<Finding>| backup::check(template, f)),
+        Box::new(|f: &mut Vec<Finding>| cloudfront::check(template, f)),
         Box::new(|f: &mut Vec<Finding>| modules::check(template, f)),
         Box::new(|f: &mut Vec<Finding>| functions::check(template, f)),
         Box::new(|f: &mut Vec<Finding>| catalogs::check(template, f)),

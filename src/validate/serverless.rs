@@ -1,6 +1,6 @@
-//! Checks of what the SAM transform (`AWS::Serverless-2016-10-31`) reads
-//! beyond resource properties: the `Globals` section and each resource's
-//! `IgnoreGlobals` attribute.
+//! Checks of what the SAM transform (`AWS::Serverless-2016-10-31`) reads:
+//! the properties it requires of each resource type, the `Globals` section
+//! and each resource's `IgnoreGlobals` attribute.
 //!
 //! SAM merges the properties under `Globals/<Section>` into every resource
 //! of the section's type (`Function` into `AWS::Serverless::Function`...)
@@ -31,12 +31,65 @@ fn section(kind: &str) -> Option<&'static str> {
     SECTIONS.iter().copied().find(|section| *section == name)
 }
 
+/// The properties the SAM transform requires of each resource type
+/// (`property_types` entries marked required in `samtranslator/model/
+/// sam_resources.py` of aws-sam-translator 1.110.0); without one it refuses
+/// the whole template.
+const REQUIRED: &[(&str, &[&str])] = &[
+    ("AWS::Serverless::Api", &["StageName"]),
+    ("AWS::Serverless::Application", &["Location"]),
+    ("AWS::Serverless::CapacityProvider", &["VpcConfig"]),
+    (
+        "AWS::Serverless::Connector",
+        &["Source", "Destination", "Permissions"],
+    ),
+    ("AWS::Serverless::GraphQLApi", &["Auth"]),
+    ("AWS::Serverless::LayerVersion", &["ContentUri"]),
+    (
+        "AWS::Serverless::WebSocketApi",
+        &["Routes", "RouteSelectionExpression"],
+    ),
+];
+
 pub(super) fn check(template: &Template, findings: &mut Vec<Finding>) {
+    required(template, findings);
     if template.globals.is_empty() {
         return;
     }
     ignored_globals(template, findings);
     global_runtime(template, findings);
+}
+
+/// Resources without a property SAM requires, set neither by the resource
+/// nor by its type's section of `Globals`.
+fn required(template: &Template, findings: &mut Vec<Finding>) {
+    for (id, resource) in &template.resources {
+        let Some((_, names)) = REQUIRED.iter().find(|(kind, _)| *kind == resource.kind) else {
+            continue;
+        };
+        let globals =
+            section(&resource.kind).and_then(|section| match template.globals.get(section) {
+                Some(Expr::Map(globals)) => Some(globals),
+                _ => None,
+            });
+        for name in *names {
+            let global = globals.is_some_and(|g| g.contains_key(*name)) && inherits(resource, name);
+            if resource.properties.contains_key(*name) || global {
+                continue;
+            }
+            findings.push(
+                Finding::new(
+                    "E2013",
+                    format!("Resources/{id}"),
+                    format!(
+                        "`{}` without `{name}`, which the SAM transform requires",
+                        resource.kind
+                    ),
+                )
+                .help(format!("set `{name}` in the resource's `Properties`")),
+            );
+        }
+    }
 }
 
 /// Whether a resource takes the global property `name` (it neither sets

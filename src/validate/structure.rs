@@ -1,5 +1,5 @@
-//! The template's own structure, beyond references: conditions that are
-//! never used (`W9005`), are not boolean functions (`E9006`) or refer to
+//! The template's own structure, beyond references: a template without
+//! resources (`E9013`), conditions that are never used (`W9005`), are not boolean functions (`E9006`) or refer to
 //! each other in a cycle (`E2012`), export
 //! names used twice (`E9007`), an output whose value is not a string
 //! (`E9011`), a logical ID that names both a parameter and a resource
@@ -12,12 +12,29 @@ use super::Finding;
 use crate::cfn::{Expr, Pseudo, Template};
 
 pub fn check(template: &Template, findings: &mut Vec<Finding>) {
+    resources(template, findings);
     conditions(template, findings);
     condition_cycles(template, findings);
     exports(template, findings);
     output_values(template, findings);
     shared_names(template, findings);
     sub_needed(template, findings);
+}
+
+/// No resources, written or read: CloudFormation refuses a template
+/// without a `Resources` section or with an empty one ("Template format
+/// error: At least one Resources member must be defined").
+fn resources(template: &Template, findings: &mut Vec<Finding>) {
+    if template.resources.is_empty() {
+        findings.push(
+            Finding::new(
+                "E9013",
+                "Resources",
+                "the template has no resources: CloudFormation needs at least one",
+            )
+            .help("declare a resource under `Resources`; a stack of nothing is refused"),
+        );
+    }
 }
 
 /// Every condition name `expr` uses: `Fn::If`'s and `{"Condition": name}`.

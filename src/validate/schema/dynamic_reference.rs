@@ -43,7 +43,7 @@ fn mask(value: &Value) -> Value {
 
 /// Whether the string holds `{{resolve:` followed, later, by `}}` with at
 /// least one character between (cfn-lint's `{{(resolve:.+)}}`).
-pub(super) fn is_dynamic_reference(text: &str) -> bool {
+pub(in crate::validate) fn is_dynamic_reference(text: &str) -> bool {
     const OPEN: &str = "{{resolve:";
     // `contains` first: std answers it with a vectorised search that `find`
     // does not use, and most strings (user data included) hold none.

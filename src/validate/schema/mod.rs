@@ -19,6 +19,7 @@ mod attributes;
 mod cfn_type;
 mod document;
 mod dynamic_reference;
+pub(super) use dynamic_reference::is_dynamic_reference;
 mod errors;
 mod format;
 mod keywords;
