@@ -4,8 +4,10 @@
 
 use std::sync::Arc;
 
-use crate::compile::{CompileError, compile_with, finding_diagnostic, template_span};
+use crate::cfn::Format;
+use crate::compile::{CompileError, compile_with_policy, finding_diagnostic, template_span};
 use crate::diagnostic::Diagnostic;
+use crate::policy::Policy;
 use crate::source::SourceFile;
 use crate::syntax;
 use crate::validate::{self, Finding, Level, SchemaSet};
@@ -111,7 +113,7 @@ fn unchecked(reading: &crate::cfn::read::Reading) -> bool {
 /// Validates one file, whatever it is. Problems reading it as a blueprint
 /// or a template are reported as diagnostics (`E0001`, `E0002`).
 pub fn check_file(file: &Arc<SourceFile>, schemas: &SchemaSet) -> Report {
-    check_file_keeping_trees(file, schemas).0
+    check_file_keeping_trees(file, schemas, &Policy::none()).0
 }
 
 /// What [`check_file`] built to check a template: its syntax tree and the
@@ -123,9 +125,12 @@ pub struct Trees {
 }
 
 /// [`check_file`], with the trees it built for a template.
+/// The template is also judged by the rules of `policy`; a blueprint by
+/// those and its own.
 pub fn check_file_keeping_trees(
     file: &Arc<SourceFile>,
     schemas: &SchemaSet,
+    policy: &Policy,
 ) -> (Report, Option<Trees>) {
     let root = match syntax::parse(file) {
         Ok(root) => root,
@@ -139,9 +144,12 @@ pub fn check_file_keeping_trees(
         }
     };
     if looks_like_blueprint(&root) {
-        let diagnostics = match compile_with(file, schemas) {
+        let compiled = compile_with_policy(file, schemas, &[], Format::Yaml, policy);
+        let diagnostics = match compiled {
             Ok(compiled) => compiled.diagnostics,
-            Err(CompileError::Blueprint(diagnostics)) => coded(diagnostics, "E0001"),
+            Err(CompileError::Blueprint(diagnostics) | CompileError::Policy(diagnostics)) => {
+                coded(diagnostics, "E0001")
+            }
             Err(CompileError::Internal(error)) => {
                 vec![Diagnostic::error(file, None, error.to_string())]
             }
@@ -168,6 +176,7 @@ pub fn check_file_keeping_trees(
     // What is not read (the `Rules` section, an intrinsic deletion
     // policy...) may be what uses a parameter or a condition.
     .filter(|finding| !matches!(finding.id, "W9004" | "W9005") || !unchecked(&reading))
+    .chain(policy.check(&reading.template))
     .collect();
     let mut diagnostics = coded(reading.diagnostics, "E0002");
     diagnostics.extend(

@@ -514,6 +514,7 @@ const AUTO_SCALING_GROUP_FIELDS: &[(&str, &str)] = &[
     ("lifecycle", "Properties/AvailabilityZoneDistribution"),
     ("lifecycle", "Properties/DeletionProtection"),
     ("lifecycle", "Properties/LifecycleHookSpecificationList"),
+    ("tags", "Properties/Tags"),
 ];
 
 /// Records where `group`'s fields that findings are about are written: in
@@ -536,6 +537,11 @@ fn record_field_origins(
             "Properties/LaunchTemplateData/MetadataOptions/HttpPutResponseHopLimit",
             group.imds.hop_limit_span,
         ));
+        fields.push((
+            launch_template,
+            "Properties/LaunchTemplateData/TagSpecifications",
+            written(group, "tags"),
+        ));
     }
     if let Some(asg) = auto_scaling_group {
         fields.push((
@@ -544,15 +550,13 @@ fn record_field_origins(
             group.update.pause_time_span,
         ));
         for (field, path) in AUTO_SCALING_GROUP_FIELDS {
-            let span = group
-                .field_spans
-                .iter()
-                .find(|(written, _)| written == field)
-                .map(|(_, span)| *span);
-            fields.push((asg, path, span));
+            fields.push((asg, path, written(group, field)));
         }
     }
     let nodegroup = group.managed.as_ref().map(|_| managed::logical_id(group));
+    if let Some(nodegroup) = &nodegroup {
+        fields.push((nodegroup, "Properties/Tags", written(group, "tags")));
+    }
     if let (Some(nodegroup), Some(pool)) = (&nodegroup, &group.lifecycle.warm_pool) {
         fields.push((nodegroup, "Properties/WarmPoolConfig", Some(pool.span)));
     }
@@ -590,6 +594,15 @@ fn record_field_origins(
             );
         }
     }
+}
+
+/// Where `group` (or the defaults it takes) writes `field`.
+fn written(group: &NodeGroup, field: &str) -> Option<Span> {
+    group
+        .field_spans
+        .iter()
+        .find(|(written, _)| *written == field)
+        .map(|(_, span)| *span)
 }
 
 /// An output exported as `<stack name>-<output name>`.
