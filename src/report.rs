@@ -18,6 +18,7 @@ use serde_json::{Value, json};
 use crate::check::Report;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::escape;
+use crate::policy::{FINDING_PREFIX, is_rule_finding};
 use crate::validate::FINDINGS;
 
 /// The template path of a finding, kept in its label as `in <path>`.
@@ -99,7 +100,7 @@ pub fn sarif(reports: &[Report]) -> String {
 
 /// A SARIF 2.1.0 log whose relative file names are resolved against `root`.
 pub fn sarif_at(reports: &[Report], root: &std::path::Path) -> String {
-    let rules: Vec<Value> = FINDINGS
+    let mut rules: Vec<Value> = FINDINGS
         .iter()
         .map(|(id, description)| {
             json!({
@@ -109,6 +110,7 @@ pub fn sarif_at(reports: &[Report], root: &std::path::Path) -> String {
             })
         })
         .collect();
+    rules.extend(guard_rules(reports));
     let results: Vec<Value> = reports
         .iter()
         .flat_map(|report| {
@@ -165,6 +167,28 @@ pub fn sarif_at(reports: &[Report], root: &std::path::Path) -> String {
     let mut text = serde_json::to_string_pretty(&log).unwrap_or_default();
     text.push('\n');
     text
+}
+
+/// A SARIF rule for each CloudFormation Guard rule that failed, by its
+/// finding ID (`G:NAME`) and named after it, in the order first reported.
+/// The rules that passed are in no result, and need no rule.
+fn guard_rules(reports: &[Report]) -> Vec<Value> {
+    let mut seen = std::collections::HashSet::new();
+    reports
+        .iter()
+        .flat_map(|report| &report.diagnostics)
+        .filter_map(|d| Some((d.code.filter(|code| is_rule_finding(code))?, d.severity)))
+        .filter(|(code, _)| seen.insert(*code))
+        .map(|(code, severity)| {
+            let name = code.strip_prefix(FINDING_PREFIX).unwrap_or(code);
+            json!({
+                "id": code,
+                "name": name,
+                "shortDescription": { "text": format!("CloudFormation Guard rule `{name}`") },
+                "defaultConfiguration": { "level": sarif_level(severity) },
+            })
+        })
+        .collect()
 }
 
 /// SARIF's name of a severity.

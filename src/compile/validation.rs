@@ -43,10 +43,28 @@ pub(super) fn blueprint_policy(
             .parent()
             .unwrap_or(std::path::Path::new(""));
         policy
-            .add(&folder.join(&path.value))
+            .add(&plain_path(&folder.join(&path.value)))
             .map_err(|error| vec![error.into_diagnostic(&file, Some(path.span))])?;
     }
     Ok(policy)
+}
+
+/// `path` without `.`, and without the `..` that follow a folder name (as
+/// `env/../base/../rules/x.guard` is `rules/x.guard`), so that messages
+/// show the rule file plainly.
+fn plain_path(path: &std::path::Path) -> std::path::PathBuf {
+    use std::path::Component;
+    let mut plain: Vec<Component> = Vec::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir if matches!(plain.last(), Some(Component::Normal(_))) => {
+                plain.pop();
+            }
+            other => plain.push(other),
+        }
+    }
+    plain.into_iter().collect()
 }
 
 /// Validates each stack's template and the size of its emitted text, adds
