@@ -363,13 +363,10 @@ fn settle(
                 .into_iter()
                 .filter(|d| d.severity >= Severity::Warning)
                 .collect(),
-            // An imported blueprint names no rules.
-            Err(CompileError::Blueprint(diagnostics) | CompileError::Policy(diagnostics)) => {
-                diagnostics
-                    .into_iter()
-                    .filter(|d| d.severity >= Severity::Warning)
-                    .collect()
-            }
+            Err(CompileError::Blueprint(found) | CompileError::Policy(found)) => found
+                .into_iter()
+                .filter(|d| d.severity >= Severity::Warning)
+                .collect(),
             Err(CompileError::Internal(error)) => {
                 return Err(vec![Diagnostic::error(
                     &ctx.file,
