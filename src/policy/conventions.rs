@@ -137,11 +137,35 @@ pub(super) fn parse_error(file: &Arc<SourceFile>, message: &str) -> Diagnostic {
     let text = match expected {
         Some(what) => format!("the Guard rules do not parse: {what}"),
         None if span.is_some() => "the Guard rules do not parse here".to_string(),
-        None => format!("the Guard rules do not parse: {message}"),
+        None => {
+            let located = unknown_variable(file, message);
+            let text = format!("Guard cannot evaluate the rules: {message}");
+            return Diagnostic::error(file, located, text)
+                .with_help("declare the variable with `let` before the rule that uses it");
+        }
     };
     Diagnostic::error(file, span, text).with_help(
         "fix the rule file; `cfn-guard parse-tree --rules FILE` shows how Guard reads it",
     )
+}
+
+/// Where a variable Guard cannot resolve (`Could not resolve variable by
+/// name NAME`) is first used in `file`: `%NAME`.
+fn unknown_variable(file: &SourceFile, message: &str) -> Option<Span> {
+    const MARKER: &str = "variable by name ";
+    let rest = &message[message.find(MARKER)? + MARKER.len()..];
+    let name = &rest[..rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(rest.len())];
+    let used = format!("%{name}");
+    file.text.lines().enumerate().find_map(|(index, line)| {
+        let column = line.find(&used)?;
+        Some(Span::new(
+            index + 1,
+            line[..column].chars().count() + 1,
+            used.chars().count(),
+        ))
+    })
 }
 
 #[cfg(test)]

@@ -151,20 +151,26 @@ impl RulesFile {
 /// Guard's record of evaluating the rules of `rules` on `data`, as the JSON
 /// its verbose report writes; `Err` with Guard's message when it cannot.
 fn evaluate(rules: &SourceFile, data: &str) -> Result<serde_json::Value, String> {
-    let report = cfn_guard::run_checks(
-        cfn_guard::ValidateInput {
-            content: data,
-            file_name: "template.json",
-        },
-        cfn_guard::ValidateInput {
-            content: &rules.text,
-            file_name: &rules.name,
-        },
-        // The verbose report is Guard's whole event record; its summary
-        // report is cut at eight kilobytes.
-        true,
-    )
-    .map_err(|error| error.to_string())?;
+    let run = || {
+        cfn_guard::run_checks(
+            cfn_guard::ValidateInput {
+                content: data,
+                file_name: "template.json",
+            },
+            cfn_guard::ValidateInput {
+                content: &rules.text,
+                file_name: &rules.name,
+            },
+            // The verbose report is Guard's whole event record; its summary
+            // report is cut at eight kilobytes.
+            true,
+        )
+    };
+    // Guard is another program's code: should it panic on some rule, that
+    // rule file's evaluation fails, and eksynth goes on.
+    let report = std::panic::catch_unwind(std::panic::AssertUnwindSafe(run))
+        .map_err(|_| "Guard stopped evaluating the rules".to_string())?
+        .map_err(|error| error.to_string())?;
     if report.trim().is_empty() {
         // A file of comments only: no rule, no record.
         return Ok(serde_json::Value::Null);
