@@ -34,6 +34,9 @@ pub struct Report {
     pub file: Arc<SourceFile>,
     pub kind: Kind,
     pub diagnostics: Vec<Diagnostic>,
+    /// The blueprint names rules that cannot be read or parsed: an input
+    /// that cannot be used, as an unreadable file is (exit 2).
+    pub unusable: bool,
 }
 
 impl Report {
@@ -139,12 +142,14 @@ pub fn check_file_keeping_trees(
                 file: Arc::clone(file),
                 kind: Kind::Template,
                 diagnostics: coded(vec![*diagnostic], "E0002"),
+                unusable: false,
             };
             return (report, None);
         }
     };
     if looks_like_blueprint(&root) {
         let compiled = compile_with_policy(file, schemas, &[], Format::Yaml, policy);
+        let unusable = matches!(compiled, Err(CompileError::Policy(_)));
         let diagnostics = match compiled {
             Ok(compiled) => compiled.diagnostics,
             Err(CompileError::Blueprint(diagnostics) | CompileError::Policy(diagnostics)) => {
@@ -158,6 +163,7 @@ pub fn check_file_keeping_trees(
             file: Arc::clone(file),
             kind: Kind::Blueprint,
             diagnostics,
+            unusable,
         };
         return (report, None);
     }
@@ -190,6 +196,7 @@ pub fn check_file_keeping_trees(
         file: Arc::clone(file),
         kind: Kind::Template,
         diagnostics,
+        unusable: false,
     };
     let trees = Trees {
         _root: root,

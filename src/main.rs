@@ -1056,7 +1056,7 @@ fn validate(
     if let Err(code) = written {
         return code;
     }
-    if unreadable {
+    if unreadable || reports.iter().any(|r| r.unusable) {
         ExitCode::from(USAGE_OR_IO)
     } else if errors > 0 || strict && warnings > 0 {
         ExitCode::from(FINDINGS)

@@ -217,6 +217,7 @@ mod tests {
                 file: Arc::clone(&file),
                 kind: Kind::Template,
                 diagnostics: vec![finding],
+                unusable: false,
             }
         };
         let root = std::path::Path::new("/work/repo");
@@ -260,6 +261,7 @@ mod tests {
             file: Arc::clone(&file),
             kind: Kind::Blueprint,
             diagnostics: vec![coded, plain],
+            unusable: false,
         }];
         let log: Value = serde_json::from_str(&sarif(&reports)).expect("JSON");
         let results = log["runs"][0]["results"].as_array().expect("results");
@@ -284,6 +286,7 @@ mod tests {
             file: Arc::clone(&file),
             kind: Kind::Blueprint,
             diagnostics: vec![finding],
+            unusable: false,
         }];
         let log: Value = serde_json::from_str(&sarif(&reports)).expect("SARIF is JSON");
         let result = &log["runs"][0]["results"][0];
