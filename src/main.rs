@@ -130,7 +130,9 @@ enum Command {
     /// A blueprint is compiled and its template validated; any other file is
     /// read as a template (YAML with short- or long-form intrinsics, or JSON).
     /// Every resource is checked against its provider schema, references,
-    /// quotas, update policies, signal wiring and security defaults.
+    /// quotas, update policies, signal wiring and security defaults, and
+    /// the template against the CloudFormation Guard rules of `--rules` (and
+    /// of a blueprint's `rules:`).
     /// Findings are errors, warnings or notes (information only, never a
     /// failure). Exit code: 0 clean, 1 errors (or warnings with --strict),
     /// 2 unreadable input.
