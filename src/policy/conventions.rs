@@ -82,7 +82,15 @@ fn rule_name(line: &str) -> Option<&str> {
 /// custom message, the clause that failed.
 pub(super) fn message(failure: &Failure) -> (String, Option<String>) {
     let Some(custom) = &failure.custom else {
-        return (format!("`{}` does not hold", failure.clause), None);
+        // Guard writes a dependency as `Rule(NAME@Location[...])`.
+        let message = match failure.clause.strip_prefix("Rule(") {
+            Some(rest) => format!(
+                "the rule `{}` it depends on fails",
+                rest.split('@').next().unwrap_or(rest)
+            ),
+            None => format!("`{}` does not hold", failure.clause),
+        };
+        return (message, None);
     };
     let mut violation = Vec::new();
     let mut fix = Vec::new();
@@ -204,6 +212,20 @@ mod tests {
                 "no tag".to_string(),
                 Some("set the tag, then deploy".to_string())
             )
+        );
+    }
+
+    #[test]
+    fn a_failed_dependency_is_said_by_the_rule_s_name() {
+        let failure = Failure {
+            rule: "A".into(),
+            path: String::new(),
+            custom: None,
+            clause: "Rule(B@Location[file:r.guard, line:5, column:3])".into(),
+        };
+        assert_eq!(
+            message(&failure),
+            ("the rule `B` it depends on fails".to_string(), None)
         );
     }
 

@@ -49,7 +49,18 @@ pub(super) fn failures(record: &Value) -> Vec<Failure> {
             continue;
         }
         let name = check.get("name").and_then(Value::as_str).unwrap_or("");
+        let before = found.len();
         collect(rule, name, &mut found);
+        // A failed rule is a finding even when no single comparison in its
+        // record says why.
+        if found.len() == before {
+            found.push(Failure {
+                rule: name.to_string(),
+                path: String::new(),
+                custom: None,
+                clause: name.to_string(),
+            });
+        }
     }
     found
 }
