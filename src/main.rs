@@ -15,7 +15,7 @@ use eksynth::compile::{CompileError, Compiled, Stack};
 use eksynth::diagnostic::Diagnostic;
 use eksynth::escape;
 use eksynth::output;
-use eksynth::policy::Policy;
+use eksynth::policy::{Policy, PolicyError};
 use eksynth::report;
 use eksynth::source::{self, SourceFile};
 use eksynth::suggest::listed;
@@ -502,10 +502,10 @@ fn refused(diagnostics: &[Diagnostic], subject: &str, what: &str) -> ExitCode {
 /// a rule file that does not parse is reported (exit 2). No path, no work.
 fn load_rules(paths: &[PathBuf]) -> Result<Policy, ExitCode> {
     Policy::load(paths).map_err(|error| {
-        let diagnostic = error.into_diagnostic(&SourceFile::new("--rules", ""), None);
-        match diagnostic.span {
-            Some(_) => report(&[diagnostic]),
-            None => eprintln!("error: {}", shown(&diagnostic.message)),
+        match error {
+            PolicyError::Invalid(diagnostic) => report(&[*diagnostic]),
+            // The message shows the path escaped already.
+            PolicyError::Unreadable(message) => eprintln!("error: {message}"),
         }
         ExitCode::from(USAGE_OR_IO)
     })
