@@ -26,8 +26,8 @@ impl Failure {
         Failure {
             rule: "EVALUATION".to_string(),
             path: String::new(),
-            custom: None,
-            clause: message,
+            custom: Some(format!("Guard cannot evaluate the rules: {message}")),
+            clause: String::new(),
         }
     }
 }
