@@ -515,6 +515,40 @@ const AUTO_SCALING_GROUP_FIELDS: &[(&str, &str)] = &[
     ("lifecycle", "Properties/DeletionProtection"),
     ("lifecycle", "Properties/LifecycleHookSpecificationList"),
     ("tags", "Properties/Tags"),
+    ("minSize", "Properties/MinSize"),
+    ("maxSize", "Properties/MaxSize"),
+    ("desiredCapacity", "Properties/DesiredCapacity"),
+    ("subnets", "Properties/VPCZoneIdentifier"),
+];
+
+/// The group fields that write one property of its launch template each,
+/// and that property's path: what an organisation's rules (and
+/// validation) judge is found at the field that wrote it.
+const LAUNCH_TEMPLATE_FIELDS: &[(&str, &str)] = &[
+    ("tags", "Properties/LaunchTemplateData/TagSpecifications"),
+    (
+        "associatePublicIpAddress",
+        "Properties/LaunchTemplateData/NetworkInterfaces/0/AssociatePublicIpAddress",
+    ),
+    ("keyName", "Properties/LaunchTemplateData/KeyName"),
+    (
+        "detailedMonitoring",
+        "Properties/LaunchTemplateData/Monitoring",
+    ),
+    (
+        "rootVolume",
+        "Properties/LaunchTemplateData/BlockDeviceMappings/0",
+    ),
+];
+
+/// The group fields that write one property of a managed node group each,
+/// and that property's path.
+const MANAGED_NODE_GROUP_FIELDS: &[(&str, &str)] = &[
+    ("tags", "Properties/Tags"),
+    ("minSize", "Properties/ScalingConfig/MinSize"),
+    ("maxSize", "Properties/ScalingConfig/MaxSize"),
+    ("desiredCapacity", "Properties/ScalingConfig/DesiredSize"),
+    ("subnets", "Properties/Subnets"),
 ];
 
 /// Records where `group`'s fields that findings are about are written: in
@@ -537,11 +571,20 @@ fn record_field_origins(
             "Properties/LaunchTemplateData/MetadataOptions/HttpPutResponseHopLimit",
             group.imds.hop_limit_span,
         ));
-        fields.push((
-            launch_template,
-            "Properties/LaunchTemplateData/TagSpecifications",
-            written(group, "tags"),
-        ));
+        for (field, path) in LAUNCH_TEMPLATE_FIELDS {
+            fields.push((launch_template, path, written(group, field)));
+        }
+        // The root volume's mapping comes first, then one per volume.
+        if let Some(span) = written(group, "volumes") {
+            for index in 1..=group.volumes.len() {
+                field_origins.insert(
+                    format!(
+                        "{launch_template}/Properties/LaunchTemplateData/BlockDeviceMappings/{index}"
+                    ),
+                    span,
+                );
+            }
+        }
     }
     if let Some(asg) = auto_scaling_group {
         fields.push((
@@ -555,7 +598,9 @@ fn record_field_origins(
     }
     let nodegroup = group.managed.as_ref().map(|_| managed::logical_id(group));
     if let Some(nodegroup) = &nodegroup {
-        fields.push((nodegroup, "Properties/Tags", written(group, "tags")));
+        for (field, path) in MANAGED_NODE_GROUP_FIELDS {
+            fields.push((nodegroup, path, written(group, field)));
+        }
     }
     if let (Some(nodegroup), Some(pool)) = (&nodegroup, &group.lifecycle.warm_pool) {
         fields.push((nodegroup, "Properties/WarmPoolConfig", Some(pool.span)));
