@@ -12,7 +12,8 @@
 //! It measures, as whole processes (wall time, minimum and median):
 //!
 //! - every template command on the one-group `examples/quickstart`
-//!   blueprint (`synth`, `check`, `validate`, `validate` of its template)
+//!   blueprint (`synth`, `check`, `validate`, `validate` of its template,
+//!   without and with the CloudFormation Guard rules of `benches/rules/`)
 //!   against the 8 ms target, with `eksynth --version` as the floor;
 //! - `eksynth validate` and each peer, one after the other, on the
 //!   457-resource template of a generated 90-group blueprint (the benchmark
@@ -213,7 +214,7 @@ fn main() {
     );
     println!("| command | min | median | target |");
     println!("|---|---:|---:|---|");
-    let commands: [(&str, Vec<&str>); 5] = [
+    let commands: [(&str, Vec<&str>); 6] = [
         ("--version", vec!["--version"]),
         (
             "synth quickstart",
@@ -240,6 +241,16 @@ fn main() {
         (
             "validate quickstart template",
             vec!["validate", "examples/quickstart/quickstart.yaml"],
+        ),
+        // Beside the line above: what CloudFormation Guard rules add.
+        (
+            "validate --rules quickstart template",
+            vec![
+                "validate",
+                "--rules",
+                "benches/rules",
+                "examples/quickstart/quickstart.yaml",
+            ],
         ),
     ];
     for (name, args) in &commands {

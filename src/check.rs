@@ -4,8 +4,10 @@
 
 use std::sync::Arc;
 
-use crate::compile::{CompileError, compile_with, finding_diagnostic, template_span};
+use crate::cfn::Format;
+use crate::compile::{CompileError, compile_with_policy, finding_diagnostic, template_span};
 use crate::diagnostic::Diagnostic;
+use crate::policy::Policy;
 use crate::source::SourceFile;
 use crate::syntax;
 use crate::validate::{self, Finding, Level, SchemaSet};
@@ -32,6 +34,9 @@ pub struct Report {
     pub file: Arc<SourceFile>,
     pub kind: Kind,
     pub diagnostics: Vec<Diagnostic>,
+    /// The blueprint names rules that cannot be read or parsed: an input
+    /// that cannot be used, as an unreadable file is (exit 2).
+    pub unusable: bool,
 }
 
 impl Report {
@@ -111,7 +116,7 @@ fn unchecked(reading: &crate::cfn::read::Reading) -> bool {
 /// Validates one file, whatever it is. Problems reading it as a blueprint
 /// or a template are reported as diagnostics (`E0001`, `E0002`).
 pub fn check_file(file: &Arc<SourceFile>, schemas: &SchemaSet) -> Report {
-    check_file_keeping_trees(file, schemas).0
+    check_file_keeping_trees(file, schemas, &Policy::none()).0
 }
 
 /// What [`check_file`] built to check a template: its syntax tree and the
@@ -123,9 +128,12 @@ pub struct Trees {
 }
 
 /// [`check_file`], with the trees it built for a template.
+/// The template is also judged by the rules of `policy`; a blueprint by
+/// those and its own.
 pub fn check_file_keeping_trees(
     file: &Arc<SourceFile>,
     schemas: &SchemaSet,
+    policy: &Policy,
 ) -> (Report, Option<Trees>) {
     let root = match syntax::parse(file) {
         Ok(root) => root,
@@ -134,14 +142,19 @@ pub fn check_file_keeping_trees(
                 file: Arc::clone(file),
                 kind: Kind::Template,
                 diagnostics: coded(vec![*diagnostic], "E0002"),
+                unusable: false,
             };
             return (report, None);
         }
     };
     if looks_like_blueprint(&root) {
-        let diagnostics = match compile_with(file, schemas) {
+        let compiled = compile_with_policy(file, schemas, &[], Format::Yaml, policy);
+        let unusable = matches!(compiled, Err(CompileError::Policy(_)));
+        let diagnostics = match compiled {
             Ok(compiled) => compiled.diagnostics,
-            Err(CompileError::Blueprint(diagnostics)) => coded(diagnostics, "E0001"),
+            Err(CompileError::Blueprint(diagnostics) | CompileError::Policy(diagnostics)) => {
+                coded(diagnostics, "E0001")
+            }
             Err(CompileError::Internal(error)) => {
                 vec![Diagnostic::error(file, None, error.to_string())]
             }
@@ -150,6 +163,7 @@ pub fn check_file_keeping_trees(
             file: Arc::clone(file),
             kind: Kind::Blueprint,
             diagnostics,
+            unusable,
         };
         return (report, None);
     }
@@ -177,6 +191,7 @@ pub fn check_file_keeping_trees(
                 .iter()
                 .any(|path| path.starts_with("Resources"))
     })
+    .chain(policy.check(&reading.template))
     .collect();
     let mut diagnostics = coded(reading.diagnostics, "E0002");
     diagnostics.extend(
@@ -190,6 +205,7 @@ pub fn check_file_keeping_trees(
         file: Arc::clone(file),
         kind: Kind::Template,
         diagnostics,
+        unusable: false,
     };
     let trees = Trees {
         _root: root,

@@ -23,6 +23,7 @@ pub mod import;
 pub mod init;
 pub mod output;
 pub mod parallel;
+pub mod policy;
 pub mod report;
 pub mod source;
 pub mod suggest;

@@ -15,6 +15,7 @@ use eksynth::compile::{CompileError, Compiled, Stack};
 use eksynth::diagnostic::Diagnostic;
 use eksynth::escape;
 use eksynth::output;
+use eksynth::policy::{Policy, PolicyError};
 use eksynth::report;
 use eksynth::source::{self, SourceFile};
 use eksynth::suggest::listed;
@@ -60,6 +61,11 @@ enum Command {
         /// even without this flag.
         #[arg(long)]
         parameters_file: bool,
+        /// CloudFormation Guard rules every template must pass: a `.guard`
+        /// file, or a directory of them (read with its subdirectories).
+        /// Repeatable. A failed rule is a finding `G:<rule name>`.
+        #[arg(long = "rules", value_name = "PATH")]
+        rules: Vec<PathBuf>,
     },
     /// Show what changes between two templates or blueprints, and which nodes roll or are replaced
     ///
@@ -124,7 +130,9 @@ enum Command {
     /// A blueprint is compiled and its template validated; any other file is
     /// read as a template (YAML with short- or long-form intrinsics, or JSON).
     /// Every resource is checked against its provider schema, references,
-    /// quotas, update policies, signal wiring and security defaults.
+    /// quotas, update policies, signal wiring and security defaults, and
+    /// the template against the CloudFormation Guard rules of `--rules` (and
+    /// of a blueprint's `rules:`).
     /// Findings are errors, warnings or notes (information only, never a
     /// failure). Exit code: 0 clean, 1 errors (or warnings with --strict),
     /// 2 unreadable input.
@@ -143,6 +151,11 @@ enum Command {
         /// instead of the embedded ones.
         #[arg(long, value_name = "DIR")]
         schemas: Option<PathBuf>,
+        /// CloudFormation Guard rules every template must pass: a `.guard`
+        /// file, or a directory of them (read with its subdirectories).
+        /// Repeatable. A failed rule is a finding `G:<rule name>`.
+        #[arg(long = "rules", value_name = "PATH")]
+        rules: Vec<PathBuf>,
     },
     /// Print the completion script of a shell for this command line.
     ///
@@ -214,6 +227,12 @@ struct SynthOptions {
     /// or `--set cluster.name=prod` (the value is read as YAML). Repeatable.
     #[arg(long = "set", value_name = "PATH=VALUE")]
     set: Vec<String>,
+    /// CloudFormation Guard rules every template must pass: a `.guard`
+    /// file, or a directory of them (read with its subdirectories).
+    /// Repeatable. A failed rule is a finding `G:<rule name>`, at the
+    /// blueprint line that made the value.
+    #[arg(long = "rules", value_name = "PATH")]
+    rules: Vec<PathBuf>,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -268,7 +287,8 @@ fn main() -> ExitCode {
             out_dir,
             format,
             parameters_file,
-        } => check(&blueprints, &out_dir, format, parameters_file),
+            rules,
+        } => check(&blueprints, &out_dir, format, parameters_file, &rules),
         Command::Explain { blueprint } => explain(&blueprint),
         Command::AutoscalerPriorities { blueprint } => autoscaler_priorities(&blueprint),
         Command::Schema => finish(write_stdout(&blueprint_schema()).map(|()| ExitCode::SUCCESS)),
@@ -294,7 +314,8 @@ fn main() -> ExitCode {
             format,
             strict,
             schemas,
-        } => validate(&files, format, strict, schemas),
+            rules,
+        } => validate(&files, format, strict, schemas, &rules),
     }
 }
 
@@ -429,17 +450,19 @@ fn read(path: &str) -> Result<Arc<SourceFile>, ExitCode> {
 /// template with errors is exit 1, naming what was not written; an internal
 /// error is exit 2.
 fn compiled(file: &Arc<SourceFile>, schemas: &SchemaSet) -> Result<Compiled, ExitCode> {
-    compiled_with(file, schemas, &[], cfn::Format::Yaml)
+    compiled_with(file, schemas, &[], cfn::Format::Yaml, &Policy::none())
 }
 
-/// `compiled`, with `--set` overrides and the templates in `format`.
+/// `compiled`, with `--set` overrides, the templates in `format`, judged by
+/// `rules` too. A rule file that cannot be used is exit 2.
 fn compiled_with(
     file: &Arc<SourceFile>,
     schemas: &SchemaSet,
     overrides: &[(String, String)],
     format: cfn::Format,
+    rules: &Policy,
 ) -> Result<Compiled, ExitCode> {
-    match eksynth::compile::compile_with_overrides(file, schemas, overrides, format) {
+    match eksynth::compile::compile_with_policy(file, schemas, overrides, format, rules) {
         Ok(compiled) if !compiled.has_errors() => {
             report(&compiled.diagnostics);
             Ok(compiled)
@@ -451,6 +474,10 @@ fn compiled_with(
         Err(CompileError::Blueprint(diagnostics)) => {
             let subject = format!("`{}`", shown(&file.name));
             Err(refused(&diagnostics, &subject, "template"))
+        }
+        Err(CompileError::Policy(diagnostics)) => {
+            report(&diagnostics);
+            Err(ExitCode::from(USAGE_OR_IO))
         }
         Err(error @ CompileError::Internal(_)) => {
             eprintln!("error: {}", shown(&error.to_string()));
@@ -469,6 +496,19 @@ fn refused(diagnostics: &[Diagnostic], subject: &str, what: &str) -> ExitCode {
         plural(errors, "error")
     );
     ExitCode::from(FINDINGS)
+}
+
+/// The rules of `--rules`, read and parsed; a path that cannot be read or
+/// a rule file that does not parse is reported (exit 2). No path, no work.
+fn load_rules(paths: &[PathBuf]) -> Result<Policy, ExitCode> {
+    Policy::load(paths).map_err(|error| {
+        match error {
+            PolicyError::Invalid(diagnostic) => report(&[*diagnostic]),
+            // The message shows the path escaped already.
+            PolicyError::Unreadable(message) => eprintln!("error: {message}"),
+        }
+        ExitCode::from(USAGE_OR_IO)
+    })
 }
 
 /// Makes sure `dir` can take the files written into it (see
@@ -549,7 +589,8 @@ fn synth(path: &str, options: &SynthOptions) -> ExitCode {
         }
         let file = read(path)?;
         let schemas = load_schemas(options.schemas.clone())?;
-        let compiled = compiled_with(&file, schemas, &overrides, options.format.into())?;
+        let rules = load_rules(&options.rules)?;
+        let compiled = compiled_with(&file, schemas, &overrides, options.format.into(), &rules)?;
         let Some(dir) = &options.out_dir else {
             let stack = single_stack(
                 &compiled,
@@ -668,7 +709,12 @@ fn check(
     out_dir: &std::path::Path,
     format: Format,
     parameters_file: bool,
+    rules: &[PathBuf],
 ) -> ExitCode {
+    let rules = match load_rules(rules) {
+        Ok(rules) => rules,
+        Err(code) => return code,
+    };
     let mut expected: Vec<(String, String)> = Vec::new();
     let mut owners: Vec<Owner> = Vec::new();
     let mut producers: Vec<&str> = Vec::new();
@@ -683,7 +729,7 @@ fn check(
             Ok(file) => file,
             Err(code) => return code,
         };
-        match compiled_with(&file, SchemaSet::embedded(), &[], format.into()) {
+        match compiled_with(&file, SchemaSet::embedded(), &[], format.into(), &rules) {
             Ok(compiled) => {
                 inputs.extend(input_paths(&compiled));
                 for stack in &compiled.stacks {
@@ -951,11 +997,16 @@ fn validate(
     format: ReportFormat,
     strict: bool,
     schemas: Option<PathBuf>,
+    rules: &[PathBuf],
 ) -> ExitCode {
     // The threads start while the files are read.
     eksynth::parallel::start();
     let schemas = match load_schemas(schemas) {
         Ok(schemas) => schemas,
+        Err(code) => return code,
+    };
+    let rules = match load_rules(rules) {
+        Ok(rules) => rules,
         Err(code) => return code,
     };
     let mut files = Vec::new();
@@ -969,10 +1020,11 @@ fn validate(
             }
         }
     }
-    let (reports, trees): (Vec<Report>, Vec<_>) =
-        eksynth::parallel::map(&files, |file| check_file_keeping_trees(file, schemas))
-            .into_iter()
-            .unzip();
+    let (reports, trees): (Vec<Report>, Vec<_>) = eksynth::parallel::map(&files, |file| {
+        check_file_keeping_trees(file, schemas, &rules)
+    })
+    .into_iter()
+    .unzip();
     // The process ends with this command: the templates' trees go with it,
     // without the milliseconds freeing a large one takes.
     std::mem::forget(trees);
@@ -1006,7 +1058,7 @@ fn validate(
     if let Err(code) = written {
         return code;
     }
-    if unreadable {
+    if unreadable || reports.iter().any(|r| r.unusable) {
         ExitCode::from(USAGE_OR_IO)
     } else if errors > 0 || strict && warnings > 0 {
         ExitCode::from(FINDINGS)

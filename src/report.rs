@@ -18,6 +18,7 @@ use serde_json::{Value, json};
 use crate::check::Report;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::escape;
+use crate::policy::{FINDING_PREFIX, is_rule_finding};
 use crate::validate::FINDINGS;
 
 /// The template path of a finding, kept in its label as `in <path>`.
@@ -99,7 +100,7 @@ pub fn sarif(reports: &[Report]) -> String {
 
 /// A SARIF 2.1.0 log whose relative file names are resolved against `root`.
 pub fn sarif_at(reports: &[Report], root: &std::path::Path) -> String {
-    let rules: Vec<Value> = FINDINGS
+    let mut rules: Vec<Value> = FINDINGS
         .iter()
         .map(|(id, description)| {
             json!({
@@ -109,6 +110,7 @@ pub fn sarif_at(reports: &[Report], root: &std::path::Path) -> String {
             })
         })
         .collect();
+    rules.extend(guard_rules(reports));
     let results: Vec<Value> = reports
         .iter()
         .flat_map(|report| {
@@ -167,6 +169,28 @@ pub fn sarif_at(reports: &[Report], root: &std::path::Path) -> String {
     text
 }
 
+/// A SARIF rule for each CloudFormation Guard rule that failed, by its
+/// finding ID (`G:NAME`) and named after it, in the order first reported.
+/// The rules that passed are in no result, and need no rule.
+fn guard_rules(reports: &[Report]) -> Vec<Value> {
+    let mut seen = std::collections::HashSet::new();
+    reports
+        .iter()
+        .flat_map(|report| &report.diagnostics)
+        .filter_map(|d| Some((d.code.filter(|code| is_rule_finding(code))?, d.severity)))
+        .filter(|(code, _)| seen.insert(*code))
+        .map(|(code, severity)| {
+            let name = code.strip_prefix(FINDING_PREFIX).unwrap_or(code);
+            json!({
+                "id": code,
+                "name": name,
+                "shortDescription": { "text": format!("CloudFormation Guard rule `{name}`") },
+                "defaultConfiguration": { "level": sarif_level(severity) },
+            })
+        })
+        .collect()
+}
+
 /// SARIF's name of a severity.
 fn sarif_level(severity: Severity) -> &'static str {
     match severity {
@@ -193,6 +217,7 @@ mod tests {
                 file: Arc::clone(&file),
                 kind: Kind::Template,
                 diagnostics: vec![finding],
+                unusable: false,
             }
         };
         let root = std::path::Path::new("/work/repo");
@@ -236,6 +261,7 @@ mod tests {
             file: Arc::clone(&file),
             kind: Kind::Blueprint,
             diagnostics: vec![coded, plain],
+            unusable: false,
         }];
         let log: Value = serde_json::from_str(&sarif(&reports)).expect("JSON");
         let results = log["runs"][0]["results"].as_array().expect("results");
@@ -260,6 +286,7 @@ mod tests {
             file: Arc::clone(&file),
             kind: Kind::Blueprint,
             diagnostics: vec![finding],
+            unusable: false,
         }];
         let log: Value = serde_json::from_str(&sarif(&reports)).expect("SARIF is JSON");
         let result = &log["runs"][0]["results"][0];

@@ -15,7 +15,8 @@ fn compile_without_panic(text: String) {
     let file = SourceFile::new("fuzz.yaml", text);
     match compile(&file) {
         Ok(_) => {}
-        Err(CompileError::Blueprint(diagnostics)) => {
+        // A rule path that names no file is an error too (exit 2).
+        Err(CompileError::Blueprint(diagnostics) | CompileError::Policy(diagnostics)) => {
             assert!(diagnostics.iter().any(|d| d.is_error()));
             for diagnostic in &diagnostics {
                 assert!(!diagnostic.render().is_empty());

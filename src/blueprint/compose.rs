@@ -7,7 +7,8 @@
 //! at, in whichever file that was.
 //!
 //! The rule: maps merge key by key, the extending side winning; anything
-//! else (scalars, lists) is replaced whole.
+//! else (scalars, lists) is replaced whole, but for the top-level `rules`,
+//! which add up.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -195,7 +196,37 @@ fn resolve(
     if let Value::Map(entries) = &mut base.value {
         entries.retain(|(key, _)| key.name != "stack");
     }
+    join_rules(&base, &mut node);
     Ok(merge(base, node))
+}
+
+/// A base's `rules` are kept under an extending blueprint's, which adds
+/// its own after them: a platform team's policies hold in every
+/// environment that extends its base. Each item keeps the span of the file
+/// that writes it, whose folder its path is taken from.
+fn join_rules(base: &Node, node: &mut Node) {
+    let rules_of = |node: &Node| match &node.value {
+        Value::Map(entries) => entries
+            .iter()
+            .find(|(key, _)| key.name == "rules")
+            .and_then(|(_, value)| match &value.value {
+                Value::Seq(items) => Some(items.clone()),
+                _ => None,
+            }),
+        _ => None,
+    };
+    let Some(mut joined) = rules_of(base) else {
+        return;
+    };
+    let Value::Map(entries) = &mut node.value else {
+        return;
+    };
+    if let Some((_, value)) = entries.iter_mut().find(|(key, _)| key.name == "rules")
+        && let Value::Seq(items) = &mut value.value
+    {
+        joined.append(items);
+        *items = joined;
+    }
 }
 
 fn preset_help() -> String {

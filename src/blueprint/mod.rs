@@ -52,6 +52,10 @@ pub struct Blueprint {
     pub iam: RoleDefaults,
     /// Changes to generated resources, applied in this order after lowering.
     pub overrides: Vec<overrides::Override>,
+    /// CloudFormation Guard rule files or directories, each as written and
+    /// where (its span's file is the blueprint that names it, whose folder
+    /// the path is taken from): a base's first, each once.
+    pub rules: Vec<Located<String>>,
     /// The stacks the blueprint makes, never empty. The first is the main
     /// stack: it holds the resources the node groups share and every group
     /// not placed in another stack.

@@ -16,6 +16,7 @@ use crate::blueprint::{self, Blueprint};
 use crate::cfn::{Format, Template};
 use crate::diagnostic::Diagnostic;
 use crate::eks::{self, Lowered, stacks::LoweredStack};
+use crate::policy::Policy;
 use crate::source::{SourceFile, Span};
 use crate::validate::SchemaSet;
 
@@ -24,7 +25,7 @@ pub use explain::explain;
 
 use attribution::{Attribution, attribute_findings};
 use suppress::Suppressions;
-use validation::{validate_stacks, warn_dropped_parameters};
+use validation::{Judges, blueprint_policy, validate_stacks, warn_dropped_parameters};
 
 /// The stacks a blueprint synthesizes, and every diagnostic about the
 /// blueprint (warnings of the blueprint itself, and findings located at the
@@ -80,6 +81,10 @@ pub enum CompileError {
     /// The blueprint has errors; all diagnostics found are here.
     #[error("the blueprint has errors")]
     Blueprint(Vec<Diagnostic>),
+    /// A rule file that cannot be read or parsed, the blueprint's or the
+    /// command line's: an unusable input, not a finding.
+    #[error("the rules cannot be used")]
+    Policy(Vec<Diagnostic>),
     #[error(transparent)]
     Internal(#[from] eks::Error),
 }
@@ -96,12 +101,25 @@ pub fn compile_with(file: &Arc<SourceFile>, schemas: &SchemaSet) -> Result<Compi
 }
 
 /// Compiles with `--set` overrides (`path`, `value`) applied, emitting the
-/// templates in `format`: the pipeline, one stage a line.
+/// templates in `format`, with the blueprint's own rules only.
 pub fn compile_with_overrides(
     file: &Arc<SourceFile>,
     schemas: &SchemaSet,
     overrides: &[(String, String)],
     format: Format,
+) -> Result<Compiled, CompileError> {
+    compile_with_policy(file, schemas, overrides, format, &Policy::none())
+}
+
+/// Compiles with `--set` overrides (`path`, `value`) applied, emitting the
+/// templates in `format`, and judging them by `rules` and the blueprint's
+/// own rules: the pipeline, one stage a line.
+pub fn compile_with_policy(
+    file: &Arc<SourceFile>,
+    schemas: &SchemaSet,
+    overrides: &[(String, String)],
+    format: Format,
+    rules: &Policy,
 ) -> Result<Compiled, CompileError> {
     let loaded = blueprint::load_with(file, overrides).map_err(CompileError::Blueprint)?;
     let blueprint = &loaded.blueprint;
@@ -114,6 +132,7 @@ pub fn compile_with_overrides(
     let mut suppressions =
         Suppressions::resolve(&blueprint.suppressions, sources, &mut diagnostics);
     let mut diagnostics = refuse_errors(diagnostics)?;
+    let policy = blueprint_policy(rules, blueprint, sources).map_err(CompileError::Policy)?;
     suppressions.silence(&mut diagnostics);
     let mut lowered = eks::lower(blueprint)?;
     let applied = match apply_overrides(&mut lowered, blueprint, &loaded.files) {
@@ -122,7 +141,11 @@ pub fn compile_with_overrides(
     };
     let (stacks, oversized) = split_into_stacks(lowered, blueprint);
     let mut stacks = emit(stacks, format, &applied);
-    validate_stacks(&mut stacks, schemas, &oversized, &mut suppressions);
+    let judges = Judges {
+        schemas,
+        policy: &policy,
+    };
+    validate_stacks(&mut stacks, &judges, &oversized, &mut suppressions);
     let attribution = Attribution {
         blueprint,
         sources,

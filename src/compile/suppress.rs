@@ -12,8 +12,8 @@ use super::Sources;
 pub(super) struct Suppressions<'a> {
     suppressions: &'a [Suppression],
     /// Each suppression's finding ID under its current name; `None` for an
-    /// ID that is no finding's.
-    current: Vec<Option<&'static str>>,
+    /// ID that is no finding's. A rule finding's ID (`G:NAME`) is its own.
+    current: Vec<Option<&'a str>>,
     used: Vec<bool>,
 }
 
@@ -29,7 +29,8 @@ impl<'a> Suppressions<'a> {
         let mut current = Vec::with_capacity(suppressions.len());
         for suppression in suppressions {
             let id = suppression.id.value.as_str();
-            let found = validate::current_id(id);
+            let found = validate::current_id(id)
+                .or_else(|| crate::policy::is_rule_finding(id).then_some(id));
             if found.is_none() {
                 diagnostics.push(unknown_id(suppression, sources));
             }

@@ -1,12 +1,13 @@
 //! Validation of the emitted stacks, with what only the pipeline knows:
-//! the user data eksynth measured, the parameters no stack kept, and the
-//! blueprint's suppressions.
+//! the user data eksynth measured, the parameters no stack kept, the
+//! organisation's rules, and the blueprint's suppressions.
 
 use crate::blueprint::Blueprint;
 use crate::blueprint::overrides::Applied;
 use crate::cfn::Template;
 use crate::diagnostic::Diagnostic;
 use crate::eks;
+use crate::policy::Policy;
 use crate::validate::{self, Finding, SchemaSet};
 
 use super::suppress::Suppressions;
@@ -19,12 +20,59 @@ const SPLIT_HELP: &str = "place node groups in stacks of their own with `stacks:
 /// The finding ID of a declared parameter that no template keeps.
 const DROPPED_PARAMETER: &str = "W0003";
 
+/// What the stacks are judged by: the provider schemas, and the rules of
+/// the command line and the blueprint.
+pub(super) struct Judges<'a> {
+    pub schemas: &'a SchemaSet,
+    pub policy: &'a Policy,
+}
+
+/// The rules of the command line, and after them the blueprint's
+/// (`rules:`), each path taken from the folder of the blueprint file that
+/// writes it: a base's rules from the base's folder. A path that cannot be
+/// read is an error at the line that names it.
+pub(super) fn blueprint_policy(
+    rules: &Policy,
+    blueprint: &Blueprint,
+    sources: Sources,
+) -> Result<Policy, Vec<Diagnostic>> {
+    let mut policy = rules.clone();
+    for path in &blueprint.rules {
+        let file = sources.of(path.span);
+        let folder = std::path::Path::new(&file.name)
+            .parent()
+            .unwrap_or(std::path::Path::new(""));
+        policy
+            .add(&plain_path(&folder.join(&path.value)))
+            .map_err(|error| vec![error.into_diagnostic(&file, Some(path.span))])?;
+    }
+    Ok(policy)
+}
+
+/// `path` without `.`, and without the `..` that follow a folder name (as
+/// `env/../base/../rules/x.guard` is `rules/x.guard`), so that messages
+/// show the rule file plainly.
+fn plain_path(path: &std::path::Path) -> std::path::PathBuf {
+    use std::path::Component;
+    let mut plain: Vec<Component> = Vec::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir if matches!(plain.last(), Some(Component::Normal(_))) => {
+                plain.pop();
+            }
+            other => plain.push(other),
+        }
+    }
+    plain.into_iter().collect()
+}
+
 /// Validates each stack's template and the size of its emitted text, adds
 /// the user data eksynth measured over EC2's limit, and keeps the findings
 /// no suppression silences.
 pub(super) fn validate_stacks(
     stacks: &mut [Staged],
-    schemas: &SchemaSet,
+    judges: &Judges,
     oversized: &OversizedUserData,
     suppressions: &mut Suppressions,
 ) {
@@ -33,12 +81,13 @@ pub(super) fn validate_stacks(
         let mut all = validate::validate(
             &stack.template,
             &validate::Context {
-                schemas,
+                schemas: judges.schemas,
                 template_bytes: Some(stack.text.len()),
                 split_help: SPLIT_HELP,
             },
         );
         add_oversized_user_data(&mut all, oversized, &stack.template, &stack.overrides);
+        all.extend(judges.policy.check(&stack.template));
         stack.findings = all
             .into_iter()
             .filter(|finding| !suppressions.silences(finding.id))

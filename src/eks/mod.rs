@@ -514,6 +514,41 @@ const AUTO_SCALING_GROUP_FIELDS: &[(&str, &str)] = &[
     ("lifecycle", "Properties/AvailabilityZoneDistribution"),
     ("lifecycle", "Properties/DeletionProtection"),
     ("lifecycle", "Properties/LifecycleHookSpecificationList"),
+    ("tags", "Properties/Tags"),
+    ("minSize", "Properties/MinSize"),
+    ("maxSize", "Properties/MaxSize"),
+    ("desiredCapacity", "Properties/DesiredCapacity"),
+    ("subnets", "Properties/VPCZoneIdentifier"),
+];
+
+/// The group fields that write one property of its launch template each,
+/// and that property's path: what an organisation's rules (and
+/// validation) judge is found at the field that wrote it.
+const LAUNCH_TEMPLATE_FIELDS: &[(&str, &str)] = &[
+    ("tags", "Properties/LaunchTemplateData/TagSpecifications"),
+    (
+        "associatePublicIpAddress",
+        "Properties/LaunchTemplateData/NetworkInterfaces/0/AssociatePublicIpAddress",
+    ),
+    ("keyName", "Properties/LaunchTemplateData/KeyName"),
+    (
+        "detailedMonitoring",
+        "Properties/LaunchTemplateData/Monitoring",
+    ),
+    (
+        "rootVolume",
+        "Properties/LaunchTemplateData/BlockDeviceMappings/0",
+    ),
+];
+
+/// The group fields that write one property of a managed node group each,
+/// and that property's path.
+const MANAGED_NODE_GROUP_FIELDS: &[(&str, &str)] = &[
+    ("tags", "Properties/Tags"),
+    ("minSize", "Properties/ScalingConfig/MinSize"),
+    ("maxSize", "Properties/ScalingConfig/MaxSize"),
+    ("desiredCapacity", "Properties/ScalingConfig/DesiredSize"),
+    ("subnets", "Properties/Subnets"),
 ];
 
 /// Records where `group`'s fields that findings are about are written: in
@@ -536,6 +571,20 @@ fn record_field_origins(
             "Properties/LaunchTemplateData/MetadataOptions/HttpPutResponseHopLimit",
             group.imds.hop_limit_span,
         ));
+        for (field, path) in LAUNCH_TEMPLATE_FIELDS {
+            fields.push((launch_template, path, written(group, field)));
+        }
+        // The root volume's mapping comes first, then one per volume.
+        if let Some(span) = written(group, "volumes") {
+            for index in 1..=group.volumes.len() {
+                field_origins.insert(
+                    format!(
+                        "{launch_template}/Properties/LaunchTemplateData/BlockDeviceMappings/{index}"
+                    ),
+                    span,
+                );
+            }
+        }
     }
     if let Some(asg) = auto_scaling_group {
         fields.push((
@@ -544,15 +593,15 @@ fn record_field_origins(
             group.update.pause_time_span,
         ));
         for (field, path) in AUTO_SCALING_GROUP_FIELDS {
-            let span = group
-                .field_spans
-                .iter()
-                .find(|(written, _)| written == field)
-                .map(|(_, span)| *span);
-            fields.push((asg, path, span));
+            fields.push((asg, path, written(group, field)));
         }
     }
     let nodegroup = group.managed.as_ref().map(|_| managed::logical_id(group));
+    if let Some(nodegroup) = &nodegroup {
+        for (field, path) in MANAGED_NODE_GROUP_FIELDS {
+            fields.push((nodegroup, path, written(group, field)));
+        }
+    }
     if let (Some(nodegroup), Some(pool)) = (&nodegroup, &group.lifecycle.warm_pool) {
         fields.push((nodegroup, "Properties/WarmPoolConfig", Some(pool.span)));
     }
@@ -590,6 +639,15 @@ fn record_field_origins(
             );
         }
     }
+}
+
+/// Where `group` (or the defaults it takes) writes `field`.
+fn written(group: &NodeGroup, field: &str) -> Option<Span> {
+    group
+        .field_spans
+        .iter()
+        .find(|(written, _)| *written == field)
+        .map(|(_, span)| *span)
 }
 
 /// An output exported as `<stack name>-<output name>`.

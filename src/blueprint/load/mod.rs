@@ -182,6 +182,20 @@ pub(super) const TOP_FIELDS: &[Field] = &[
         `path` of a resource, or deletes it",
     ),
     Field::new(
+        "rules",
+        Ty::STRINGS,
+        "CloudFormation Guard rule files, or directories of them, that every \
+        template must pass; paths relative to this blueprint's folder",
+    )
+    .long(
+        "CloudFormation Guard rule files (`.guard`), or directories whose `.guard` \
+        files (subdirectories' included) are read, that every template of the \
+        blueprint must pass, besides those of `--rules`. Each path is taken from \
+        the folder of the blueprint that writes it; a base's rules (`extends`) \
+        are kept and this blueprint's added after them. A rule that fails is a \
+        finding `G:` and the rule's name",
+    ),
+    Field::new(
         "stack",
         Ty::pattern("^[A-Za-z][-A-Za-z0-9]*$", Some(128)),
         "The main stack's name, which names its template file (default: the \
@@ -249,6 +263,11 @@ fn decode_blueprint(d: &mut Decoder, root: &Node) -> Option<Blueprint> {
         .get("overrides")
         .map(|node| super::overrides::decode(d, node))
         .unwrap_or_default();
+    let rules = top
+        .get("rules")
+        .and_then(|node| d.string_list("rules", node))
+        .map(unique_rules)
+        .unwrap_or_default();
     let groups_at = top
         .key_span("nodeGroups")
         .or_else(|| top.key_span("managedNodeGroups"))
@@ -281,8 +300,20 @@ fn decode_blueprint(d: &mut Decoder, root: &Node) -> Option<Blueprint> {
         suppressions,
         iam,
         overrides,
+        rules,
         stacks: std::mem::take(&mut stacks.specs),
     })
+}
+
+/// The rule paths, each once: the same path written twice, in the
+/// same file, is one rule file (the policy also reads each file once,
+/// however it is named).
+fn unique_rules(paths: Vec<Located<String>>) -> Vec<Located<String>> {
+    let mut seen = HashSet::new();
+    paths
+        .into_iter()
+        .filter(|path| seen.insert((path.span.file, path.value.clone())))
+        .collect()
 }
 
 /// The `cluster` section, which every blueprint needs (unless its key is

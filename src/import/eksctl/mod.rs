@@ -363,7 +363,7 @@ fn settle(
                 .into_iter()
                 .filter(|d| d.severity >= Severity::Warning)
                 .collect(),
-            Err(CompileError::Blueprint(diagnostics)) => diagnostics
+            Err(CompileError::Blueprint(found) | CompileError::Policy(found)) => found
                 .into_iter()
                 .filter(|d| d.severity >= Severity::Warning)
                 .collect(),
