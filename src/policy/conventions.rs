@@ -23,6 +23,21 @@ pub fn is_rule_finding(id: &str) -> bool {
     })
 }
 
+/// The rule findings, for the findings reference: their IDs are the rule
+/// files' own, so the registry of eksynth's findings cannot list them.
+pub const REFERENCE: &[(&str, &str, &str)] = &[
+    (
+        "G:<rule name>",
+        "error, or the level of the rule file's last `# Severity:` comment before the rule",
+        "a CloudFormation Guard rule of a `--rules` file or of the blueprint's `rules:` failed on a resource; the message is the rule's `Violation:` line (else the clause that failed), the help its `Fix:` line",
+    ),
+    (
+        "G:EVALUATION",
+        "error",
+        "Guard could not evaluate a rule file on the template (the message says why)",
+    ),
+];
+
 /// The comment that sets the severity of the rules declared after it in
 /// the file, until the next such comment. Guard has no severity of its own.
 const SEVERITY: &str = "severity:";

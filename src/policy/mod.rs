@@ -19,7 +19,7 @@ use crate::diagnostic::Diagnostic;
 use crate::source::{self, SourceFile, Span};
 use crate::validate::{Finding, Level};
 
-pub use conventions::{FINDING_PREFIX, is_rule_finding};
+pub use conventions::{FINDING_PREFIX, REFERENCE, is_rule_finding};
 
 /// The rule files to evaluate, in the order given, each once.
 #[derive(Clone, Debug, Default)]

@@ -57,5 +57,14 @@ pub fn reference() -> String {
         ));
         out.extend(rows);
     }
+    out.push_str(
+        "\n## Policy rules (CloudFormation Guard)\n\n\
+         A rule file's findings carry the rule's own name \
+         ([Policy as code](../guide/policy.md)).\n\n\
+         | ID | level | meaning |\n| --- | --- | --- |\n",
+    );
+    for (id, level, meaning) in crate::policy::REFERENCE {
+        out.push_str(&format!("| `{id}` | {level} | {meaning} |\n"));
+    }
     out
 }
