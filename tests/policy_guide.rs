@@ -2,7 +2,8 @@
 //! eksynth does: the files of its worked example (`docs/src/guide/policy/`)
 //! are the ones it shows, the example's blueprint fails the cost-centre
 //! rule at its `tags` line and passes it once tagged, and the rules a base
-//! names hold the blueprint of the chapter that extends it.
+//! names hold the blueprint of the chapter that extends it; README shows
+//! the same example.
 
 #[path = "common/guard_findings.rs"]
 mod guard_findings;
@@ -117,6 +118,35 @@ fn the_worked_example_fails_its_rules_at_the_blueprint_tags_line_until_tagged() 
 }
 
 #[test]
+fn the_chapter_shows_what_validate_prints_for_the_worked_example() {
+    let command = "$ eksynth validate --rules cost-centre.guard blueprint.yaml\n";
+    let chapter = read(CHAPTER);
+    let start = chapter
+        .find(&format!("```text\n{command}"))
+        .unwrap_or_else(|| panic!("{CHAPTER} shows no `{}`", command.trim_end()))
+        + "```text\n".len()
+        + command.len();
+    let end = start + chapter[start..].find("```\n").expect("a closing fence");
+    let output = Command::new(env!("CARGO_BIN_EXE_eksynth"))
+        .args(["validate", "--rules", "cost-centre.guard", "blueprint.yaml"])
+        .current_dir(root().join(EXAMPLE))
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run eksynth");
+    let printed = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(
+        chapter[start..end],
+        printed,
+        "{CHAPTER} shows another output than `{}` prints",
+        command.trim_end()
+    );
+}
+
+#[test]
 fn the_rules_a_base_names_hold_the_blueprint_that_extends_it() {
     let dir = scratch("extends");
     std::fs::create_dir_all(dir.join("policy")).expect("policy");
@@ -142,4 +172,46 @@ fn the_rules_a_base_names_hold_the_blueprint_that_extends_it() {
     assert_eq!(rules, [RULES[0]], "{stderr}");
     assert_eq!(code, Some(1), "{stderr}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_readme_shows_the_worked_example_s_rule_and_what_synth_prints() {
+    let readme = read("README.md");
+    let rules = read(&format!("{EXAMPLE}/cost-centre.guard"));
+    let start = rules
+        .find("let auto_scaling_groups")
+        .expect("the Auto Scaling group rule");
+    let end = start + rules[start..].find("}\n}\n").expect("the rule's end") + "}\n}\n".len();
+    assert!(
+        readme.contains(&format!("```text\n{}```\n", &rules[start..end])),
+        "README.md does not show the Auto Scaling group rule of {EXAMPLE}/cost-centre.guard as it is"
+    );
+
+    let command = "$ eksynth synth --rules cost-centre.guard blueprint.yaml\n";
+    let shown_start = readme
+        .find(&format!("```text\n{command}"))
+        .unwrap_or_else(|| panic!("README.md shows no `{}`", command.trim_end()))
+        + "```text\n".len()
+        + command.len();
+    let shown_end = shown_start
+        + readme[shown_start..]
+            .find("```\n")
+            .expect("a closing fence");
+    let output = Command::new(env!("CARGO_BIN_EXE_eksynth"))
+        .args(["synth", "--rules", "cost-centre.guard", "blueprint.yaml"])
+        .current_dir(root().join(EXAMPLE))
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run eksynth");
+    let printed = String::from_utf8_lossy(&output.stderr);
+    let shown = &readme[shown_start..shown_end];
+    assert!(
+        shown.starts_with("error[G:") && printed.contains(shown),
+        "README.md shows a finding `synth` does not print:\n{shown}\nit prints:\n{printed}"
+    );
+    assert_eq!(output.status.code(), Some(1), "{printed}");
+    assert!(
+        output.stdout.is_empty(),
+        "synth wrote a template despite the finding"
+    );
 }
