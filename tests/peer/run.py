@@ -53,6 +53,7 @@ rules (`aws_validator.py`); eksynth's when it reports an error.
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tarfile
@@ -130,7 +131,12 @@ def cfn_lint_verdicts(root, cfn_lint, names):
 def aws_validator_verdicts(root, python, names):
     """cloudformation-validate's verdicts, from one process of
     `aws_validator.py` run by `python`, which must have the pinned
-    version."""
+    version. A path to it is taken from the current directory, not from
+    the fixtures' where it runs; a bare name is looked up on PATH."""
+    if os.sep in python:
+        # Not resolved: a virtualenv's python3 is a link to the base
+        # interpreter, which lacks the virtualenv's packages.
+        python = os.path.abspath(python)
     run = subprocess.run(
         [python, str(AWS_VALIDATOR), *names],
         cwd=root, capture_output=True, text=True, check=False,
