@@ -63,9 +63,10 @@ fuzz_target!(|data: &[u8]| {
                 );
             }
         }
-        // `compile` checks what `load` cannot (suppression IDs), so it may
-        // reject a blueprint that loads, but only with an error.
-        (_, Err(CompileError::Blueprint(diagnostics))) => {
+        // `compile` checks what `load` cannot (suppression IDs, the rule
+        // files `rules:` names), so it may reject a blueprint that loads,
+        // but only with an error.
+        (_, Err(CompileError::Blueprint(diagnostics) | CompileError::Policy(diagnostics))) => {
             assert!(
                 diagnostics.iter().any(|d| d.is_error()),
                 "compile failed without an error diagnostic: {diagnostics:?}"
