@@ -19,6 +19,7 @@ pub mod diff;
 pub mod ebs;
 pub mod eks;
 pub mod escape;
+pub mod findings_reference;
 pub mod import;
 pub mod init;
 pub mod output;

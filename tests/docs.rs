@@ -28,7 +28,7 @@ fn assert_current(path: &str, generated: &str, source: &str) {
 
 #[test]
 fn the_findings_reference_lists_every_finding_with_its_level() {
-    let page = eksynth::validate::reference::reference();
+    let page = eksynth::findings_reference::reference();
     for (id, meaning) in eksynth::validate::FINDINGS {
         let level = eksynth::diagnostic::Severity::of_id(id).name();
         assert!(
@@ -45,7 +45,7 @@ fn the_findings_reference_lists_every_finding_with_its_level() {
 fn the_committed_findings_reference_is_the_generated_one() {
     assert_current(
         "docs/src/reference/findings.md",
-        &eksynth::validate::reference::reference(),
+        &eksynth::findings_reference::reference(),
         "the findings registry (eksynth::validate::FINDINGS)",
     );
 }

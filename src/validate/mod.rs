@@ -22,7 +22,6 @@ mod network;
 mod parameters;
 mod policies;
 mod quotas;
-pub mod reference;
 mod references;
 mod role_paths;
 pub mod schema;

@@ -1,8 +1,10 @@
 //! The finding ID reference of the book (docs/src/reference/findings.md),
-//! written from the findings registry so that no finding goes undocumented.
+//! written from the findings registry and the policy module's rule
+//! findings, so that no finding goes undocumented. It stands above both:
+//! validation knows nothing of policies.
 
-use super::FINDINGS;
 use crate::diagnostic::Severity;
+use crate::validate::FINDINGS;
 
 /// What the findings of each family (the ID's first digit) are about.
 const FAMILIES: &[(char, &str)] = &[
@@ -19,12 +21,12 @@ const FAMILIES: &[(char, &str)] = &[
 ];
 
 /// The findings reference page: every ID of [`FINDINGS`] with its level
-/// and meaning, family by family.
+/// and meaning, family by family, then the policy rule findings.
 pub fn reference() -> String {
     let mut out = String::from(
         "# Finding IDs\n\n\
-         <!-- Written by `eksynth::validate::reference::reference` from the findings registry \
-         (`eksynth::validate::FINDINGS`); regenerate with `INSTA_UPDATE=always cargo test --test docs`. -->\n\n\
+         <!-- Written by `eksynth::findings_reference::reference` from the findings registry \
+         (`eksynth::validate::FINDINGS`) and `eksynth::policy::REFERENCE`; regenerate with `INSTA_UPDATE=always cargo test --test docs`. -->\n\n\
          Every finding `eksynth validate` and `eksynth synth` report, with its level: \
          the first letter of an ID is its level, `E` error, `W` warning, `I` note. \
          A blueprint accepts a finding with a suppression that gives a reason; \
