@@ -7,47 +7,34 @@ use eksynth::compile::compile;
 use eksynth::eks::userdata::*;
 use eksynth::source::SourceFile;
 
+#[path = "common/user_data.rs"]
+mod user_data;
+
 /// A cluster value as `SubBuilder` makes it: CloudFormation fills it in,
 /// and what it holds is the cluster's, not eksynth's.
 fn placeholder(n: u32) -> String {
     format!("\u{1}{n}\u{1}")
 }
 
-/// A self-managed AL2023 group with nothing of the user's own.
+/// A self-managed AL2023 group with nothing of the user's own, every
+/// cluster and stack value a placeholder.
 fn plain_al2023() -> UserDataInput {
+    let base = user_data::self_managed(Bootstrap::Al2023);
+    let signal = base.signal.clone().map(|signal| Signal {
+        stack_name: placeholder(5),
+        logical_id: "GeneralNodeGroup".into(),
+        region: placeholder(6),
+        url_suffix: placeholder(7),
+        ..signal
+    });
     UserDataInput {
-        bootstrap: Bootstrap::Al2023,
-        mode: Mode::SelfManaged,
         cluster_name: placeholder(0),
         api_server_endpoint: placeholder(1),
         certificate_authority: placeholder(2),
         service_ipv4_cidr: Some(placeholder(3)),
-        service_ipv6_cidr: None,
         dns_cluster_ip: placeholder(4),
-        cluster_dns: Vec::new(),
-        labels: vec![],
-        taints: vec![],
-        max_pods: None,
-        kubelet_config: vec![],
-        node_config: None,
-        pre_bootstrap_commands: vec![],
-        efs_mounts: vec![],
-        user_data_parts: vec![],
-        bottlerocket_settings: Default::default(),
-        block_pod_imds: false,
-        signal: Some(Signal {
-            stack_name: placeholder(5),
-            logical_id: "GeneralNodeGroup".into(),
-            region: placeholder(6),
-            url_suffix: placeholder(7),
-            timeout_seconds: 900,
-            client: SignalClient::Image,
-            kubelet_unit: "kubelet.service".into(),
-            post_bootstrap_commands: vec![],
-        }),
-        bootstrap_arguments: None,
-        instance_store_raid0: false,
-        warm_pool: false,
+        signal,
+        ..base
     }
 }
 
