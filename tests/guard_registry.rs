@@ -221,6 +221,24 @@ fn git(dir: &Path, args: &[&str]) -> String {
     String::from_utf8_lossy(&output.stdout).trim().to_string()
 }
 
+/// Commits what is staged in `dir`, whoever runs the tests.
+fn commit_staged(dir: &Path, message: &str) {
+    git(
+        dir,
+        &[
+            "-c",
+            "user.name=eksynth",
+            "-c",
+            "user.email=eksynth@example.com",
+            "-c",
+            "commit.gpgsign=false",
+            "commit",
+            "-qm",
+            message,
+        ],
+    );
+}
+
 /// `refresh.sh` re-creates the vendored files byte for byte from a commit:
 /// here a repository holding the selected paths with the vendored texts,
 /// read through `GUARD_RULES_REGISTRY_GIT` as from a clone of the
@@ -249,20 +267,7 @@ fn the_refresh_script_re_creates_the_selection_from_a_commit() {
     }
     git(&registry, &["init", "-q"]);
     git(&registry, &["add", "-A"]);
-    git(
-        &registry,
-        &[
-            "-c",
-            "user.name=eksynth",
-            "-c",
-            "user.email=eksynth@example.com",
-            "-c",
-            "commit.gpgsign=false",
-            "commit",
-            "-qm",
-            "rules",
-        ],
-    );
+    commit_staged(&registry, "rules");
     let commit = git(&registry, &["rev-parse", "HEAD"]);
     for file in ["README.md", "selection.txt", "refresh.sh"] {
         std::fs::copy(here.join(file), vendored.join(file)).expect("copy");
@@ -311,20 +316,7 @@ fn the_refresh_script_re_creates_the_selection_from_a_commit() {
         .expect("its path")
         .to_string();
     git(&registry, &["rm", "-q", &missing]);
-    git(
-        &registry,
-        &[
-            "-c",
-            "user.name=eksynth",
-            "-c",
-            "user.email=eksynth@example.com",
-            "-c",
-            "commit.gpgsign=false",
-            "commit",
-            "-qm",
-            "one rule fewer",
-        ],
-    );
+    commit_staged(&registry, "one rule fewer");
     let output = refresh(&git(&registry, &["rev-parse", "HEAD"]));
     assert!(!output.status.success(), "{output:?}");
     assert!(vendored.join("rules").join(first).is_file());
