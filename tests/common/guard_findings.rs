@@ -15,35 +15,20 @@ pub struct RuleFinding {
 }
 
 /// Every rule finding of every file of `report`, and every other finding
-/// but notes. A rule finding's rule is its `"rule"` field; without one, its
-/// `"id"` after the rule findings' `G:`; without either, the longest of
-/// `rules` that its `"message"` names. Any other error or warning keeps its
-/// ID and message as its rule, so that it shows in a comparison too; a
-/// note (`"level": "note"`, such as the size of a large template) is
-/// information, and left out.
-pub fn rule_findings(report: &Value, rules: &[String]) -> Vec<RuleFinding> {
-    let mut by_length: Vec<&String> = rules.iter().collect();
-    by_length.sort_by_key(|name| std::cmp::Reverse(name.len()));
+/// but notes. A rule finding's rule is its `"id"` after the rule findings'
+/// `G:`. Any other error or warning keeps its ID and message as its rule,
+/// so that it shows in a comparison too; a note (`"level": "note"`, such as
+/// the size of a large template) is information, and left out.
+pub fn rule_findings(report: &Value) -> Vec<RuleFinding> {
     let mut found = Vec::new();
     for file in report["files"].as_array().expect("a report's files") {
         let name = file["file"].as_str().expect("a file's name");
         for finding in file["findings"].as_array().expect("a file's findings") {
             let id = finding["id"].as_str().unwrap_or_default();
-            let message = finding["message"].as_str().unwrap_or_default();
-            let rule = finding["rule"]
-                .as_str()
-                .or_else(|| id.strip_prefix("G:"))
-                .map(str::to_string)
-                .or_else(|| {
-                    by_length
-                        .iter()
-                        .find(|rule| message.contains(rule.as_str()))
-                        .map(|rule| rule.to_string())
-                });
-            let rule = match rule {
-                Some(rule) => rule,
+            let rule = match id.strip_prefix("G:") {
+                Some(rule) => rule.to_string(),
                 None if finding["level"] == "note" => continue,
-                None => format!("{id} {message}"),
+                None => format!("{id} {}", finding["message"].as_str().unwrap_or_default()),
             };
             found.push(RuleFinding {
                 file: name.to_string(),
