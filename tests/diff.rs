@@ -1178,3 +1178,34 @@ fn markdown_lists_stay_tight_and_sections_are_headings() {
         );
     }
 }
+
+#[test]
+fn the_aws_auth_provider_role_output_pointing_at_the_book_changes_no_resource() {
+    // Templates of the aws-auth provider deployed before its role output
+    // pointed at the book said "see the README" (the example's template
+    // then was this one with that text, byte for byte); updating such a
+    // stack changes that output's description and nothing else.
+    let new = text("examples/aws-auth-config-map/aws-auth-config-map.yaml");
+    let old = replace_once(
+        &new,
+        "(see eksynth's docs/src/guide/cluster-access.md)",
+        "(see the README)",
+    );
+    let change = diff_texts(&old, &new);
+    assert_eq!(
+        (
+            change.resources.len(),
+            change.rollouts.len(),
+            change.parameters.len()
+        ),
+        (0, 0, 0),
+        "{}",
+        render_human(&change)
+    );
+    assert_eq!(
+        entry_kinds(&change.outputs),
+        [("AwsAuthProviderRoleArn", EntryKind::Modified)],
+        "{}",
+        render_human(&change)
+    );
+}
