@@ -60,6 +60,9 @@ pub struct Blueprint {
     /// stack: it holds the resources the node groups share and every group
     /// not placed in another stack.
     pub stacks: Vec<StackSpec>,
+    /// The top-level `tags`, in written order: on the resources the groups
+    /// share (each group's own resources take them through its `tags`).
+    pub tags: Vec<(String, String)>,
 }
 
 impl Blueprint {
@@ -305,6 +308,22 @@ impl NodeAccess {
             NodeAccess::AwsAuth(provider) | NodeAccess::SharedAccessEntries(provider) => {
                 Some(provider)
             }
+        }
+    }
+
+    /// The provider the stack serves its access resources with, when some
+    /// need one: self-managed groups mapped in aws-auth by it, or with
+    /// existing roles whose access entries it shares.
+    pub fn needed_provider(&self, groups: &[NodeGroup]) -> Option<&AwsAuthProvider> {
+        let mut self_managed = groups.iter().filter(|g| g.managed.is_none());
+        match self {
+            NodeAccess::AwsAuth(provider) if self_managed.next().is_some() => Some(provider),
+            NodeAccess::SharedAccessEntries(provider)
+                if self_managed.any(|g| g.iam.existing.is_some()) =>
+            {
+                Some(provider)
+            }
+            _ => None,
         }
     }
 }

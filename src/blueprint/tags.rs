@@ -1,7 +1,9 @@
 //! The tag keys eksynth writes itself, and the rule for a user tag with one
 //! of them: `Name` replaces the generated value; any other generated key is
 //! an error at the user's key, since CloudFormation refuses a resource with
-//! a tag key twice.
+//! a tag key twice. Also the rules of the services a tag reaches besides
+//! EC2: IAM (a created role) and Lambda and CloudWatch Logs (the aws-auth
+//! provider) take fewer characters.
 
 use super::decode::{Decoder, Located};
 use super::{Source, Taint};
@@ -136,6 +138,92 @@ pub fn check_self_managed(
                     "keep one effect per key, or set `clusterAutoscaler: false` to drop the node-template tags".into(),
                 );
             }
+        }
+    }
+}
+
+/// Whether IAM, Lambda and CloudWatch Logs take `text` in a tag: letters,
+/// digits, spaces and `_.:/=+-@` (the provider schema's `Tag` pattern of
+/// `AWS::IAM::Role`, `^[\p{L}\p{Z}\p{N}_.:/=+\-@]+$`; the Lambda and
+/// CloudWatch Logs tagging guides list the same characters).
+pub fn iam_text(text: &str) -> bool {
+    text.chars().all(|c| {
+        c.is_alphanumeric() || (c.is_whitespace() && !c.is_control()) || "_.:/=+-@".contains(c)
+    })
+}
+
+/// Reports each character IAM refuses in the tags that reach `what` (an
+/// IAM role, or the aws-auth provider's role, function and log group), at
+/// the key or value that holds it. `Name` names the nodes only and reaches
+/// no role.
+pub fn check_iam_text(d: &mut Decoder, tags: &[(Located<String>, Located<String>)], what: &str) {
+    for (key, value) in tags.iter().filter(|(key, _)| key.value != NAME) {
+        for (text, part) in [(key, "key"), (value, "value")] {
+            if !iam_text(&text.value) {
+                // One message whatever the tag reaches, so that a tag of
+                // `defaults` or of the top level is reported once.
+                let message = format!(
+                    "the {part} of tag `{}` holds a character IAM refuses",
+                    key.value
+                );
+                d.error(text.span, message).help = Some(format!(
+                    "the tag reaches {what}, and IAM takes letters, digits, spaces and `_.:/=+-@` only"
+                ));
+            }
+        }
+    }
+}
+
+/// How many tags IAM keeps on a role.
+pub const ROLE_TAGS: usize = 50;
+
+/// Reports a created role whose tags, the group's (but `Name`) with its
+/// `iam.roleTags` over them, are more than IAM keeps.
+pub fn check_role_count(
+    d: &mut Decoder,
+    group: &Located<String>,
+    tags: &[(Located<String>, Located<String>)],
+    role_tags: &[(Located<String>, Located<String>)],
+) {
+    let extra = tags
+        .iter()
+        .filter(|(key, _)| {
+            key.value != NAME && !role_tags.iter().any(|(k, _)| k.value == key.value)
+        })
+        .count();
+    let count = role_tags.len() + extra;
+    if count > ROLE_TAGS {
+        let message = format!(
+            "the node role of group `{}` would carry {count} tags (its `tags` and `iam.roleTags`); IAM keeps at most {ROLE_TAGS}",
+            group.value
+        );
+        d.error(group.span, message).help =
+            Some("remove tags, or give the group an existing role (`iam.roleName`)".into());
+    }
+}
+
+/// Reports a top-level tag whose key eksynth writes on a shared resource:
+/// the node security group's `kubernetes.io/cluster/<cluster>`.
+pub fn check_blueprint(
+    d: &mut Decoder,
+    tags: &[(Located<String>, Located<String>)],
+    cluster_name: &Source,
+) {
+    let generated = Generated {
+        cluster_name,
+        autoscaler: false,
+        labels: &[],
+        taints: &[],
+    };
+    for (key, _) in tags {
+        if key.value.starts_with(CLUSTER_PREFIX) && generated.generator(&key.value).is_some() {
+            d.error(
+                key.span,
+                format!("tag `{}` is one eksynth writes itself", key.value),
+            )
+            .help = Some(format!(
+                "eksynth tags the node security group and self-managed groups `{CLUSTER_PREFIX}<cluster>: owned`; remove this tag (a tag key may appear once per resource)"
+            ));
         }
     }
 }

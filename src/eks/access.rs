@@ -222,17 +222,12 @@ fn access_entry_type(group: &NodeGroup) -> &'static str {
 /// when self-managed groups are mapped in aws-auth by one, or have existing
 /// roles whose access entries it shares.
 pub fn lower_shared(template: &mut Template, blueprint: &Blueprint, cluster_name: &Expr) {
-    let self_managed = blueprint.node_groups.iter().filter(|g| g.managed.is_none());
-    match &blueprint.cluster.node_access {
-        NodeAccess::AwsAuth(provider) if self_managed.clone().next().is_some() => {
-            lower_provider(template, blueprint, cluster_name, provider);
-        }
-        NodeAccess::SharedAccessEntries(provider)
-            if self_managed.clone().any(|g| g.iam.existing.is_some()) =>
-        {
-            lower_provider(template, blueprint, cluster_name, provider);
-        }
-        _ => {}
+    if let Some(provider) = blueprint
+        .cluster
+        .node_access
+        .needed_provider(&blueprint.node_groups)
+    {
+        lower_provider(template, blueprint, cluster_name, provider);
     }
 }
 

@@ -17,6 +17,7 @@ pub mod priorities;
 pub mod security_group;
 pub mod stacks;
 pub mod storage;
+pub mod tags;
 pub mod userdata;
 
 use indexmap::IndexMap;
@@ -85,6 +86,7 @@ pub fn lower(blueprint: &Blueprint) -> Result<Lowered, Error> {
     record_origins(&template, &mut origins, blueprint.cluster.name.span);
     access::lower_shared(&mut template, blueprint, &cluster.name);
     record_origins(&template, &mut origins, blueprint.cluster.node_access_span);
+    tag_since(&mut template, 0, &blueprint.tags, None);
     let mut resource_stacks = IndexMap::new();
     let mut output_stacks = IndexMap::new();
     record_stack(&template, &mut resource_stacks, &mut output_stacks, 0);
@@ -93,7 +95,15 @@ pub fn lower(blueprint: &Blueprint) -> Result<Lowered, Error> {
     // The access of existing roles, which lives in the main stack.
     let mut shared_access: Vec<String> = Vec::new();
     for (index, group) in blueprint.node_groups.iter().enumerate() {
+        let first = template.resources.len();
         let lowered = lower_group(&mut template, &shared, group)?;
+        // An existing role's access is shared by the groups on the role,
+        // like the resources of the main stack.
+        let role_access = lowered.existing_role_access.as_deref();
+        tag_since(&mut template, first, &group.tags, role_access);
+        if let Some(id) = role_access {
+            tags::apply(&mut template.resources[id], &blueprint.tags);
+        }
         if let (Some(share), Some(launch_template)) =
             (lowered.oversized_user_data, &lowered.launch_template)
         {
@@ -490,6 +500,21 @@ fn record_stack(
     }
     for name in template.outputs.keys().skip(outputs.len()) {
         outputs.insert(name.clone(), stack);
+    }
+}
+
+/// Tags the resources from the `first`-th on (those one lowering step
+/// added), but `except`.
+fn tag_since(
+    template: &mut Template,
+    first: usize,
+    tags: &[(String, String)],
+    except: Option<&str>,
+) {
+    for (id, resource) in template.resources.iter_mut().skip(first) {
+        if Some(id.as_str()) != except {
+            tags::apply(resource, tags);
+        }
     }
 }
 

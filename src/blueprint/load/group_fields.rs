@@ -308,10 +308,12 @@ pub(in crate::blueprint) const GROUP_FIELDS: &[Field] = &[
     Field::new("efsMounts", Ty::list(&Ty::Object("efsMount")), "")
         .long("list of `{fileSystemId, mountPoint}`"),
     Field::new("tags", Ty::StringMap, "Extra tags").long(
-        "map of extra tags, propagated to instances and volumes; keys of 1 to 128 \
-        characters not starting with `aws:`, values of up to 256 (characters, \
-        not bytes); see [Tags](../guide/tags.md) for the keys eksynth writes \
-        itself",
+        "map of extra tags, on the group's instances, volumes, Auto Scaling group \
+        or managed node group, and its node role, security groups and access \
+        entry (changed in place); keys of 1 to 128 characters not starting with \
+        `aws:`, values of up to 256 (characters, not bytes), in IAM's characters \
+        when the stack creates the role; see [Tags](../guide/tags.md) for the keys \
+        eksynth writes itself",
     ),
     Field::new("iam", Ty::Object("iam"), "The node role")
         .default("new role")

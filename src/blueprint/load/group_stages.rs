@@ -549,8 +549,9 @@ pub(super) fn resolve_labels(
 }
 
 /// Tags: the written tags and the ones the compiler adds stay within the
-/// counts AWS accepts, and a self-managed group's tags do not collide with
-/// the generated ones.
+/// counts AWS accepts, a self-managed group's tags do not collide with
+/// the generated ones, and the tags of a role the stack creates are ones
+/// IAM takes.
 pub(super) fn check_tags(
     d: &mut Decoder,
     spec: &GroupSpec,
@@ -569,6 +570,12 @@ pub(super) fn check_tags(
     tags::check_count(d, name, &spec.tags, &generated);
     if !is_managed {
         tags::check_self_managed(d, &spec.tags, &generated);
+    }
+    // The group's tags reach the role the stack creates for it.
+    if spec.iam.role_name.is_none() {
+        let role = format!("the node role the stack creates for group `{}`", name.value);
+        tags::check_iam_text(d, &spec.tags, &role);
+        tags::check_role_count(d, name, &spec.tags, &spec.iam.role_tags);
     }
 }
 

@@ -13,6 +13,7 @@ use super::sources::decode_source;
 use crate::blueprint::Source;
 use crate::blueprint::decode::{Decoder, Fields, Located};
 use crate::blueprint::field::{Field, Text, Ty};
+use crate::blueprint::tags::ROLE_TAGS as MAX_ROLE_TAGS;
 use crate::syntax::{Node, Value};
 
 pub(in crate::blueprint) const IAM_FIELDS: &[Field] = &[
@@ -104,8 +105,7 @@ pub(in crate::blueprint) const IAM_FIELDS: &[Field] = &[
         without touching the nodes",
     ),
 ];
-/// The most tags IAM keeps on a role.
-const MAX_ROLE_TAGS: usize = 50;
+
 /// `iam.policyStatements` in the JSON Schema.
 fn statements_schema(doc: &str) -> Json {
     json!({"type": "array", "minItems": 1, "items": {"$ref": "#/definitions/policyStatement"}, "description": doc})
@@ -257,15 +257,10 @@ fn role_tags(d: &mut Decoder, node: &Node) -> Vec<(Located<String>, Located<Stri
         );
         d.error(node.span, message);
     }
-    let iam_text = |text: &str| {
-        text.chars().all(|c| {
-            c.is_alphanumeric() || (c.is_whitespace() && !c.is_control()) || "_.:/=+-@".contains(c)
-        })
-    };
     for (key, value) in &tags {
         crate::blueprint::limits::check_tag(d, key, value);
         for (text, what) in [(key, "key"), (value, "value")] {
-            if !iam_text(&text.value) {
+            if !crate::blueprint::tags::iam_text(&text.value) {
                 let message = format!(
                     "the {what} of role tag `{}` holds a character IAM refuses",
                     key.value

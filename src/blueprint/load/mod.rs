@@ -216,6 +216,20 @@ pub(super) const TOP_FIELDS: &[Field] = &[
         "The permissions boundary and path of every role the stack creates, the \
         aws-auth provider's included",
     ),
+    Field::new(
+        "tags",
+        Ty::StringMap,
+        "Tags of every resource the stacks create that takes tags",
+    )
+    .long(
+        "tags of every resource the stacks create that takes tags, the ones the \
+        groups share included (the node security group, the aws-auth provider's \
+        role, function and log group and its access entry); each group takes them \
+        as if written in `defaults.tags`, which, and a group's own `tags`, win per \
+        key. Keys and values as a group's `tags`, and with the aws-auth provider, \
+        in IAM's characters; `kubernetes.io/cluster/<cluster>` is refused. See \
+        [Tags](../guide/tags.md)",
+    ),
 ];
 
 /// The blueprint's top level: its header, then each section in the order
@@ -240,10 +254,13 @@ fn decode_blueprint(d: &mut Decoder, root: &Node) -> Option<Blueprint> {
         .get("iam")
         .map(|node| iam::decode_top_iam(d, node))
         .unwrap_or_default();
-    let defaults = top
+    let mut defaults = top
         .get("defaults")
         .map(|node| decode_group_spec(d, node, "defaults"))
         .unwrap_or_default();
+    let tags = decode_top_tags(d, &mut top, cluster.as_ref());
+    // Every group takes the blueprint's tags under those of `defaults`.
+    defaults.tags = node_group::merge_pairs(&tags, &defaults.tags);
     let self_managed = top.get("nodeGroups").map(|node| (node, false));
     let managed = top.get("managedNodeGroups").map(|node| (node, true));
     if self_managed.is_none() && managed.is_none() && !misspelt.contains(&"nodeGroups") {
@@ -293,6 +310,13 @@ fn decode_blueprint(d: &mut Decoder, root: &Node) -> Option<Blueprint> {
         role_path: top_iam.role_path.map(|p| p.value),
     };
     check_parameters(d, &cluster, &iam, &groups);
+    if let Some(AwsAuthProvider::Inline { .. }) = cluster.node_access.needed_provider(&groups) {
+        tags::check_iam_text(
+            d,
+            &tags,
+            "the aws-auth provider's role, function and log group",
+        );
+    }
     Some(Blueprint {
         description,
         cluster,
@@ -302,7 +326,31 @@ fn decode_blueprint(d: &mut Decoder, root: &Node) -> Option<Blueprint> {
         overrides,
         rules,
         stacks: std::mem::take(&mut stacks.specs),
+        tags: tags
+            .into_iter()
+            .map(|(key, value)| (key.value, value.value))
+            .collect(),
     })
+}
+
+/// The top-level `tags`: each within AWS's lengths, and none with a key
+/// eksynth writes on the resources the groups share.
+fn decode_top_tags(
+    d: &mut Decoder,
+    top: &mut Fields<'_>,
+    cluster: Option<&Cluster>,
+) -> Vec<(Located<String>, Located<String>)> {
+    let Some(node) = top.get("tags") else {
+        return Vec::new();
+    };
+    let tags = d.string_map("tags", node);
+    for (key, value) in &tags {
+        limits::check_tag(d, key, value);
+    }
+    if let Some(cluster) = cluster {
+        tags::check_blueprint(d, &tags, &cluster.name.value);
+    }
+    tags
 }
 
 /// The rule paths, each once: the same path written twice, in the

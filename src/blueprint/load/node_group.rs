@@ -124,7 +124,7 @@ pub(super) struct GroupSpec {
 
 /// Merges two maps written as key/value lists: `over` wins per key, and
 /// keys keep their first-written position.
-fn merge_pairs<V: Clone>(
+pub(super) fn merge_pairs<V: Clone>(
     base: &[(Located<String>, V)],
     over: &[(Located<String>, V)],
 ) -> Vec<(Located<String>, V)> {
