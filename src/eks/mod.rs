@@ -84,6 +84,24 @@ pub fn lower(blueprint: &Blueprint) -> Result<Lowered, Error> {
     let shared = Shared::new(blueprint, &cluster);
     let node_security_group = lower_node_security_group(&mut template, &shared);
     record_origins(&template, &mut origins, blueprint.cluster.name.span);
+    // The rules with the cluster security group are there for the first
+    // group on it.
+    if let Some(group) = blueprint
+        .node_groups
+        .iter()
+        .find(|g| g.node_security_group == NodeSecurityGroup::Cluster)
+    {
+        let span = group
+            .field_spans
+            .iter()
+            .find(|(field, _)| *field == "nodeSecurityGroup")
+            .map_or(group.name.span, |(_, span)| *span);
+        for id in security_group::cluster_security_group_rules() {
+            if let Some(origin) = origins.get_mut(id) {
+                *origin = span;
+            }
+        }
+    }
     access::lower_shared(&mut template, blueprint, &cluster.name);
     record_origins(&template, &mut origins, blueprint.cluster.node_access_span);
     tag_since(&mut template, 0, &blueprint.tags, None);
@@ -232,14 +250,23 @@ fn lower_node_security_group(template: &mut Template, shared: &Shared) -> bool {
         (Some(control_plane), Some(vpc)) if !groups.is_empty() => {
             let efa = groups.iter().any(|g| g.efa);
             let ipv6 = shared.blueprint.cluster.service_ipv6_cidr.is_some();
-            security_group::lower(
-                template,
+            // The loader requires the cluster security group's ID of a
+            // group on it.
+            let on_cluster = shared
+                .blueprint
+                .node_groups
+                .iter()
+                .any(|g| g.node_security_group == NodeSecurityGroup::Cluster);
+            let sides = security_group::Sides {
                 control_plane,
                 vpc,
-                &shared.cluster_tag_key,
-                efa,
-                ipv6,
-            );
+                cluster: shared
+                    .cluster
+                    .cluster_security_group
+                    .as_ref()
+                    .filter(|_| on_cluster),
+            };
+            security_group::lower(template, &sides, &shared.cluster_tag_key, efa, ipv6);
             true
         }
         _ => false,

@@ -1,7 +1,9 @@
 //! The node security group and its rules, equivalent to those of the
 //! official `amazon-eks-nodegroup.yaml`: nodes talk to each other freely,
 //! the control plane reaches kubelets and pods on 1025-65535 and 443, and
-//! nodes reach the API server on 443.
+//! nodes reach the API server on 443. Beside groups on the cluster
+//! security group, the two security groups let each other in on all
+//! traffic, so that every node of the blueprint reaches every other.
 
 use super::inputs;
 use crate::blueprint::{NodeGroup, RuleProtocol, RuleSource};
@@ -17,33 +19,57 @@ pub const NODE_SECURITY_GROUP: &str = "NodeSecurityGroup";
 /// both families, but the egress EC2 gives a new security group allows
 /// IPv4 only, so nodes get all IPv6 out as well (to reach the internet
 /// through an egress-only gateway, and AWS endpoints over IPv6).
+///
+/// `cluster`: the cluster security group, when some group's nodes are on
+/// it instead: it admits only itself (EKS's default rule), and the node
+/// security group only itself and the control plane, so each gets an
+/// inbound rule from the other for all traffic, as eksctl's
+/// `IngressDefaultClusterToNodeSG` and `IngressNodeToDefaultClusterSG`.
 pub fn lower(
     template: &mut Template,
-    control_plane: &Expr,
-    vpc: &Expr,
+    sides: &Sides<'_>,
     cluster_tag_key: &Expr,
     efa: bool,
     ipv6: bool,
 ) {
     template.resources.insert(
         NODE_SECURITY_GROUP.to_string(),
-        node_security_group(vpc, cluster_tag_key),
+        node_security_group(sides.vpc, cluster_tag_key),
     );
     for rule in CLUSTER_RULES {
-        template
-            .resources
-            .insert(rule.id.to_string(), rule.resource(control_plane));
+        if let Some(resource) = rule.resource(sides) {
+            template.resources.insert(rule.id.to_string(), resource);
+        }
     }
     if ipv6 {
         template
             .resources
             .insert("NodeSecurityGroupIpv6Egress".to_string(), ipv6_egress());
     }
-    if efa {
-        template.resources.insert(
-            EFA_EGRESS.id.to_string(),
-            EFA_EGRESS.resource(control_plane),
-        );
+    if let (true, Some(resource)) = (efa, EFA_EGRESS.resource(sides)) {
+        template
+            .resources
+            .insert(EFA_EGRESS.id.to_string(), resource);
+    }
+}
+
+/// The security groups the node security group's rules name, and the VPC
+/// it lives in.
+pub struct Sides<'a> {
+    pub control_plane: &'a Expr,
+    pub vpc: &'a Expr,
+    /// The cluster security group, when some group's nodes are on it.
+    pub cluster: Option<&'a Expr>,
+}
+
+impl Sides<'_> {
+    /// The group a side stands for, if it has nodes or a control plane.
+    fn group(&self, side: Side) -> Option<Expr> {
+        match side {
+            Side::Nodes => Some(Expr::reference(NODE_SECURITY_GROUP)),
+            Side::ControlPlane => Some(self.control_plane.clone()),
+            Side::Cluster => self.cluster.cloned(),
+        }
     }
 }
 
@@ -67,8 +93,12 @@ fn node_security_group(vpc: &Expr, cluster_tag_key: &Expr) -> Resource {
 /// One of the two security groups a rule joins.
 #[derive(Clone, Copy)]
 enum Side {
+    /// The node security group.
     Nodes,
+    /// `cluster.controlPlaneSecurityGroup`.
     ControlPlane,
+    /// The cluster security group, when some group's nodes are on it.
+    Cluster,
 }
 
 /// Traffic into `group` from `peer`, or out of `group` to `peer`.
@@ -92,11 +122,10 @@ struct Rule {
 }
 
 impl Rule {
-    fn resource(&self, control_plane: &Expr) -> Resource {
-        let side = |side| match side {
-            Side::Nodes => Expr::reference(NODE_SECURITY_GROUP),
-            Side::ControlPlane => control_plane.clone(),
-        };
+    /// The rule's resource, when both its groups are there.
+    fn resource(&self, sides: &Sides<'_>) -> Option<Resource> {
+        let group = sides.group(self.group)?;
+        let peer = sides.group(self.peer)?;
         let (kind, peer_key) = match self.direction {
             Direction::Ingress => ("AWS::EC2::SecurityGroupIngress", "SourceSecurityGroupId"),
             Direction::Egress => (
@@ -106,17 +135,18 @@ impl Rule {
         };
         let resource = Resource::new(kind)
             .prop("Description", self.description)
-            .prop("GroupId", side(self.group))
-            .prop(peer_key, side(self.peer))
+            .prop("GroupId", group)
+            .prop(peer_key, peer)
             .prop("IpProtocol", self.protocol);
-        match self.ports {
+        Some(match self.ports {
             Some((from, to)) => resource.prop("FromPort", from).prop("ToPort", to),
             None => resource,
-        }
+        })
     }
 }
 
-/// The rules between the nodes and the control plane every cluster gets.
+/// The rules between the nodes and the control plane every cluster gets,
+/// and those with the cluster security group when some nodes are on it.
 const CLUSTER_RULES: &[Rule] = &[
     Rule {
         id: "NodeSecurityGroupIngress",
@@ -172,7 +202,35 @@ const CLUSTER_RULES: &[Rule] = &[
         protocol: "tcp",
         ports: Some((443, 443)),
     },
+    // Between the nodes of groups on either security group; the rules
+    // are on the nodes' security groups, so they hold for both families.
+    Rule {
+        id: "NodeSecurityGroupFromClusterSecurityGroupIngress",
+        direction: Direction::Ingress,
+        description: "Allow nodes on the cluster security group to communicate with nodes on the node security group",
+        group: Side::Nodes,
+        peer: Side::Cluster,
+        protocol: "-1",
+        ports: None,
+    },
+    Rule {
+        id: "ClusterSecurityGroupFromNodeSecurityGroupIngress",
+        direction: Direction::Ingress,
+        description: "Allow nodes on the node security group to communicate with nodes on the cluster security group",
+        group: Side::Cluster,
+        peer: Side::Nodes,
+        protocol: "-1",
+        ports: None,
+    },
 ];
+
+/// The logical IDs of the rules with the cluster security group.
+pub fn cluster_security_group_rules() -> impl Iterator<Item = &'static str> {
+    CLUSTER_RULES
+        .iter()
+        .filter(|rule| matches!(rule.group, Side::Cluster) || matches!(rule.peer, Side::Cluster))
+        .map(|rule| rule.id)
+}
 
 /// The traffic an Elastic Fabric Adapter sends between nodes.
 const EFA_EGRESS: Rule = Rule {
