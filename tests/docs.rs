@@ -274,3 +274,44 @@ fn every_example_blueprint_names_the_schema_for_editors() {
         assert!(target.is_file(), "{}: {schema} is no file", path.display());
     }
 }
+
+/// A hop limit of 1 cuts pods on the pod network off from the node role's
+/// credentials, and nothing fails until an agent runs: the `hopLimit`
+/// reference and the book's IMDS chapter say who needs 2 and what to use
+/// instead, and the chapter names the sources it rests on.
+#[test]
+fn the_hop_limit_reference_says_which_workloads_need_two_and_what_to_use_instead() {
+    let reference = eksynth::blueprint::schema::reference();
+    let row = reference
+        .lines()
+        .find(|line| line.starts_with("| `hopLimit` |"))
+        .expect("a `hopLimit` row in the field reference");
+    for needed in [
+        "hostNetwork",
+        "pod network",
+        "CloudWatch agent",
+        "Pod Identity",
+        "IRSA",
+        "W5002",
+        "../guide/imds.md",
+    ] {
+        assert!(
+            row.contains(needed),
+            "the `hopLimit` row does not say {needed:?}: {row}"
+        );
+    }
+    let chapter = read("docs/src/guide/imds.md");
+    for needed in [
+        "HostProcess",
+        "EKS Pod Identity",
+        "IRSA",
+        "aws/aws-eks-best-practices, `latest/bpg/security/iam.adoc`",
+        "aws/amazon-cloudwatch-agent",
+        "awsdocs/amazon-eks-user-guide, `latest/ug/nodes/launch-templates.adoc`",
+    ] {
+        assert!(
+            chapter.contains(needed),
+            "the IMDS chapter does not say {needed:?}"
+        );
+    }
+}

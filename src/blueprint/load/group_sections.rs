@@ -13,7 +13,19 @@ pub(in crate::blueprint) const IMDS_FIELDS: &[Field] = &[
     Field::new("httpTokens", Ty::OneOf(|| choices(HTTP_TOKENS)), "")
         .default("`required`")
         .long("whether IMDS requires session tokens (IMDSv2)"),
-    Field::new("hopLimit", Ty::integer(1, 3), "Hop limit").default("1"),
+    Field::new("hopLimit", Ty::integer(1, 3), "Hop limit")
+        .default("1")
+        .long(
+            "how many network hops IMDS's token answer travels \
+            (`HttpPutResponseHopLimit`). 1 reaches processes on the node and \
+            pods on the host network (`hostNetwork: true`: kubelet, `aws-node`, \
+            kube-proxy), not pods on the pod network: an agent in such a pod that \
+            reads the node role's credentials from IMDS (the CloudWatch agent as \
+            a pod, Windows pods among them) times out. Give that agent its own \
+            role through EKS Pod Identity or IRSA and keep 1; 2 lets every pod on \
+            the node act as the node role (`W5002`). See \
+            [Instance metadata](../guide/imds.md)",
+        ),
     Field::new(
         "ipv6",
         Ty::Boolean,
