@@ -18,8 +18,10 @@ pub struct NodeIdentity {
     pub instance_profile: Option<String>,
 }
 
-fn managed_policy(name: &str) -> Expr {
-    Expr::sub(format!("arn:${{AWS::Partition}}:iam::aws:policy/{name}"))
+/// The ARN of an AWS managed policy, in the spelling the blueprint's
+/// `iam.extraManagedPolicies` takes.
+fn managed_policy_arn(name: &str) -> String {
+    format!("arn:${{AWS::Partition}}:iam::aws:policy/{name}")
 }
 
 /// The VPC CNI's IPv6 permissions, as the CNI's own documentation lists
@@ -276,26 +278,34 @@ pub(super) fn service_trust_policy(service: Expr) -> Expr {
 
 /// The managed policies of a created role: the standard worker policies,
 /// the CNI's unless it has its own service account role, SSM's when asked
-/// for, then the blueprint's extra ones.
+/// for, then the blueprint's extra ones. An extra one that is already among
+/// the others (written as eksctl's and Terraform's configurations list them)
+/// is attached once: IAM's `ManagedPolicyArns` takes each ARN once.
 fn managed_policy_arns(group: &NodeGroup) -> Expr {
-    let mut policies = vec![
-        managed_policy("AmazonEKSWorkerNodePolicy"),
-        managed_policy("AmazonEC2ContainerRegistryReadOnly"),
+    let mut names = vec![
+        "AmazonEKSWorkerNodePolicy",
+        "AmazonEC2ContainerRegistryReadOnly",
     ];
     if !group.iam.cni_uses_irsa {
-        policies.push(managed_policy("AmazonEKS_CNI_Policy"));
+        names.push("AmazonEKS_CNI_Policy");
     }
     if group.iam.ssm_managed_instance {
-        policies.push(managed_policy("AmazonSSMManagedInstanceCore"));
+        names.push("AmazonSSMManagedInstanceCore");
     }
-    policies.extend(
-        group
-            .iam
-            .extra_managed_policies
+    let standard: Vec<String> = names.into_iter().map(managed_policy_arn).collect();
+    let extra = group
+        .iam
+        .extra_managed_policies
+        .iter()
+        .filter(|arn| !standard.contains(arn))
+        .map(|arn| Expr::sub_or_str(arn));
+    Expr::List(
+        standard
             .iter()
-            .map(|arn| Expr::sub_or_str(arn)),
-    );
-    Expr::List(policies)
+            .map(|arn| Expr::sub(arn.as_str()))
+            .chain(extra)
+            .collect(),
+    )
 }
 
 /// The inline policies of a created role: signalling this stack, the VPC

@@ -31,6 +31,14 @@ pub(in crate::blueprint) const IAM_FIELDS: &[Field] = &[
         "extraManagedPolicies",
         Ty::STRINGS,
         "Extra managed policy ARNs, each starting `arn:${AWS::Partition}:`",
+    )
+    .long(
+        "managed policy ARNs attached beside the standard ones, each starting \
+        `arn:${AWS::Partition}:` and each listed once. A policy eksynth attaches \
+        already (`AmazonEKSWorkerNodePolicy`, `AmazonEC2ContainerRegistryReadOnly`, \
+        `AmazonEKS_CNI_Policy` unless `cniUsesIrsa`, `AmazonSSMManagedInstanceCore` \
+        with `ssmManagedInstance`) may be listed, as eksctl and Terraform \
+        configurations do: the role has it once",
     ),
     Field::new(
         "roleName",
@@ -298,12 +306,21 @@ fn role_description(d: &mut Decoder, f: &mut Fields<'_>) -> Opt<String> {
 
 /// `iam.extraManagedPolicies`: policy ARNs, each written with
 /// `${AWS::Partition}` (a literal partition is an error at that item, as
-/// in every IAM field: the template must deploy in every partition).
+/// in every IAM field: the template must deploy in every partition), each
+/// once. A standard policy eksynth attaches itself may be listed too: it
+/// is attached once (see `eks::iam`).
 fn extra_managed_policies(d: &mut Decoder, node: &Node) -> Opt<Vec<String>> {
     let items = d.string_list("iam.extraManagedPolicies", node)?;
     let mut ok = true;
-    for policy in &items {
-        if !policy.value.starts_with("arn:") {
+    for (index, policy) in items.iter().enumerate() {
+        if items[..index].iter().any(|p| p.value == policy.value) {
+            ok = false;
+            d.error(
+                policy.span,
+                format!("`iam.extraManagedPolicies` lists `{}` twice", policy.value),
+            )
+            .help = Some("list each policy once: a role has each managed policy once".into());
+        } else if !policy.value.starts_with("arn:") {
             ok = false;
             d.error(policy.span, format!("`{}` is not a policy ARN", policy.value))
                 .help = Some(
