@@ -306,11 +306,11 @@ fn cluster_values_come_from_describe_cluster_when_given_and_are_parameters_other
 fn values_that_begin_with_a_yaml_indicator_are_quoted_and_carried() {
     let imported = import_text(
         "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata: {name: c, region: us-west-2, version: \"1.33\"}\n\
-         managedNodeGroups:\n- name: ng\n  tags: {owner: \"@platform\", list: \",a\", port: \":8080\"}\n",
+         managedNodeGroups:\n- name: ng\n  tags: {owner: \"@platform\", dash: \"- a\", port: \":8080\"}\n",
     );
     let warnings: Vec<_> = imported.warnings.iter().map(|w| w.render()).collect();
     assert!(warnings.is_empty(), "{warnings:?}");
-    for line in ["owner: \"@platform\"", "list: \",a\"", "port: :8080"] {
+    for line in ["owner: \"@platform\"", "dash: \"- a\"", "port: :8080"] {
         assert!(imported.text.contains(line), "{line}: {}", imported.text);
     }
 }
