@@ -52,6 +52,20 @@ fn rendered(compiled: &Compiled) -> String {
     all.join("\n")
 }
 
+/// A split is clean but for its main stack's `I3005`: the main stack
+/// holds the aws-auth provider, whose inline code makes it larger than an
+/// inline deploy sends (blueprints/aws-auth/README.md, "Constraints on the
+/// source").
+fn assert_clean_but_the_provider_stack(split: &Compiled) {
+    let main = format!("stack `{}`: ", split.stacks[0].name);
+    let others = split
+        .diagnostics
+        .iter()
+        .filter(|d| !(d.code == Some("I3005") && d.message.starts_with(&main)))
+        .count();
+    assert_eq!(others, 0, "{}", rendered(split));
+}
+
 /// The diagnostic with `code`, asserted to be at `(line, column)`.
 fn located<'c>(compiled: &'c Compiled, code: &str, at: (usize, usize)) -> &'c Diagnostic {
     let found = compiled
@@ -99,7 +113,8 @@ fn a_stack_over_the_resource_limit_is_a_located_error_that_says_how_to_split() {
     assert!(help.contains("stacks: perGroup"), "{help}");
     assert!(too_many.message.contains("CloudFormation allows 500"));
 
-    // Split per group, every stack is far below the limits and clean.
+    // Split per group, every stack is far below the resource limits and
+    // clean.
     let split = compiled(
         "fleet.yaml",
         &text.replace(
@@ -108,7 +123,7 @@ fn a_stack_over_the_resource_limit_is_a_located_error_that_says_how_to_split() {
         ),
     );
     assert!(!split.has_errors(), "{}", rendered(&split));
-    assert!(split.diagnostics.is_empty(), "{}", rendered(&split));
+    assert_clean_but_the_provider_stack(&split);
     assert_eq!(split.stacks.len(), 111);
     assert_eq!(split.stacks[0].name, "fleet");
     assert_eq!(split.stacks[110].name, "fleet-g109");
@@ -195,7 +210,7 @@ fn splitting_moves_resources_between_stacks_and_loses_none() {
 fn every_import_of_a_group_stack_is_an_export_of_the_main_stack() {
     let text = format!("{HEADER}stacks: perGroup\n{}", groups(2));
     let split = compiled("nodes.yaml", &text);
-    assert!(split.diagnostics.is_empty(), "{}", rendered(&split));
+    assert_clean_but_the_provider_stack(&split);
     let main = &split.stacks[0].template;
     let exports: Vec<String> = main
         .outputs

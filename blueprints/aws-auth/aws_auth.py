@@ -5,7 +5,6 @@
 
 import bisect
 import collections
-import random
 
 WHO = "aws-auth"
 USERNAME = "system:node:{{EC2PrivateDNSName}}"
@@ -653,9 +652,13 @@ def run(inv):
     if (old_id or "").startswith(REFUSED_ID):
       return old_id
     inv.physical_id = old_id
-    if inv.describe(cluster) is None:
+    inv.left = "this resource's mapping of %s in aws-auth, if it has one, and it among its owners (%s)" % (
+        entry["rolearn"], OWNERS)
+    cluster_doc = inv.describe(cluster)
+    if cluster_doc is None:
       log("cluster %s is gone: nothing to remove" % cluster)
     else:
+      inv.connect(cluster_doc)
       log("%s: %s" % (entry["rolearn"], modify(inv, remove=entry)))
     return old_id
   if kind not in ("Create", "Update"):
@@ -674,7 +677,9 @@ def run(inv):
       inv.physical_id, old = new_id, None
     elif old and same_mapping(old, entry):
       old = None
-  if inv.describe(cluster) is None:
+  cluster_doc = inv.describe(cluster)
+  if cluster_doc is None:
     raise Failure("EKS cluster %s not found in %s" % (cluster, inv.region))
+  inv.connect(cluster_doc)
   log("%s: %s" % (entry["rolearn"], modify(inv, old, entry)))
   return inv.physical_id
