@@ -5,24 +5,11 @@
 //! template passes `validate`; a policy listed twice is an error at the
 //! second item.
 
-use std::sync::Arc;
+#[path = "common/one_stack.rs"]
+mod one_stack;
 
-use eksynth::cfn;
-use eksynth::compile::{CompileError, compile};
-use eksynth::source::SourceFile;
+use one_stack::CLUSTER;
 use serde_json::Value;
-
-const HEADER: &str = r#"apiVersion: eksynth.io/v1
-kind: NodeBlueprint
-cluster:
-  name: demo
-  kubernetesVersion: "1.33"
-  endpoint: https://ABC.gr7.eu-west-1.eks.amazonaws.com
-  certificateAuthority: Y2VydA==
-  serviceIpv4Cidr: 10.100.0.0/16
-  controlPlaneSecurityGroup: sg-0123456789abcdef0
-  vpc: vpc-0123456789abcdef0
-"#;
 
 fn arn(name: &str) -> String {
     format!("arn:${{AWS::Partition}}:iam::aws:policy/{name}")
@@ -36,42 +23,15 @@ fn blueprint(kind: &str, iam: &str, policies: &[String]) -> String {
         .map(|p| format!("        - {p}\n"))
         .collect();
     format!(
-        "{HEADER}{kind}:\n  - name: web\n    instanceType: m6i.large\n    maxSize: 3\n    \
-         subnets: [subnet-0123456789abcdef0]\n    iam:\n{iam}      extraManagedPolicies:\n{list}"
+        "apiVersion: eksynth.io/v1\nkind: NodeBlueprint\n{CLUSTER}{kind}:\n  - name: web\n    \
+         instanceType: m6i.large\n    maxSize: 3\n    subnets: [subnet-0123456789abcdef0]\n    iam:\n{iam}      extraManagedPolicies:\n{list}"
     )
 }
 
 /// The ARNs of the node role's `ManagedPolicyArns`, each as its `Fn::Sub`
 /// text or literal, when the blueprint compiles without an error.
 fn role_policies(text: &str) -> Vec<String> {
-    let file: Arc<SourceFile> = SourceFile::new("nodes.yaml", text.to_string());
-    let compiled = match compile(&file) {
-        Ok(compiled) => compiled,
-        Err(CompileError::Blueprint(diagnostics)) => panic!(
-            "{}",
-            diagnostics
-                .iter()
-                .map(|d| d.render())
-                .collect::<Vec<_>>()
-                .join("\n")
-        ),
-        Err(other) => panic!("{other}"),
-    };
-    assert!(
-        !compiled.has_errors(),
-        "{}",
-        compiled
-            .diagnostics
-            .iter()
-            .map(|d| d.render())
-            .collect::<Vec<_>>()
-            .join("\n")
-    );
-    let [stack] = compiled.stacks.as_slice() else {
-        panic!("one stack");
-    };
-    let json: Value = serde_json::from_str(&cfn::json::emit(&stack.template)).expect("JSON");
-    json["Resources"]["WebNodeRole"]["Properties"]["ManagedPolicyArns"]
+    one_stack::resources("nodes.yaml", text)["WebNodeRole"]["Properties"]["ManagedPolicyArns"]
         .as_array()
         .expect("ManagedPolicyArns")
         .iter()

@@ -4,23 +4,12 @@
 //! keys and `iam.roleTags` keep their values, and `Name` stays on the
 //! nodes.
 
-use std::sync::Arc;
+#[path = "common/one_stack.rs"]
+mod one_stack;
 
-use eksynth::cfn;
-use eksynth::compile::{CompileError, compile};
-use eksynth::source::SourceFile;
 use eksynth::validate::SchemaSet;
+use one_stack::CLUSTER;
 use serde_json::Value;
-
-const CLUSTER: &str = r#"cluster:
-  name: demo
-  kubernetesVersion: "1.33"
-  endpoint: https://ABC.gr7.eu-west-1.eks.amazonaws.com
-  certificateAuthority: Y2VydA==
-  serviceIpv4Cidr: 10.100.0.0/16
-  controlPlaneSecurityGroup: sg-0123456789abcdef0
-  vpc: vpc-0123456789abcdef0
-"#;
 
 /// Every kind of resource that can carry tags: the shared node security
 /// group and, in `CONFIG_MAP` mode, the aws-auth provider's role, function
@@ -62,30 +51,9 @@ managedNodeGroups:
     )
 }
 
-fn file(text: &str) -> Arc<SourceFile> {
-    SourceFile::new("tags.yaml", text.to_string())
-}
-
 /// The resources of the blueprint's one stack, as JSON.
 fn resources(text: &str) -> serde_json::Map<String, Value> {
-    let compiled = match compile(&file(text)) {
-        Ok(compiled) => compiled,
-        Err(CompileError::Blueprint(diagnostics)) => panic!(
-            "{}",
-            diagnostics
-                .iter()
-                .map(|d| d.render())
-                .collect::<Vec<_>>()
-                .join("\n")
-        ),
-        Err(other) => panic!("{other}"),
-    };
-    assert!(!compiled.has_errors(), "{:?}", compiled.diagnostics);
-    let [stack] = compiled.stacks.as_slice() else {
-        panic!("one stack");
-    };
-    let json: Value = serde_json::from_str(&cfn::json::emit(&stack.template)).expect("JSON");
-    json["Resources"].as_object().expect("resources").clone()
+    one_stack::resources("tags.yaml", text)
 }
 
 /// The resource's own tags as `(key, value)` pairs, in order: its `Tags`
