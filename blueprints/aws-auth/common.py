@@ -186,21 +186,25 @@ def why(status, raw):
   return "HTTP %d: %s" % (status, " ".join(redact(raw.decode("utf-8", "replace")).split())[:400])
 
 
-def error_code(status, raw, headers):
-  """The error code of an AWS answer, read as botocore's REST-JSON parser
-  reads it (x-amzn-ErrorType, else code or __type), or the Kubernetes reason."""
+def json_doc(raw):
+  """An answer's JSON object, or {} when it holds none."""
   try:
     doc = json.loads(raw) if raw else {}
   except ValueError:
     doc = {}
-  doc = doc if isinstance(doc, dict) else {}
+  return doc if isinstance(doc, dict) else {}
+
+
+def error_code(doc, headers):
+  """The error code of an AWS answer, read as botocore's REST-JSON parser
+  reads it (x-amzn-ErrorType, else code or __type), or the Kubernetes reason."""
   code = (headers or {}).get("x-amzn-ErrorType") or doc.get("code") or doc.get("__type") or doc.get("reason")
   return str(code or "").split(":")[0].split("#")[-1]
 
 
 def retryable(status, raw, headers):
   """'throttling', 'transient', or None (an answer to keep)."""
-  code = error_code(status, raw, headers) if status >= 400 else ""
+  code = error_code(json_doc(raw), headers) if status >= 400 else ""
   if status == 429 or code in THROTTLING:
     return "throttling"
   if status in (500, 502, 503, 504) or code in TRANSIENT:
@@ -272,13 +276,9 @@ class Invocation:
       return http(method, url, hdrs, data, timeout=timeout)
     status, raw, headers = retrying(self, "EKS " + what, attempt, cap, attempts)
     log("eks:%s %s -> %d" % (what, urllib.parse.unquote(path.split("?")[0]), status))
-    try:
-      doc = json.loads(raw) if raw else {}
-    except ValueError:
-      doc = {}
-    doc = doc if isinstance(doc, dict) else {}
+    doc = json_doc(raw)
     if status >= 300:
-      doc["message"] = "%s, %s" % (error_code(status, raw, headers) or "error", why(status, raw))
+      doc["message"] = "%s, %s" % (error_code(doc, headers) or "error", why(status, raw))
     return status, doc
 
   def describe(self, name):
