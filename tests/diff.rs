@@ -1209,3 +1209,57 @@ fn the_aws_auth_provider_role_output_pointing_at_the_book_changes_no_resource() 
         render_human(&change)
     );
 }
+
+#[test]
+fn a_new_provider_code_updates_its_function_in_place_and_reruns_no_custom_resource() {
+    // The retries of the providers' shared code changed the inline code of
+    // every template that holds one. Updating a deployed stack to such a
+    // template (here: the code as it was before, but for its retry count)
+    // updates the function in place: the custom resources keep their
+    // properties and service token, so CloudFormation calls no provider,
+    // and no node rolls. The Delete of a resource made by the old code is
+    // then answered by the new code.
+    for (example, function) in [
+        (
+            "aws-auth-config-map/aws-auth-config-map.yaml",
+            "AwsAuthProvider",
+        ),
+        ("shared-node-role/shared-node-role.yaml", "AwsAuthProvider"),
+    ] {
+        let new = text(Path::new("examples").join(example));
+        let old = replace_once(
+            &new,
+            "RETRY_ATTEMPTS = 8  # standard mode makes 3;",
+            "RETRY_ATTEMPTS = 1  # standard mode makes 3;",
+        );
+        let change = diff_texts(&old, &new);
+        let changed: Vec<_> = change
+            .resources
+            .iter()
+            .map(|r| (r.logical_id.as_str(), r.kind.clone(), r.is_replaced()))
+            .collect();
+        assert_eq!(
+            changed,
+            [(function, ChangeKind::Modified, false)],
+            "{example}: {}",
+            render_human(&change)
+        );
+        let paths: Vec<_> = resource(&change, function)
+            .changes
+            .iter()
+            .map(|c| c.path.as_str())
+            .collect();
+        assert_eq!(paths, ["Code/ZipFile"], "{example}");
+        assert!(resource(&change, function).indirect.is_empty(), "{example}");
+        assert_eq!(
+            (
+                change.rollouts.len(),
+                change.parameters.len(),
+                change.outputs.len()
+            ),
+            (0, 0, 0),
+            "{example}: {}",
+            render_human(&change)
+        );
+    }
+}
